@@ -1,0 +1,130 @@
+# Kimble bot, server, relay, judge and state tool.
+#
+#   make            build every program into bin/
+#   make test       build (also with ASan+UBSan) and run the whole suite
+#   make bench      build and run the benchmarks (tables on stdout)
+#   make run        one visible game: local server, the bot through the relay
+#   make fuzz       build the libFuzzer targets with clang and run each briefly
+#   make deps       install the Debian packages the project needs
+#   make install PREFIX=/usr/local
+#
+# Conventions (no per-file rules to edit): every top-level code folder D
+# becomes build/V/libD.a from D/*.c except its mains; D/main.c is the program
+# kimble-D and D/NAME_main.c the program kimble-NAME.  tests/*.c and
+# tests/fuzz/*.c form one Criterion binary; tests/bench/NAME.c is one bench
+# program each.  Project flags live in KB_* variables so that a user's
+# CFLAGS/LDFLAGS on the command line add to them instead of replacing them.
+
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+CLANG ?= clang
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+KB_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -g -D_GNU_SOURCE -I.
+KB_OPT_rel := -O2
+KB_OPT_asan := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+KB_LDLIBS := -llmdb -lm
+
+DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps
+
+# Link order: a folder may use the folders after it.
+LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
+MAINS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/main.c $(d)/*_main.c))
+prog_of = kimble-$(if $(filter main.c,$(notdir $(1))),$(patsubst %/,%,$(dir $(1))),$(patsubst %_main.c,%,$(notdir $(1))))
+PROGS := $(foreach m,$(MAINS),$(call prog_of,$(m)))
+lib_srcs = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
+ALL_LIB_SRCS := $(foreach d,$(LIBDIRS),$(call lib_srcs,$(d)))
+TEST_SRCS := $(wildcard tests/*.c) $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/*.c))
+BENCH_SRCS := $(wildcard tests/bench/*.c)
+FUZZ_SRCS := $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/fuzz_*.c))
+
+all: $(addprefix bin/,$(PROGS))
+
+# ---- one build variant V (rel, asan) -------------------------------------
+define VARIANT
+build/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(KB_CFLAGS) $$(KB_OPT_$(1)) $$(CPPFLAGS) $$(CFLAGS) -MMD -MP -c $$< -o $$@
+
+$(foreach d,$(LIBDIRS),
+build/$(1)/lib$(d).a: $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,$(d)))
+	@rm -f $$@
+	ar rcs $$@ $$^
+)
+KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/lib$(d).a)
+
+build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB_LIBS_$(1))
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $$(LDLIBS)
+
+build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
+	@mkdir -p $$(@D)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) -lpthread $$(LDLIBS)
+endef
+$(eval $(call VARIANT,rel))
+$(eval $(call VARIANT,asan))
+
+define PROGRAM
+bin/$(call prog_of,$(1)): build/rel/$(1:.c=.o) $$(KB_LIBS_rel)
+	@mkdir -p $$(@D)
+	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+build/asan/bin/$(call prog_of,$(1)): build/asan/$(1:.c=.o) $$(KB_LIBS_asan)
+	@mkdir -p $$(@D)
+	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+endef
+$(foreach m,$(MAINS),$(eval $(call PROGRAM,$(m))))
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# ---- tests ---------------------------------------------------------------
+# Each variant's suite runs with its own programs (KB_BIN) so integration
+# tests exercise sanitized servers, bots and judges too.
+TEST_ENV = KB_ROOT=$(CURDIR) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+test: deps all build/rel/tests/kimble-tests build/asan/tests/kimble-tests $(addprefix build/asan/bin/,$(PROGS))
+	@echo "== test suite (release build)"
+	$(TEST_ENV) KB_BIN=$(CURDIR)/bin build/rel/tests/kimble-tests -j$(JOBS) $(TESTFLAGS)
+	@echo "== test suite (ASan+UBSan build)"
+	$(TEST_ENV) KB_BIN=$(CURDIR)/build/asan/bin build/asan/tests/kimble-tests -j$(JOBS) $(TESTFLAGS)
+
+# ---- benchmarks ----------------------------------------------------------
+BENCHES := $(patsubst tests/bench/%.c,build/rel/bench/%,$(BENCH_SRCS))
+bench: all $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; KB_BIN=$(CURDIR)/bin KB_ROOT=$(CURDIR) $$b $(BENCHFLAGS) || exit 1; done
+
+# ---- fuzzing (clang + libFuzzer) -------------------------------------------
+FUZZ_SECONDS ?= 20
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/libfuzzer_main.c $(ALL_LIB_SRCS)
+	@mkdir -p $(@D)
+	$(CLANG) $(filter-out -Werror,$(KB_CFLAGS)) -O1 -fsanitize=fuzzer,address,undefined \
+		-DKB_FUZZ_ENTRY=kb_$* -o $@ $^ $(KB_LDLIBS)
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus/$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
+
+# ---- running and installing ----------------------------------------------
+run: deps all
+	@./tests/run-game.sh $(RUNFLAGS)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing missing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing \
+	  || { echo "make deps: could not install:$$missing (run as root or with sudo)" >&2; exit 1; }; \
+	fi
+
+clean:
+	rm -rf build bin
+
+.PHONY: all test bench fuzz run install deps clean
+.DELETE_ON_ERROR:
+.SECONDARY:

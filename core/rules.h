@@ -1,0 +1,82 @@
+/* rules.h - the Kimble rules (KIMBLE.md section 1) on a compact position.
+ *
+ * A position holds, for each of the four seats A..D (0..3), the progress of
+ * its four pieces: KB_HOME (off the board), 0..27 on the shared ring, 28..31
+ * in the seat's own goal.  The pieces of a seat are kept sorted foremost
+ * first with home pieces last, so array index == piece index as the server
+ * names it (KIMBLE.md: "piece indices").  Absent seats keep four home
+ * pieces and never move.
+ *
+ * Two pieces of one seat stand on the same square exactly when their
+ * progress is equal, so own-square checks compare progress values only.
+ *
+ * None of these functions allocate or fail; preconditions (seat present,
+ * index legal) are the caller's and are checked with assert() in debug
+ * builds.
+ */
+#ifndef KB_RULES_H
+#define KB_RULES_H
+
+#include <stdint.h>
+
+#define KB_SEATS 4
+#define KB_PIECES 4
+#define KB_HOME (-1)
+#define KB_TRACK 28        /* ring squares 0..27 */
+#define KB_LAST_TRACK 27   /* a seat's last ring progress */
+#define KB_GOAL_FIRST 28   /* progress of the first goal square */
+#define KB_GOAL_LAST 31    /* progress of the last goal square */
+#define KB_NO_WINNER (-1)
+
+typedef struct kb_pos {
+	int8_t prog[KB_SEATS][KB_PIECES]; /* sorted descending, KB_HOME last */
+	uint8_t present;                  /* bit s set: seat s plays */
+} kb_pos;
+
+/* The start position: every piece home; seats in the present mask play.
+ * Seat A (bit 0) is always present, whatever the mask says. */
+void kb_pos_init(kb_pos *pos, unsigned present);
+
+/* 1 if seat s plays in this position. */
+static inline int kb_present(const kb_pos *pos, int s)
+{
+	return (pos->present >> s) & 1;
+}
+
+/* Absolute ring square 0..27 of progress r (0..27) of seat s. */
+static inline int kb_ring_square(int s, int r)
+{
+	return (7 * s + r) % KB_TRACK;
+}
+
+/* Legal moves of seat s for die d (1..6), as a bit mask of piece indices
+ * (bit i set: piece i may move).  0 means the roll passes. */
+unsigned kb_legal(const kb_pos *pos, int s, int d);
+
+/* Move piece idx of seat s by die d; idx must be legal.  Captures an
+ * opponent on the target ring square (sending it home) and re-sorts.
+ * Returns the seat whose piece was captured, or -1. */
+int kb_apply(kb_pos *pos, int s, int idx, int d);
+
+/* 1 if seat s has all four pieces in its goal. */
+static inline int kb_has_won(const kb_pos *pos, int s)
+{
+	return pos->prog[s][KB_PIECES - 1] >= KB_GOAL_FIRST;
+}
+
+/* The seat that rolls after seat s rolled d: s again after a 6, otherwise
+ * the next present seat clockwise (s itself when it plays alone). */
+int kb_next_seat(const kb_pos *pos, int s, int d);
+
+/* Number of set bits of a legal-move mask. */
+static inline int kb_count(unsigned mask)
+{
+	return __builtin_popcount(mask);
+}
+
+/* Check the position's invariants: sorted pieces, no two pieces of a seat
+ * on one square, at most one piece per ring square, absent seats all home.
+ * Returns 0 when sound, otherwise -1. */
+int kb_pos_check(const kb_pos *pos);
+
+#endif

@@ -1,0 +1,231 @@
+/* support.c - helpers shared by the test files; see support.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support.h"
+
+static void set_seat(kb_pos *pos, int s, const char *spec)
+{
+	int n = 0;
+	char *end;
+
+	for (const char *p = spec; p && *p && n < KB_PIECES; p = end) {
+		long v = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		pos->prog[s][n++] = (int8_t)v;
+	}
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && pos->prog[s][j - 1] < pos->prog[s][j]; j--) {
+			int8_t t = pos->prog[s][j];
+			pos->prog[s][j] = pos->prog[s][j - 1];
+			pos->prog[s][j - 1] = t;
+		}
+}
+
+kb_pos test_pos(unsigned present, const char *a, const char *b, const char *c, const char *d)
+{
+	kb_pos pos;
+	const char *spec[4] = {a, b, c, d};
+
+	kb_pos_init(&pos, present);
+	for (int s = 0; s < 4; s++)
+		set_seat(&pos, s, spec[s]);
+	return pos;
+}
+
+const char *test_bin(const char *prog, char *buf, size_t size)
+{
+	const char *dir = getenv("KB_BIN");
+	snprintf(buf, size, "%s/%s", dir ? dir : "bin", prog);
+	return buf;
+}
+
+const char *test_root_path(const char *rel, char *buf, size_t size)
+{
+	const char *root = getenv("KB_ROOT");
+	snprintf(buf, size, "%s/%s", root ? root : ".", rel);
+	return buf;
+}
+
+const char *test_tmpdir(char *buf, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(buf, size, "%s/kimble-test-XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(buf)) {
+		perror("mkdtemp");
+		abort();
+	}
+	return buf;
+}
+
+int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin,
+	       int pipe_stdout, const char *err_path)
+{
+	int in[2] = {-1, -1}, out[2] = {-1, -1};
+
+	if ((pipe_stdin && pipe2(in, O_CLOEXEC)) || (pipe_stdout && pipe2(out, O_CLOEXEC)))
+		return -1;
+	p->pid = fork();
+	if (p->pid < 0)
+		return -1;
+	if (p->pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(pipe_stdin ? in[0] : null, 0);
+		dup2(pipe_stdout ? out[1] : null, 1);
+		if (err_path) {
+			int e = open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+			if (e >= 0)
+				dup2(e, 2);
+		}
+		if (cwd && chdir(cwd) != 0)
+			_exit(126);
+		signal(SIGPIPE, SIG_DFL);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pipe_stdin)
+		close(in[0]);
+	if (pipe_stdout)
+		close(out[1]);
+	p->in = pipe_stdin ? in[1] : -1;
+	p->out = pipe_stdout ? out[0] : -1;
+	return 0;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+int test_wait(test_proc *p, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(p->pid, &status, WNOHANG);
+		if (r == p->pid)
+			break;
+		if (r < 0)
+			return -1;
+		if (now_ms() >= deadline) {
+			kill(p->pid, SIGKILL);
+			waitpid(p->pid, &status, 0);
+			status = -1;
+			break;
+		}
+		poll(NULL, 0, 5); /* polling a child's exit, not synchronising */
+	}
+	if (p->in >= 0)
+		close(p->in);
+	if (p->out >= 0)
+		close(p->out);
+	p->in = p->out = -1;
+	return status;
+}
+
+void test_kill(test_proc *p, int sig)
+{
+	kill(p->pid, sig);
+}
+
+void test_reader_init(test_reader *r, int fd)
+{
+	r->fd = fd;
+	r->len = 0;
+}
+
+long test_getline(test_reader *r, char *line, size_t size, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		char *nl = memchr(r->buf, '\n', r->len);
+		if (nl) {
+			size_t n = (size_t)(nl - r->buf);
+			size_t copy = n < size - 1 ? n : size - 1;
+			memcpy(line, r->buf, copy);
+			line[copy] = '\0';
+			memmove(r->buf, nl + 1, r->len - n - 1);
+			r->len -= n + 1;
+			return (long)copy;
+		}
+		if (r->len == sizeof r->buf)
+			return -1;
+		long left = deadline - now_ms();
+		if (left <= 0)
+			return -2;
+		struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
+		int ready = poll(&pfd, 1, (int)left);
+		if (ready < 0 && errno != EINTR)
+			return -1;
+		if (ready <= 0)
+			continue;
+		ssize_t got = read(r->fd, r->buf + r->len, sizeof r->buf - r->len);
+		if (got <= 0)
+			return -1;
+		r->len += (size_t)got;
+	}
+}
+
+int test_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int test_free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+int test_connect(int port, int timeout_ms)
+{
+	long deadline = now_ms() + timeout_ms;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+	for (;;) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+			return fd;
+		close(fd);
+		if (now_ms() >= deadline)
+			return -1;
+		poll(NULL, 0, 10); /* the server is still starting */
+	}
+}

@@ -1,0 +1,69 @@
+/* support.h - helpers shared by the test files: hand-written positions,
+ * paths of the programs under test, child processes with pipes, line
+ * reading with deadlines, loopback ports and private temporary folders.
+ * Every helper that waits takes a timeout, so no test can hang. */
+#ifndef KB_TEST_SUPPORT_H
+#define KB_TEST_SUPPORT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/rules.h"
+
+/* Position with the given present mask; pieces of seat s are given as a
+ * string of progress values separated by spaces, e.g. "29 5" (the rest home). */
+kb_pos test_pos(unsigned present, const char *a, const char *b, const char *c, const char *d);
+
+/* Path of a program built for this test run: $KB_BIN/prog (bin/ if unset). */
+const char *test_bin(const char *prog, char *buf, size_t size);
+
+/* Path below the repository root: $KB_ROOT/rel ("." if unset). */
+const char *test_root_path(const char *rel, char *buf, size_t size);
+
+/* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error. */
+const char *test_tmpdir(char *buf, size_t size);
+
+/* A child process: in writes its stdin, out reads its stdout (-1 if not
+ * piped).  stderr goes to err_path when given, else is inherited. */
+typedef struct test_proc {
+	pid_t pid;
+	int in, out;
+} test_proc;
+
+/* Start argv[0] (a path) with argv in folder cwd (NULL: ours).  Returns 0 or
+ * -1.  pipe_stdin/pipe_stdout choose which ends are piped; the others are
+ * /dev/null. */
+int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin,
+	       int pipe_stdout, const char *err_path);
+
+/* Wait up to timeout_ms for the child to exit; returns its wait status, or
+ * -1 after killing it with SIGKILL when it did not exit in time. */
+int test_wait(test_proc *p, int timeout_ms);
+
+/* Send sig to the child (no wait). */
+void test_kill(test_proc *p, int sig);
+
+/* Buffered line reader on a file descriptor. */
+typedef struct test_reader {
+	int fd;
+	size_t len;
+	char buf[1 << 16];
+} test_reader;
+
+void test_reader_init(test_reader *r, int fd);
+
+/* Read one line (without '\n') into line; returns its length, -1 on EOF or
+ * error, -2 when timeout_ms passed without a whole line. */
+long test_getline(test_reader *r, char *line, size_t size, int timeout_ms);
+
+/* Write all of buf; returns 0 or -1. */
+int test_write_all(int fd, const void *buf, size_t len);
+
+/* A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0). */
+int test_free_port(void);
+
+/* Connect to 127.0.0.1:port, retrying up to timeout_ms while it is refused
+ * (a server still starting).  Returns the socket or -1. */
+int test_connect(int port, int timeout_ms);
+
+#endif
