@@ -235,7 +235,12 @@ static int read_msg(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_e
 static int read_record(kb_transcript *tx, char *text, unsigned lineno, kb_err *err)
 {
 	char *fld[6];
-	int nf = split(text, fld, 6), seat;
+	const char *sp = strchr(text, ' ');
+	size_t kind_len = sp ? (size_t)(sp - text) : strlen(text);
+	/* Free-text records keep the rest of the line in their last field. */
+	int max = (kind_len == 3 && !memcmp(text, "end", 3)) ? 4
+		: (kind_len == 3 && !memcmp(text, "msg", 3)) ? 4 : 6;
+	int nf = split(text, fld, max), seat;
 	const char *kind = fld[0];
 
 	if (strcmp(kind, "seed") == 0) {
