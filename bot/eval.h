@@ -1,0 +1,59 @@
+/* eval.h - the leaf evaluation: an estimate of A's win probability.
+ *
+ * Each present seat s gets a strength score
+ *
+ *     S_s = sum over its pieces of piece[type][bucket(progress)]
+ *           + threat[type] * (its ring pieces an opponent can hit next roll)
+ *           + tempo[type]  * (1 if s rolls next)
+ *
+ * where type is the kind of player in the seat (the bot itself, easy or
+ * hard; other models count as hard) and bucket 0 is home, 1..28 ring
+ * progress 0..27, 29..32 the goal squares.  The estimate is the softmax
+ * P(A wins) = exp(S_A) / sum_s exp(S_s): a multinomial logistic model whose
+ * weights are fitted to self-play outcomes by kimble-tune (bot/tune/tune.sh)
+ * and committed in bot/weights.h.
+ *
+ * Nothing here allocates or fails.
+ */
+#ifndef KB_BOT_EVAL_H
+#define KB_BOT_EVAL_H
+
+#include "core/rules.h"
+
+#define KB_EVAL_TYPES 3   /* 0 the bot, 1 easy, 2 hard (and others) */
+#define KB_EVAL_BUCKETS 33
+
+typedef struct kb_weights {
+	float piece[KB_EVAL_TYPES][KB_EVAL_BUCKETS];
+	float threat[KB_EVAL_TYPES];
+	float tempo[KB_EVAL_TYPES];
+} kb_weights;
+
+/* The committed weights (bot/weights.h). */
+extern const kb_weights kb_weights_default;
+
+/* The per-seat inputs of the score. */
+typedef struct kb_seat_features {
+	int bucket[KB_PIECES]; /* bucket of each piece */
+	int threat;            /* ring pieces an opponent can hit with one roll */
+	int tempo;             /* 1 if this seat rolls next */
+} kb_seat_features;
+
+/* Bucket of a progress value. */
+static inline int kb_eval_bucket(int r)
+{
+	return r + 1; /* KB_HOME (-1) -> 0, 0..31 -> 1..32 */
+}
+
+/* Features of seat s (present) when seat turn rolls next. */
+void kb_eval_features(const kb_pos *pos, int s, int turn, kb_seat_features *f);
+
+/* Score S_s of one seat of type from its features. */
+double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);
+
+/* P(A wins) when seat turn rolls next; types[s] is the type of seat s.
+ * 1 or 0 when a seat has already won. */
+double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+	       int turn);
+
+#endif

@@ -1,0 +1,68 @@
+/* opponent.c - built-in opponent models; see opponent.h. */
+#include <string.h>
+
+#include "core/policy.h"
+#include "opponent.h"
+
+static void one_hot(unsigned mask, int idx, double prob[KB_PIECES])
+{
+	(void)mask;
+	for (int i = 0; i < KB_PIECES; i++)
+		prob[i] = i == idx ? 1.0 : 0.0;
+}
+
+static void easy_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+		       double prob[KB_PIECES])
+{
+	(void)ctx, (void)pos, (void)seat, (void)die;
+	one_hot(mask, kb_pick_easy(mask), prob);
+}
+
+static void hard_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+		       double prob[KB_PIECES])
+{
+	(void)ctx, (void)pos, (void)seat, (void)die;
+	one_hot(mask, kb_pick_hard(mask), prob);
+}
+
+static void random_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+			 double prob[KB_PIECES])
+{
+	int n = kb_count(mask);
+
+	(void)ctx, (void)pos, (void)seat, (void)die;
+	for (int i = 0; i < KB_PIECES; i++)
+		prob[i] = (mask >> i) & 1 ? 1.0 / n : 0.0;
+}
+
+const kb_opponent kb_opponent_easy = {easy_probs, NULL, 1, KB_EASY, "easy"};
+const kb_opponent kb_opponent_hard = {hard_probs, NULL, 1, KB_HARD, "hard"};
+const kb_opponent kb_opponent_random = {random_probs, NULL, 0, 0, "random"};
+
+const kb_opponent *kb_opponent_for_name(const char *word)
+{
+	if (strcmp(word, "easy") == 0)
+		return &kb_opponent_easy;
+	if (strcmp(word, "random") == 0)
+		return &kb_opponent_random;
+	return &kb_opponent_hard;
+}
+
+int kb_opponent_pick(const kb_opponent *m, const kb_pos *pos, int seat, int die,
+		     unsigned mask)
+{
+	double prob[KB_PIECES];
+	int best = -1;
+
+	if (!mask)
+		return -1;
+	if (m->pick_hint == KB_EASY)
+		return kb_pick_easy(mask);
+	if (m->pick_hint == KB_HARD)
+		return kb_pick_hard(mask);
+	m->probs(m->ctx, pos, seat, die, mask, prob);
+	for (int i = 0; i < KB_PIECES; i++)
+		if ((mask >> i) & 1 && (best < 0 || prob[i] > prob[best]))
+			best = i;
+	return best;
+}

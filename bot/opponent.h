@@ -1,0 +1,44 @@
+/* opponent.h - an abstract model of how an opponent seat chooses its move.
+ *
+ * A model answers, for a position, the seat to move, its die and the legal
+ * mask (two or more bits set), the probability of each legal index.  The
+ * search only needs the model's most likely index (kb_opponent_pick), so a
+ * deterministic policy is modelled exactly; a stochastic or learned model
+ * contributes its mode.  Models are a function pointer plus a context
+ * pointer, so the learning code (state/) can add its own without this file
+ * knowing about it.
+ *
+ * Built-in models: easy, hard (exact, deterministic) and random (uniform).
+ * None of these functions allocate or fail.
+ */
+#ifndef KB_BOT_OPPONENT_H
+#define KB_BOT_OPPONENT_H
+
+#include "core/rules.h"
+
+typedef struct kb_opponent {
+	/* Fill prob[0..3]: probability of each index (0 outside mask),
+	 * summing to 1 over mask.  mask has at least one bit. */
+	void (*probs)(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+		      double prob[KB_PIECES]);
+	void *ctx;
+	int exact;        /* 1: pick() is exactly what the seat plays */
+	int pick_hint;    /* KB_EASY/KB_HARD when the model is that policy, else 0 */
+	const char *name; /* for diagnostics */
+} kb_opponent;
+
+/* The built-in models. */
+extern const kb_opponent kb_opponent_easy;
+extern const kb_opponent kb_opponent_hard;
+extern const kb_opponent kb_opponent_random;
+
+/* The model for an OPPONENTS word: "easy" and "hard" their policies,
+ * "random" uniform, any other word plays like hard (see README, "The bot"). */
+const kb_opponent *kb_opponent_for_name(const char *word);
+
+/* The most likely index under model m (lowest index on ties); -1 for an
+ * empty mask.  Fast paths for easy and hard. */
+int kb_opponent_pick(const kb_opponent *m, const kb_pos *pos, int seat, int die,
+		     unsigned mask);
+
+#endif

@@ -1,0 +1,364 @@
+/* relay.c - the bot <-> server relay; see relay.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/draw.h"
+#include "core/wire.h"
+#include "relay.h"
+
+#define BUF_MAX (1 << 20)
+
+typedef struct relay {
+	const kb_relay_cfg *cfg;
+	pid_t pid;
+	int to_bot, from_bot;       /* pipe ends, -1 when closed */
+	int sock;                   /* -1 when not connected */
+	char out[BUF_MAX];          /* bot bytes not yet sent */
+	size_t nout;
+	char msg[BUF_MAX];          /* the message in flight */
+	size_t nmsg;
+	int pending;                /* a message waits for its response */
+	char resp[BUF_MAX];         /* response bytes so far */
+	size_t nresp;
+	double t0;
+	unsigned present;           /* from the start message, for --show */
+} relay;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void tx(relay *r, char dir, const char *p, size_t n)
+{
+	FILE *f = r->cfg->transcript;
+
+	if (!f)
+		return;
+	fprintf(f, "%.3f %c ", now_s() - r->t0, dir);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c > 0x7e || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
+
+static void note(relay *r, const char *text)
+{
+	tx(r, '#', text, strlen(text));
+}
+
+static int connect_port(const char *host, int port)
+{
+	struct addrinfo hints, *res, *ai;
+	char service[16];
+	int fd = -1;
+
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(service, sizeof service, "%d", port);
+	if (getaddrinfo(host, service, &hints, &res))
+		return -1;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0) {
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	}
+	return fd;
+}
+
+/* Connect to the configured port or the first of 65430..65439 that
+ * answers, retrying for up to retry_ms.  Returns 0 or -1. */
+static int reconnect(relay *r)
+{
+	const kb_relay_cfg *c = r->cfg;
+	double until = now_s() + c->retry_ms / 1e3;
+	char text[96];
+
+	if (r->sock >= 0)
+		close(r->sock);
+	r->sock = -1;
+	do {
+		int first = c->port ? c->port : KB_PORT_FIRST;
+		int last = c->port ? c->port : KB_PORT_LAST;
+		for (int p = first; p <= last; p++) {
+			r->sock = connect_port(c->host, p);
+			if (r->sock >= 0) {
+				snprintf(text, sizeof text, "connected to %s port %d", c->host, p);
+				note(r, text);
+				return 0;
+			}
+		}
+		struct timespec ts = {0, 50 * 1000 * 1000};
+		nanosleep(&ts, NULL); /* wait for a restarting server */
+	} while (now_s() < until);
+	return -1;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* Send the message in flight, reconnecting as needed.  Returns 0 or -1. */
+static int send_msg(relay *r)
+{
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (r->sock < 0 && reconnect(r))
+			return -1;
+		if (write_all(r->sock, r->msg, r->nmsg) == 0) {
+			tx(r, '>', r->msg, r->nmsg);
+			return 0;
+		}
+		note(r, "write to server failed; reconnecting");
+		close(r->sock);
+		r->sock = -1;
+	}
+	return -1;
+}
+
+/* Take the next complete message from the bot's bytes and send it. */
+static int next_msg(relay *r)
+{
+	kb_msg m;
+	size_t n;
+
+	if (r->pending || !r->nout)
+		return 0;
+	n = kb_msg_scan(r->out, r->nout, &m);
+	if (m.type == KB_MSG_NONE) {
+		if (n) { /* whitespace only */
+			memmove(r->out, r->out + n, r->nout - n);
+			r->nout -= n;
+		}
+		return 0;
+	}
+	if (m.type == KB_MSG_START)
+		r->present = 1u | (m.lineup[0] ? 2u : 0) | (m.lineup[1] ? 4u : 0) | (m.lineup[2] ? 8u : 0);
+	/* consume trailing line end too, so it is passed on unchanged */
+	while (n < r->nout && (r->out[n] == '\r' || r->out[n] == '\n') && m.type != KB_MSG_BAD)
+		n++;
+	memcpy(r->msg, r->out, n);
+	r->nmsg = n;
+	memmove(r->out, r->out + n, r->nout - n);
+	r->nout -= n;
+	r->pending = 1;
+	r->nresp = 0;
+	return send_msg(r);
+}
+
+static void show(relay *r, const char *line, size_t n)
+{
+	kb_line ln;
+
+	if (!r->cfg->show || kb_line_parse(line, n, &ln, NULL) || ln.type != KB_LINE_STATE)
+		return;
+	kb_draw_board(r->cfg->diag, ln.board, ln.seat, ln.die, r->present, 0);
+}
+
+/* Log, show and forward the response once its END line arrived. */
+static int check_response(relay *r)
+{
+	size_t start = 0, end = 0;
+	const char *last = NULL;
+	size_t lastn = 0;
+	int complete = 0;
+
+	for (size_t i = 0; i < r->nresp && !complete; i++)
+		if (r->resp[i] == '\n') {
+			size_t n = i - start;
+			if (n && r->resp[start + n - 1] == '\r')
+				n--;
+			complete = n == 3 && memcmp(r->resp + start, "END", 3) == 0;
+			start = i + 1;
+		}
+	if (!complete)
+		return 0;
+	end = start;
+	for (size_t i = 0, s = 0; i < end; i++)
+		if (r->resp[i] == '\n') {
+			size_t n = i - s;
+			if (n && r->resp[s + n - 1] == '\r')
+				n--;
+			tx(r, '<', r->resp + s, n);
+			if (!(n == 3 && memcmp(r->resp + s, "END", 3) == 0)) {
+				last = r->resp + s;
+				lastn = n;
+			}
+			s = i + 1;
+		}
+	if (last)
+		show(r, last, lastn);
+	if (r->to_bot >= 0 && write_all(r->to_bot, r->resp, end)) {
+		close(r->to_bot);
+		r->to_bot = -1;
+	}
+	memmove(r->resp, r->resp + end, r->nresp - end);
+	r->nresp -= end;
+	r->pending = 0;
+	return next_msg(r);
+}
+
+static int spawn(relay *r, char *const argv[])
+{
+	int in[2], out[2];
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+		return -1;
+	r->pid = fork();
+	if (r->pid < 0)
+		return -1;
+	if (r->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "kimble-relay: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	r->to_bot = in[1];
+	r->from_bot = out[0];
+	return 0;
+}
+
+static int finish(relay *r, int status_override)
+{
+	int st = 0;
+	char text[64];
+
+	if (r->to_bot >= 0)
+		close(r->to_bot);
+	if (r->from_bot >= 0)
+		close(r->from_bot);
+	if (r->sock >= 0)
+		close(r->sock);
+	if (status_override)
+		kill(r->pid, SIGTERM);
+	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (status_override)
+		return status_override;
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	snprintf(text, sizeof text, "bot exited with status %d", rc);
+	note(r, text);
+	return rc;
+}
+
+/* Read from the server; a closed connection with a message in flight is
+ * reconnected and the message resent. */
+static int on_server(relay *r)
+{
+	ssize_t k = read(r->sock, r->resp + r->nresp, BUF_MAX - r->nresp);
+
+	if (k < 0 && errno == EINTR)
+		return 0;
+	if (k <= 0) {
+		note(r, "server closed the connection");
+		close(r->sock);
+		r->sock = -1;
+		if (r->pending) {
+			r->nresp = 0;
+			return send_msg(r);
+		}
+		return 0;
+	}
+	r->nresp += (size_t)k;
+	if (r->nresp == BUF_MAX)
+		return -2;
+	return check_response(r);
+}
+
+int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
+{
+	static relay r; /* large buffers: not on the stack */
+
+	memset(&r, 0, sizeof r);
+	r.cfg = cfg;
+	r.sock = -1;
+	r.t0 = now_s();
+	signal(SIGPIPE, SIG_IGN);
+	if (reconnect(&r)) {
+		fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s port %s\n",
+			cfg->host, cfg->port ? "given" : "65430..65439");
+		return KB_RELAY_NOSERVER;
+	}
+	if (spawn(&r, argv)) {
+		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(errno));
+		return KB_RELAY_SPAWN;
+	}
+	while (r.from_bot >= 0) {
+		struct pollfd pf[2] = {{r.from_bot, POLLIN, 0}, {r.sock, POLLIN, 0}};
+		int rc = 0;
+
+		if (poll(pf, r.sock >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (r.sock >= 0 && pf[1].revents)
+			rc = on_server(&r);
+		if (rc == 0 && pf[0].revents) {
+			ssize_t k = read(r.from_bot, r.out + r.nout, BUF_MAX - r.nout);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				close(r.from_bot);
+				r.from_bot = -1;
+				break;
+			}
+			r.nout += (size_t)k;
+			if (r.nout == BUF_MAX)
+				rc = -2;
+			else
+				rc = next_msg(&r);
+		}
+		if (rc == -1) {
+			fprintf(cfg->diag, "kimble-relay: lost the server at %s and could not reconnect within %d ms\n",
+				cfg->host, cfg->retry_ms);
+			return finish(&r, KB_RELAY_NOSERVER);
+		}
+		if (rc == -2) {
+			fprintf(cfg->diag, "kimble-relay: more than %d bytes without a complete message or response\n",
+				BUF_MAX);
+			return finish(&r, KB_RELAY_NOSERVER);
+		}
+	}
+	return finish(&r, 0);
+}

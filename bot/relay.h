@@ -1,0 +1,46 @@
+/* relay.h - connect a bot's stdin/stdout to a Kimble server over TCP.
+ *
+ * The relay starts the bot as a child process with pipes, reads the bot's
+ * messages (recognised with kb_msg_scan, passed on byte for byte), sends
+ * each to the server and hands the server's whole response (up to and
+ * including its END line) back to the bot unchanged.  One message is in
+ * flight at a time.  If the connection drops, the relay reconnects (a new
+ * connection per message is allowed by the protocol) and resends the
+ * message whose response was not complete; a response is forwarded only
+ * when complete, so the bot never sees half of one.  Without a port the
+ * relay tries 65430..65439 in order, on every (re)connection.
+ *
+ * Transcript format (--transcript FILE), one record per line:
+ *   SECONDS > MESSAGE     bytes sent to the server (escaped)
+ *   SECONDS < LINE        one response line received (escaped)
+ *   SECONDS # TEXT        connections, retries, the bot's exit
+ * SECONDS since the relay started, 3 decimals; bytes outside 0x20..0x7e
+ * and '\' are written as \xHH.
+ */
+#ifndef KB_BOT_RELAY_H
+#define KB_BOT_RELAY_H
+
+#include <stdio.h>
+
+/* Exit statuses of kimble-relay besides the bot's own. */
+enum kb_relay_status {
+	KB_RELAY_USAGE = 64,     /* bad arguments */
+	KB_RELAY_NOSERVER = 69,  /* no server reachable (first or reconnect) */
+	KB_RELAY_SPAWN = 71      /* the bot could not be started */
+};
+
+typedef struct kb_relay_cfg {
+	const char *host;        /* numeric IPv4 or name; "127.0.0.1" default */
+	int port;                /* 0: try 65430..65439 */
+	FILE *transcript;        /* or NULL */
+	int show;                /* draw the board on diag after each response */
+	FILE *diag;              /* diagnostics (stderr) */
+	int retry_ms;            /* how long to keep trying to reconnect */
+} kb_relay_cfg;
+
+/* Run argv (argv[0] searched in PATH) as the bot and relay until it
+ * exits.  Returns the bot's exit status (128+signal if killed), or a
+ * kb_relay_status with a message on cfg->diag. */
+int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[]);
+
+#endif

@@ -1,0 +1,132 @@
+/* search.c - expectimax over the dice; see search.h. */
+#include "core/policy.h"
+#include "search.h"
+
+int kb_bot_depth_for_budget(int budget_ms)
+{
+	/* Calibration: depth 1 costs about 0.3 ms per decision on a 2020s
+	 * x86 core at the 99th percentile; depth 0 is a greedy 1-ply choice. */
+	return budget_ms >= 1 ? 1 : 0;
+}
+
+void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
+		 uint64_t seed, int budget_ms)
+{
+	bot->present = present | 1;
+	bot->w = &kb_weights_default;
+	bot->types[0] = 0;
+	for (int s = 1; s < KB_SEATS; s++) {
+		bot->opp[s] = (bot->present >> s) & 1 ? opp[s] : NULL;
+		if (!bot->opp[s] && (bot->present >> s) & 1)
+			bot->opp[s] = &kb_opponent_hard;
+		bot->types[s] = bot->opp[s] && bot->opp[s]->pick_hint == KB_EASY ? 1 : 2;
+	}
+	bot->depth = kb_bot_depth_for_budget(budget_ms);
+	kb_rng_stream(&bot->tiebreak, seed, KB_TAG_TIEBREAK, 0);
+	bot->explain = NULL;
+	bot->nodes = 0;
+}
+
+static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_rolls);
+
+static double leaf(kb_bot *bot, const kb_pos *pos, int turn)
+{
+	bot->nodes++;
+	return kb_eval(bot->w, bot->types, pos, turn);
+}
+
+/* Value after a move by seat mover that leaves pos with seat turn to roll,
+ * k bot rolls still to expand. */
+static double after(kb_bot *bot, const kb_pos *pos, int mover, int turn, int k,
+		    int opp_rolls)
+{
+	if (kb_has_won(pos, mover))
+		return mover == 0 ? 1.0 : 0.0;
+	if (k == 0 && (turn == 0 || mover == 0))
+		return leaf(bot, pos, turn);
+	return chance(bot, pos, turn, k, opp_rolls);
+}
+
+/* Best value over A's legal moves for die d. */
+static double best_move(kb_bot *bot, const kb_pos *pos, int d, unsigned mask, int k)
+{
+	double best = -1.0;
+
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!((mask >> i) & 1))
+			continue;
+		kb_pos p = *pos;
+		kb_apply(&p, 0, i, d);
+		double v = after(bot, &p, 0, kb_next_seat(&p, 0, d), k, 0);
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+/* Expected value with seat turn about to roll. */
+static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_rolls)
+{
+	double sum = 0;
+
+	if (turn == 0) {
+		if (k == 0)
+			return leaf(bot, pos, 0);
+		for (int d = 1; d <= 6; d++) {
+			unsigned mask = kb_legal(pos, 0, d);
+			if (mask)
+				sum += best_move(bot, pos, d, mask, k - 1);
+			else
+				sum += after(bot, pos, 0, kb_next_seat(pos, 0, d), k - 1, 0);
+		}
+		return sum / 6;
+	}
+	if (opp_rolls >= KB_SEARCH_OPP_ROLLS)
+		return leaf(bot, pos, turn);
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		kb_pos p = *pos;
+		if (mask) {
+			int idx = kb_count(mask) == 1 ? __builtin_ctz(mask)
+				  : kb_opponent_pick(bot->opp[turn], pos, turn, d, mask);
+			kb_apply(&p, turn, idx, d);
+		}
+		sum += after(bot, &p, turn, kb_next_seat(&p, turn, d), k, opp_rolls + 1);
+	}
+	return sum / 6;
+}
+
+int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
+		  double value[KB_PIECES])
+{
+	double v[KB_PIECES], best = -1.0;
+	int ties[KB_PIECES], nties = 0;
+
+	for (int i = 0; i < KB_PIECES; i++) {
+		v[i] = -1.0;
+		if (!((mask >> i) & 1))
+			continue;
+		if (kb_count(mask) > 1) {
+			kb_pos p = *pos;
+			kb_apply(&p, 0, i, die);
+			v[i] = after(bot, &p, 0, kb_next_seat(&p, 0, die), bot->depth, 0);
+		}
+		if (v[i] > best + 1e-12) {
+			best = v[i];
+			nties = 0;
+		}
+		if (v[i] >= best - 1e-12)
+			ties[nties++] = i;
+	}
+	if (value)
+		for (int i = 0; i < KB_PIECES; i++)
+			value[i] = v[i];
+	if (bot->explain && kb_count(mask) > 1)
+		for (int i = 0; i < KB_PIECES; i++)
+			if ((mask >> i) & 1)
+				fprintf(bot->explain, "kimble-bot: die %d, piece %d (progress %d): win %.4f\n",
+					die, i, pos->prog[0][i], v[i]);
+	if (nties == 1)
+		return ties[0];
+	return ties[kb_rng_below(&bot->tiebreak, (uint32_t)nties)];
+}

@@ -1,0 +1,55 @@
+/* search.h - the bot's move choice: expectimax over the dice with a model
+ * of each opponent.
+ *
+ * Against opponents whose choice is known given board and die, the game is
+ * a one-player problem under dice.  For each legal move the search averages
+ * over every die of every roll until the bot's next roll (opponents reply
+ * with their model's move; sixes roll again, up to KB_SEARCH_OPP_ROLLS
+ * opponent rolls per round), then over the bot's next die taking the best
+ * of its moves, and scores the positions reached with the evaluation
+ * (eval.h).  The amount of work is fixed by the depth chosen from the
+ * budget, never by the clock, so the same input gives the same choice.
+ * Exact ties are broken with the bot's seeded tie-break stream.
+ *
+ * Nothing here allocates; the functions cannot fail.
+ */
+#ifndef KB_BOT_SEARCH_H
+#define KB_BOT_SEARCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/rng.h"
+#include "core/rules.h"
+#include "eval.h"
+#include "opponent.h"
+
+#define KB_SEARCH_OPP_ROLLS 5   /* opponent rolls expanded per round */
+#define KB_BUDGET_DEFAULT_MS 2  /* default --budget-ms */
+
+typedef struct kb_bot {
+	unsigned present;                      /* seats that play */
+	const kb_opponent *opp[KB_SEATS];      /* model per opponent seat */
+	uint8_t types[KB_SEATS];               /* evaluation type per seat */
+	const kb_weights *w;
+	int depth;                             /* bot rolls expanded after the move */
+	kb_rng tiebreak;
+	FILE *explain;                         /* candidates printed here, or NULL */
+	uint64_t nodes;                        /* positions evaluated, all decisions */
+} kb_bot;
+
+/* Set up a bot for a game with the given present seats and opponent models
+ * (opp[0] ignored, NULL for absent seats), tie-break stream (seed,
+ * KB_TAG_TIEBREAK, 0), and a search sized for budget_ms per decision. */
+void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
+		 uint64_t seed, int budget_ms);
+
+/* The search depth used for a budget (a fixed calibration). */
+int kb_bot_depth_for_budget(int budget_ms);
+
+/* Choose A's move for die with legal mask (>= 1 bit) in pos.  value (may be
+ * NULL) receives each legal index's estimated win probability. */
+int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
+		  double value[KB_PIECES]);
+
+#endif
