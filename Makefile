@@ -38,6 +38,9 @@ lib_srcs = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
 ALL_LIB_SRCS := $(foreach d,$(LIBDIRS),$(call lib_srcs,$(d)))
 TEST_SRCS := $(wildcard tests/*.c) $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/*.c))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
+# tests/bots/NAME.c: small bot programs for the judge's tests and bench
+# (build/rel/testbots/NAME, used by both test runs).
+TESTBOTS := $(patsubst tests/bots/%.c,build/rel/testbots/%,$(wildcard tests/bots/*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/fuzz_*.c))
 
 all: $(addprefix bin/,$(PROGS))
@@ -61,6 +64,10 @@ build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB
 build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)
 	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) -lpthread $$(LDLIBS)
+
+build/$(1)/testbots/%: build/$(1)/tests/bots/%.o $$(KB_LIBS_$(1))
+	@mkdir -p $$(@D)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
 endef
 $(eval $(call VARIANT,rel))
 $(eval $(call VARIANT,asan))
@@ -81,7 +88,7 @@ $(foreach m,$(MAINS),$(eval $(call PROGRAM,$(m))))
 # Each variant's suite runs with its own programs (KB_BIN) so integration
 # tests exercise sanitized servers, bots and judges too.
 TEST_ENV = KB_ROOT=$(CURDIR) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
-test: deps all build/rel/tests/kimble-tests build/asan/tests/kimble-tests $(addprefix build/asan/bin/,$(PROGS))
+test: deps all $(TESTBOTS) build/rel/tests/kimble-tests build/asan/tests/kimble-tests $(addprefix build/asan/bin/,$(PROGS))
 	@echo "== test suite (release build)"
 	$(TEST_ENV) KB_BIN=$(CURDIR)/bin build/rel/tests/kimble-tests -j$(JOBS) $(TESTFLAGS)
 	@echo "== test suite (ASan+UBSan build)"
@@ -89,7 +96,7 @@ test: deps all build/rel/tests/kimble-tests build/asan/tests/kimble-tests $(addp
 
 # ---- benchmarks ----------------------------------------------------------
 BENCHES := $(patsubst tests/bench/%.c,build/rel/bench/%,$(BENCH_SRCS))
-bench: all $(BENCHES)
+bench: all $(TESTBOTS) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; KB_BIN=$(CURDIR)/bin KB_ROOT=$(CURDIR) $$b $(BENCHFLAGS) || exit 1; done
 
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------

@@ -1,0 +1,203 @@
+/* bots.c - participants: built-ins and meta bot directories; see bots.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bots.h"
+#include "core/policy.h"
+
+/* fmt takes a path (clipped to its last 100 characters), a line number
+ * and a word. */
+static int fail(kb_err *err, const char *fmt, const char *a, int line, const char *b)
+{
+	char clip[101];
+	size_t n = strlen(a);
+
+	if (n > 100)
+		a += n - 100;
+	memcpy(clip, a, strlen(a) + 1);
+	if (err)
+		snprintf(err->msg, sizeof err->msg, fmt, clip, line, b);
+	return -1;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+}
+
+static void split_args(kj_bot *bot)
+{
+	char *save = NULL;
+
+	bot->argc = 0;
+	for (char *w = strtok_r(bot->argbuf, " \t", &save); w && bot->argc < KJ_MAX_ARGS - 1;
+	     w = strtok_r(NULL, " \t", &save))
+		bot->argv[bot->argc++] = w;
+	bot->argv[bot->argc] = NULL;
+}
+
+int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
+{
+	char path[1024], line[512];
+	char *fields[5] = {bot->name, bot->cmd, bot->argbuf, line, bot->state};
+	size_t sizes[5] = {sizeof bot->name, sizeof bot->cmd, sizeof bot->argbuf, sizeof line,
+			   sizeof bot->state};
+	static const char *const what[4] = {"a name", "a command", "an arguments line",
+					    "a stderr flag 0 or 1"};
+	FILE *f;
+	int n = 0;
+
+	memset(bot, 0, sizeof *bot);
+	if (!realpath(dir, bot->dir))
+		return fail(err, "%s%.0d%s: no such bot directory", dir, 0, "");
+	snprintf(path, sizeof path, "%s/meta", bot->dir);
+	if (!(f = fopen(path, "r")))
+		return fail(err, "%s:%d: cannot open: %s", path, 0, strerror(errno));
+	while (n < 5) {
+		char buf[1024];
+		if (!fgets(buf, sizeof buf, f))
+			break;
+		if (strlen(buf) >= sizes[n] && buf[strlen(buf) - 1] != '\n') {
+			fclose(f);
+			return fail(err, "%s:%d: %s is too long", path, n + 1, what[n < 4 ? n : 0]);
+		}
+		chomp(buf);
+		snprintf(fields[n], sizes[n], "%s", buf);
+		n++;
+	}
+	fclose(f);
+	if (n < 4)
+		return fail(err, "%s:%d: missing line, expected %s", path, n + 1, what[n]);
+	if (!bot->name[0] || strpbrk(bot->name, " \t"))
+		return fail(err, "%s:%d: expected %s (one word)", path, 1, what[0]);
+	if (!bot->cmd[0])
+		return fail(err, "%s:%d: expected %s", path, 2, what[1]);
+	if (strcmp(line, "0") && strcmp(line, "1"))
+		return fail(err, "%s:%d: expected %s", path, 4, what[3]);
+	bot->keep_stderr = line[0] == '1';
+	if (!bot->state[0])
+		snprintf(bot->state, sizeof bot->state, "kimble-state");
+	split_args(bot);
+	return 0;
+}
+
+int kj_bot_resolve(const char *word, const char *bots_dir, kj_bot *bot, kb_err *err)
+{
+	int pol = kb_policy_parse(word);
+	char path[1024];
+	struct stat st;
+
+	if (pol > 0) {
+		memset(bot, 0, sizeof *bot);
+		snprintf(bot->name, sizeof bot->name, "%s", word);
+		bot->builtin = pol;
+		return 0;
+	}
+	if (bots_dir && !strchr(word, '/')) {
+		snprintf(path, sizeof path, "%s/%s", bots_dir, word);
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			return kj_bot_load(path, bot, err);
+	}
+	if (stat(word, &st) == 0 && S_ISDIR(st.st_mode))
+		return kj_bot_load(word, bot, err);
+	return fail(err, "bot %s%.0d%s: not easy/hard/random nor a directory with a meta file", word,
+		    0, "");
+}
+
+/* ---- fingerprints ------------------------------------------------------ */
+
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
+static uint64_t fnv(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * FNV_PRIME;
+	return h;
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+/* Hash path (file or folder) into h; rel is its name relative to the
+ * state path, hashed too so renames change the fingerprint.  depth bounds
+ * recursion through odd trees. */
+static uint64_t hash_tree(uint64_t h, const char *path, const char *rel, int depth)
+{
+	struct stat st;
+
+	if (depth > 8 || lstat(path, &st) != 0)
+		return h;
+	if (S_ISDIR(st.st_mode)) {
+		struct dirent **list;
+		int n = scandir(path, &list, NULL, by_name);
+		for (int i = 0; i < n; i++) {
+			char sub[1024], subrel[512];
+			if (strcmp(list[i]->d_name, ".") && strcmp(list[i]->d_name, "..")) {
+				snprintf(sub, sizeof sub, "%s/%s", path, list[i]->d_name);
+				snprintf(subrel, sizeof subrel, "%s/%s", rel, list[i]->d_name);
+				h = hash_tree(h, sub, subrel, depth + 1);
+			}
+			free(list[i]);
+		}
+		if (n >= 0)
+			free(list);
+		return h;
+	}
+	if (!S_ISREG(st.st_mode))
+		return h;
+	h = fnv(h, rel, strlen(rel) + 1);
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		char buf[8192];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof buf, f)) > 0)
+			h = fnv(h, buf, got);
+		fclose(f);
+	}
+	return h;
+}
+
+void kj_bot_fingerprint(const kj_bot *bot, char out[17])
+{
+	char path[1024];
+	struct stat st;
+
+	snprintf(path, sizeof path, "%s/%s", bot->dir, bot->state);
+	if (bot->builtin || stat(path, &st) != 0) {
+		snprintf(out, 17, "-");
+		return;
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)hash_tree(FNV_OFFSET, path, ".", 0));
+}
+
+int kj_bots_list(const char *dir, char names[][256], int max, kb_err *err)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, by_name), count = 0;
+
+	if (n < 0)
+		return fail(err, "bots folder %s%.0d: cannot read: %s", dir, 0, strerror(errno));
+	for (int i = 0; i < n; i++) {
+		char meta[1024];
+		struct stat st;
+		snprintf(meta, sizeof meta, "%s/%s/meta", dir, list[i]->d_name);
+		if (list[i]->d_name[0] != '.' && stat(meta, &st) == 0 && count < max)
+			snprintf(names[count++], 256, "%s", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return count;
+}

@@ -1,0 +1,58 @@
+/* bots.h - the participants of a judged tournament: built-in seats and bot
+ * directories described by a `meta` file.
+ *
+ * meta format (the Gomoku KoTH judge's, one field a line):
+ *   1  name          one word, shown in results (spaces become '_')
+ *   2  command       run in the bot's directory (e.g. ./kimble-bot, python3)
+ *   3  arguments     split at spaces; may be empty
+ *   4  stderr flag   0 discard the bot's stderr, 1 keep it in the log dir
+ *   5  state path    optional: file or folder (relative to the bot directory)
+ *                    whose contents fingerprint the learned state; default
+ *                    the folder kimble-state
+ * The bot is started as `command arguments OPPONENTS SEED`.
+ *
+ * Built-in seats are the words easy, hard and random; they need no
+ * directory and run inside the judge.
+ */
+#ifndef KJ_BOTS_H
+#define KJ_BOTS_H
+
+#include <stdint.h>
+
+#include "core/board.h"
+
+#define KJ_MAX_ARGS 16
+
+typedef struct kj_bot {
+	char name[64];
+	int builtin;          /* enum kb_policy for built-ins, 0 for a process */
+	char dir[512];        /* absolute directory of a process bot */
+	char cmd[512];
+	char argbuf[512];     /* the arguments line, split in place */
+	char *argv[KJ_MAX_ARGS];
+	int argc;
+	int keep_stderr;
+	char state[256];      /* fingerprinted path, relative to dir */
+} kj_bot;
+
+/* Resolve a bot named on the command line: a built-in word, a directory
+ * holding meta (a path, or a name under bots_dir when bots_dir is not
+ * NULL).  Returns 0, or -1 with err naming the file, line and what was
+ * expected (no such bot, unreadable meta, missing field, bad flag). */
+int kj_bot_resolve(const char *word, const char *bots_dir, kj_bot *bot, kb_err *err);
+
+/* Parse a meta file in directory dir.  Errors as kj_bot_resolve. */
+int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err);
+
+/* Fingerprint of the bot's learned state: FNV-1a 64 over the names and
+ * contents of the regular files under its state path (sorted, recursive),
+ * as 16 hex digits; "-" for a built-in or when the path does not exist.
+ * Never fails (unreadable files hash as their name alone). */
+void kj_bot_fingerprint(const kj_bot *bot, char out[17]);
+
+/* List the bot directories (those with a meta file) under dir, sorted by
+ * name, into names (at most max, each up to 255 characters).  Returns the
+ * count, or -1 with err when dir cannot be read. */
+int kj_bots_list(const char *dir, char names[][256], int max, kb_err *err);
+
+#endif

@@ -1,0 +1,426 @@
+/* main.c - kimble-judge: tournaments of Kimble bots, replays, pictures.
+ * Parses the command line and hands over to the judge library. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/transcript.h"
+#include "replay.h"
+#include "run.h"
+#include "svg.h"
+
+static const char usage[] =
+"usage: kimble-judge [OPTIONS] BOT...              play a tournament\n"
+"       kimble-judge -d BOT [OPTIONS] [OPPONENT...]  one game, every line shown\n"
+"       kimble-judge replay [--at N] [--step] [--color] TRANSCRIPT\n"
+"       kimble-judge replay --rerun [--bots DIR] TRANSCRIPT [BOTDIR...]\n"
+"       kimble-judge svg [--at N | --anim] [-o FILE.svg|FILE.png] TRANSCRIPT\n"
+"       kimble-judge merge OUT SHARD_OUT...\n"
+"\n"
+"A BOT is easy, hard, random (built-in seats) or a directory holding a\n"
+"meta file (name, command, arguments, stderr flag 0/1, optional state\n"
+"path), given as a path or as a name under --bots DIR.  With --bots and no\n"
+"BOT, every bot folder under DIR plays.\n"
+"\n"
+"Tournament options:\n"
+"  -f, --format F       rr (round robin, default), gauntlet (the first BOT\n"
+"                       against the field), fixed (the BOTs as one lineup,\n"
+"                       a line after every round: the learning mode)\n"
+"  -t, --table N        seats per game, 1..4 (default: all BOTs, at most 4)\n"
+"  -g, --games N        deals per lineup (default 1); each deal is played once\n"
+"                       per rotation of the lineup through the seats, on the\n"
+"                       same dice (duplicate format)\n"
+"  -s, --seed S         tournament seed (default 1); game seeds derive from it\n"
+"  -j, --concurrency N  games at once (default: the number of cores)\n"
+"  -o, --out DIR        transcripts, results (default kimble-judge-out); an\n"
+"                       existing DIR resumes: finished games are not replayed\n"
+"      --starts FILE    start positions, one \"BOARD X D\" a line\n"
+"      --shard K/N      play only games with number mod N = K-1\n"
+"      --sprt E0,E1[,A,B]  A/B test of the first two BOTs (fixed, 2 seats):\n"
+"                       stop when H0 elo=E0 or H1 elo=E1 is accepted\n"
+"                       (alpha, beta default 0.05); --games is the maximum\n"
+"      --move-ms N      time per decision (default 1000)\n"
+"      --startup-ms N   time until v001XYZ (default 5000)\n"
+"      --max-errors N   illegal moves or wrong tokens answered before a\n"
+"                       forfeit (default 3)\n"
+"      --max-timeouts N remove a bot after N timeout games in a row (3; 0 never)\n"
+"      --cpu-s N --mem-mb N --nofile N   bot limits (60, 2048, 256; 0 none)\n"
+"      --no-learn       run bots with KIMBLE_LEARN=0 (learning frozen)\n"
+"      --no-timing      write 0 for all times: byte-identical reruns\n"
+"  -q, --quiet          no progress line\n"
+"  -h, --help           this text\n"
+"\n"
+"Exit status: 0 done (replay --rerun: the game agrees); 1 bad usage or\n"
+"input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
+"cannot start a bot, a worker died); 3 replay --rerun differs.\n";
+
+static void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("kimble-judge: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+static long number(const char *opt, const char *arg, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi)
+		die(1, "%s %s: expected a number from %ld to %ld", opt, arg, lo, hi);
+	return v;
+}
+
+typedef struct cli {
+	enum kj_format format;
+	int table, concurrency, quiet, timing, debug;
+	long games;
+	uint64_t seed;
+	const char *out, *bots_dir, *starts, *shard, *sprt;
+	kj_match_opts match;
+	int max_timeouts;
+	int at, step, color, rerun, anim;
+	const char *svg_out;
+} cli;
+
+enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
+       O_NOFILE, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM };
+
+static const struct option longopts[] = {
+	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
+	{"seed", 1, 0, 's'}, {"concurrency", 1, 0, 'j'}, {"out", 1, 0, 'o'},
+	{"quiet", 0, 0, 'q'}, {"help", 0, 0, 'h'}, {"debug", 1, 0, 'd'},
+	{"starts", 1, 0, O_STARTS}, {"shard", 1, 0, O_SHARD}, {"sprt", 1, 0, O_SPRT},
+	{"move-ms", 1, 0, O_MOVE}, {"startup-ms", 1, 0, O_STARTUP},
+	{"max-errors", 1, 0, O_ERRORS}, {"max-timeouts", 1, 0, O_TIMEOUTS},
+	{"cpu-s", 1, 0, O_CPU}, {"mem-mb", 1, 0, O_MEM}, {"nofile", 1, 0, O_NOFILE},
+	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
+	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
+	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM}, {0, 0, 0, 0}};
+
+static const char *debug_bot;
+
+static void parse_option(cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case 'f':
+		if (!strcmp(arg, "rr") || !strcmp(arg, "round-robin"))
+			c->format = KJ_ROUND_ROBIN;
+		else if (!strcmp(arg, "gauntlet"))
+			c->format = KJ_GAUNTLET;
+		else if (!strcmp(arg, "fixed"))
+			c->format = KJ_FIXED;
+		else
+			die(1, "--format %s: expected rr, gauntlet or fixed", arg);
+		break;
+	case 't': c->table = (int)number("--table", arg, 1, 4); break;
+	case 'g': c->games = number("--games", arg, 1, 1000000); break;
+	case 's': {
+		char *end;
+		errno = 0;
+		c->seed = strtoull(arg, &end, 10);
+		if (errno || end == arg || *end || arg[0] == '-')
+			die(1, "--seed %s: expected an unsigned 64-bit decimal", arg);
+		break;
+	}
+	case 'j': c->concurrency = (int)number("--concurrency", arg, 1, 256); break;
+	case 'o': c->out = c->svg_out = arg; break;
+	case 'q': c->quiet = 1; break;
+	case 'h': fputs(usage, stdout); exit(0);
+	case 'd': debug_bot = arg; c->debug = 1; break;
+	case O_STARTS: c->starts = arg; break;
+	case O_SHARD: c->shard = arg; break;
+	case O_SPRT: c->sprt = arg; break;
+	case O_MOVE: c->match.move_ms = (int)number("--move-ms", arg, 1, 3600000); break;
+	case O_STARTUP: c->match.startup_ms = (int)number("--startup-ms", arg, 1, 3600000); break;
+	case O_ERRORS: c->match.max_errors = (int)number("--max-errors", arg, 0, 1000); break;
+	case O_TIMEOUTS: c->max_timeouts = (int)number("--max-timeouts", arg, 0, 1000000); break;
+	case O_CPU: c->match.limits.cpu_s = (int)number("--cpu-s", arg, 0, 1000000); break;
+	case O_MEM: c->match.limits.mem_mb = (int)number("--mem-mb", arg, 0, 1 << 20); break;
+	case O_NOFILE: c->match.limits.nofile = (int)number("--nofile", arg, 0, 1 << 20); break;
+	case O_NOLEARN: c->match.limits.learn = 0; break;
+	case O_NOTIMING: c->match.timing = 0; break;
+	case O_BOTS: c->bots_dir = arg; break;
+	case O_AT: c->at = (int)number("--at", arg, 1, 100000000); break;
+	case O_STEP: c->step = 1; break;
+	case O_COLOR: c->color = 1; break;
+	case O_RERUN: c->rerun = 1; break;
+	case O_ANIM: c->anim = 1; break;
+	default: fputs(usage, stderr); exit(1);
+	}
+}
+
+static void parse(cli *c, int argc, char **argv)
+{
+	int opt;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(c, 0, sizeof *c);
+	c->games = 1;
+	c->seed = 1;
+	c->concurrency = cores > 0 ? (int)cores : 1;
+	c->out = "kimble-judge-out";
+	c->max_timeouts = 3;
+	c->match = (kj_match_opts){.move_ms = 1000, .startup_ms = 5000, .max_errors = 3,
+				   .grace_ms = 500, .timing = 1,
+				   .limits = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1}};
+	while ((opt = getopt_long(argc, argv, "f:t:g:s:j:o:qhd:", longopts, NULL)) != -1)
+		parse_option(c, opt, optarg);
+}
+
+static void resolve(const cli *c, const char *word, kj_bot *bot)
+{
+	kb_err err;
+
+	if (kj_bot_resolve(word, c->bots_dir, bot, &err))
+		die(1, "%s", err.msg);
+}
+
+static int load_bots(const cli *c, char **words, int n, kj_bot *bots)
+{
+	static char names[KJ_MAX_BOTS][256];
+	kb_err err;
+
+	if (n == 0 && c->bots_dir) {
+		n = kj_bots_list(c->bots_dir, names, KJ_MAX_BOTS, &err);
+		if (n < 0)
+			die(1, "%s", err.msg);
+		for (int i = 0; i < n; i++)
+			words[i] = names[i];
+	}
+	if (n == 0)
+		die(1, "no bots: name BOTs or a --bots folder (see --help)");
+	if (n > KJ_MAX_BOTS)
+		die(1, "%d bots: at most %d", n, KJ_MAX_BOTS);
+	for (int i = 0; i < n; i++) {
+		resolve(c, words[i], &bots[i]);
+		for (int k = 0; k < i; k++)
+			if (!strcmp(bots[k].name, bots[i].name))
+				die(1, "%s and %s are both named %s: results are kept by name, so "
+				    "names must differ", words[k], words[i], bots[i].name);
+	}
+	return n;
+}
+
+static void parse_sprt(const char *arg, kj_sprt *s)
+{
+	s->alpha = s->beta = 0.05;
+	int got = sscanf(arg, "%lf,%lf,%lf,%lf", &s->elo0, &s->elo1, &s->alpha, &s->beta);
+	if ((got != 2 && got != 4) || s->elo1 <= s->elo0 || s->alpha <= 0 || s->alpha >= 0.5 ||
+	    s->beta <= 0 || s->beta >= 0.5)
+		die(1, "--sprt %s: expected ELO0,ELO1[,ALPHA,BETA] with ELO0 < ELO1, 0 < ALPHA,BETA < 0.5",
+		    arg);
+	kj_sprt_init(s);
+}
+
+static int tournament(cli *c, char **words, int n)
+{
+	static kj_bot bots[KJ_MAX_BOTS];
+	kj_plan plan;
+	kj_start *starts = NULL;
+	kj_sprt sprt;
+	kb_err err;
+	kj_run_opts ro = {0};
+	int nstarts = 0;
+
+	n = load_bots(c, words, n, bots);
+	if (c->sprt) {
+		if (n != 2)
+			die(1, "--sprt: expected exactly two bots, got %d", n);
+		c->format = KJ_FIXED;
+		c->table = 2;
+		if (c->games == 1)
+			c->games = 10000;
+		parse_sprt(c->sprt, &sprt);
+	}
+	if (!c->table)
+		c->table = c->format == KJ_FIXED ? n : n < 4 ? n : 4;
+	if (c->starts) {
+		unsigned present = 0;
+		for (int k = 0; k < c->table; k++)
+			present |= 1u << kj_table_seat(c->table, k);
+		if ((nstarts = kj_starts_read(c->starts, present, &starts, &err)) < 0)
+			die(1, "%s", err.msg);
+	}
+	if (kj_plan_build(&plan, c->format, n, c->table, (uint32_t)c->games, c->seed, nstarts, &err))
+		die(1, "%s", err.msg);
+	ro = (kj_run_opts){.bots = bots, .nbots = n, .plan = &plan, .starts = starts,
+			   .match = c->match, .out = c->out, .concurrency = c->concurrency,
+			   .max_timeouts = c->max_timeouts, .progress = !c->quiet && isatty(2),
+			   .round_lines = c->format == KJ_FIXED, .sprt = c->sprt ? &sprt : NULL,
+			   .seed = c->seed};
+	if (c->shard && (sscanf(c->shard, "%d/%d", &ro.shard_k, &ro.shard_n) != 2 ||
+			 ro.shard_n < 1 || ro.shard_k < 1 || ro.shard_k > ro.shard_n))
+		die(1, "--shard %s: expected K/N with 1 <= K <= N", c->shard);
+	printf("kimble-judge: seed %" PRIu64 ", %" PRIu32 " games (%" PRIu32 " deals of %d seats), out %s\n",
+	       c->seed, plan.ngames, plan.ndeals, c->table, c->out);
+	if (kj_run(&ro, &err))
+		die(2, "%s", err.msg);
+	kj_plan_free(&plan);
+	free(starts);
+	return 0;
+}
+
+static int debug_game(cli *c, char **words, int n)
+{
+	static kj_bot bots[KB_SEATS];
+	const kj_bot *seats[KB_SEATS] = {0};
+	kj_result res;
+	kb_err err;
+	int k;
+
+	resolve(c, debug_bot, &bots[0]);
+	if (n > 3)
+		die(1, "-d: at most three opponents, got %d", n);
+	for (k = 0; k < n; k++)
+		resolve(c, words[k], &bots[k + 1]);
+	if (n == 0)
+		for (k = 0; k < 3; k++)
+			resolve(c, "hard", &bots[++n]);
+	for (k = 0; k <= n; k++)
+		seats[kj_table_seat(n + 1, k)] = &bots[k];
+	c->match.debug = stdout;
+	if (kj_match_play(seats, kb_stream_seed(c->seed, KB_TAG_GAME, 0), &c->match, NULL, &res,
+			  &err))
+		die(2, "%s", err.msg);
+	for (int s = 0; s < KB_SEATS; s++)
+		if (res.seat[s].present)
+			printf("seat %c %s: place %d%s%s, %u decisions\n", 'A' + s, res.seat[s].name,
+			       res.seat[s].place, res.seat[s].reason ? ", forfeit " : "",
+			       res.seat[s].reason ? kj_reason_name(res.seat[s].reason) : "",
+			       res.seat[s].decisions);
+	printf("winner %c after %u rolls\n", 'A' + res.winner, res.rolls);
+	return 0;
+}
+
+static void read_transcript(const char *path, kb_transcript *tx)
+{
+	FILE *f = fopen(path, "r");
+	kb_err err;
+
+	if (!f)
+		die(1, "transcript %s: cannot open: %s", path, strerror(errno));
+	if (kb_tx_read(f, tx, &err))
+		die(1, "%s: %s", path, err.msg);
+	fclose(f);
+}
+
+/* The bots of a rerun: built-ins from the transcript, the others by name
+ * among the directories given or under --bots. */
+static void rerun_bots(const cli *c, const kb_transcript *tx, char **dirs, int n,
+		       kj_bot bots[KB_SEATS], const kj_bot *seats[KB_SEATS])
+{
+	static kj_bot given[16];
+	kb_err err;
+
+	if (n > 16)
+		die(1, "replay --rerun: at most 16 bot directories");
+	for (int i = 0; i < n; i++)
+		if (kj_bot_load(dirs[i], &given[i], &err))
+			die(1, "%s", err.msg);
+	for (int s = 0; s < KB_SEATS; s++) {
+		seats[s] = NULL;
+		if (tx->ctl[s] == KB_ABSENT)
+			continue;
+		if (tx->ctl[s] != KB_EXTERNAL) {
+			resolve(c, kb_policy_name(tx->ctl[s]), &bots[s]);
+		} else {
+			int found = 0;
+			for (int i = 0; i < n && !found; i++)
+				if (!strcmp(given[i].name, tx->name[s]))
+					bots[s] = given[i], found = 1;
+			if (!found && (!c->bots_dir || kj_bot_resolve(tx->name[s], c->bots_dir, &bots[s], &err)))
+				die(1, "seat %c: bot %s not found; give its directory or --bots DIR",
+				    'A' + s, tx->name[s]);
+		}
+		seats[s] = &bots[s];
+	}
+}
+
+static int replay(cli *c, char **args, int n)
+{
+	kb_transcript tx;
+	kj_bot bots[KB_SEATS];
+	const kj_bot *seats[KB_SEATS];
+	kb_err err;
+	int rc;
+
+	if (n < 1)
+		die(1, "replay: expected a TRANSCRIPT (see --help)");
+	read_transcript(args[0], &tx);
+	if (!c->rerun) {
+		if (n > 1)
+			die(1, "replay: one transcript only; bot directories go with --rerun");
+		if (kj_replay_print(stdout, &tx, (uint32_t)c->at, c->step, c->color))
+			die(1, "replay --at %d: the game has %zu rolls", c->at, tx.nrolls);
+		kb_tx_free(&tx);
+		return 0;
+	}
+	rerun_bots(c, &tx, args + 1, n - 1, bots, seats);
+	rc = kj_rerun(stdout, &tx, seats, &c->match, &err);
+	kb_tx_free(&tx);
+	if (rc < 0)
+		die(2, "replay --rerun: %s", err.msg);
+	return rc ? 3 : 0;
+}
+
+static int svg(cli *c, char **args, int n)
+{
+	kb_transcript tx;
+	kb_err err;
+	const char *out = c->svg_out;
+
+	if (n != 1)
+		die(1, "svg: expected one TRANSCRIPT (see --help)");
+	if (out && !strcmp(out, "kimble-judge-out"))
+		out = NULL;
+	read_transcript(args[0], &tx);
+	if (kj_svg_write(out, &tx, c->anim ? 0 : (uint32_t)(c->at ? c->at : (int)tx.nrolls + 1),
+			 &err))
+		die(2, "svg: %s", err.msg);
+	kb_tx_free(&tx);
+	return 0;
+}
+
+static int merge(cli *c, char **args, int n)
+{
+	kb_err err;
+
+	if (n < 2)
+		die(1, "merge: expected OUT and at least one SHARD_OUT folder");
+	if (kj_merge(args[0], (const char *const *)(args + 1), n - 1, c->match.timing, &err))
+		die(2, "merge: %s", err.msg);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	cli c;
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
+
+	parse(&c, argc - sub, argv + sub);
+	char **rest = argv + sub + optind;
+	int n = argc - sub - optind;
+	if (!strcmp(cmd, "replay"))
+		return replay(&c, rest, n);
+	if (!strcmp(cmd, "svg"))
+		return svg(&c, rest, n);
+	if (!strcmp(cmd, "merge"))
+		return merge(&c, rest, n);
+	if (c.debug)
+		return debug_game(&c, rest, n);
+	return tournament(&c, rest, n);
+}

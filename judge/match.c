@@ -1,0 +1,527 @@
+/* match.c - one refereed game over pipes; see match.h. */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "core/game.h"
+#include "core/transcript.h"
+#include "match.h"
+
+static const char *const reason_names[KJ_REASONS] = {
+	"none", "timeout", "startup", "crash", "exit", "garbage", "illegal", "token", "unread"};
+
+const char *kj_reason_name(int reason)
+{
+	return reason >= 0 && reason < KJ_REASONS ? reason_names[reason] : "?";
+}
+
+int kj_reason_parse(const char *word)
+{
+	for (int r = 0; r < KJ_REASONS; r++)
+		if (strcmp(word, reason_names[r]) == 0)
+			return r;
+	return -1;
+}
+
+void kj_token(uint64_t seed, int s, char out[KB_TOKEN_LEN + 1])
+{
+	out[0] = 't';
+	for (int i = 0; i < 4; i++)
+		snprintf(out + 1 + 16 * i, 17, "%016" PRIx64,
+			 kb_stream_seed(seed, KB_TAG_USER + 1, (uint64_t)(s * 4 + i)));
+}
+
+uint64_t kj_bot_seed(uint64_t seed, int s)
+{
+	return kb_stream_seed(seed, KB_TAG_USER, (uint64_t)s);
+}
+
+/* ---- one game's state -------------------------------------------------- */
+
+typedef struct seat {
+	const kj_bot *bot;
+	kj_proc proc;
+	int running;          /* a process that has not forfeited */
+	int token_sent;
+	size_t sent;          /* rolls already sent */
+	char token[KB_TOKEN_LEN + 1];
+} seat;
+
+typedef struct match {
+	kb_game g;
+	const kj_match_opts *opt;
+	FILE *tx;
+	kj_result *res;
+	seat seats[KB_SEATS];
+	kb_roll *rolls;       /* every roll so far (board before the move) */
+	size_t nrolls, cap;
+	int oom;
+	double t0;
+} match;
+
+static double stamp(const match *m)
+{
+	return m->opt->timing ? kj_now_ms() - m->t0 : 0.0;
+}
+
+static void on_rolled(void *ctx, const kb_roll *roll)
+{
+	match *m = ctx;
+
+	if (m->nrolls == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 512;
+		kb_roll *p = realloc(m->rolls, ncap * sizeof *p);
+		if (!p) {
+			m->oom = 1;
+			return;
+		}
+		m->rolls = p;
+		m->cap = ncap;
+	}
+	m->rolls[m->nrolls++] = *roll;
+}
+
+static void on_played(void *ctx, const kb_roll *roll)
+{
+	match *m = ctx;
+
+	if (m->tx)
+		kb_tx_write_roll(m->tx, (uint32_t)m->nrolls, roll);
+}
+
+static void debug_line(const match *m, int s, const char *dir, const char *text, size_t len)
+{
+	if (!m->opt->debug)
+		return;
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	fprintf(m->opt->debug, "%c %s %.*s\n", 'A' + s, dir, (int)len, text);
+}
+
+/* Queue text for seat s (and show it in a debug run, line by line). */
+static int send_text(match *m, int s, const char *text, size_t len)
+{
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) + 1 : len - at;
+		debug_line(m, s, ">", text + at, n);
+		at += n;
+	}
+	return kj_proc_send(&m->seats[s].proc, text, len);
+}
+
+/* Everything seat s has not seen yet, up to roll upto (exclusive). */
+static int send_rolls(match *m, int s, size_t upto)
+{
+	seat *c = &m->seats[s];
+	char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+
+	if (!c->token_sent) {
+		char tok[KB_TOKEN_LEN + 1];
+		memcpy(tok, c->token, KB_TOKEN_LEN);
+		tok[KB_TOKEN_LEN] = '\n';
+		if (send_text(m, s, tok, sizeof tok))
+			return -1;
+		c->token_sent = 1;
+	}
+	for (; c->sent < upto; c->sent++) {
+		const kb_roll *r = &m->rolls[c->sent];
+		kb_board_rotate(r->board, s, board);
+		kb_fmt_state(line, board, kb_seat_rotate((char)('A' + r->seat), s) - 'A', r->die);
+		if (send_text(m, s, line, sizeof line))
+			return -1;
+	}
+	return 0;
+}
+
+static void note(match *m, const char *fmt, int s, const char *what)
+{
+	char text[256];
+
+	snprintf(text, sizeof text, fmt, 'A' + s, m->seats[s].bot->name, what);
+	if (m->tx)
+		kb_tx_write_note(m->tx, text);
+	if (m->opt->debug)
+		fprintf(m->opt->debug, "%s\n", text);
+}
+
+/* The bot in seat s is out: record why, kill it, let hard play on. */
+static void forfeit(match *m, int s, int reason)
+{
+	seat *c = &m->seats[s];
+
+	m->res->seat[s].reason = reason;
+	note(m, "forfeit %c %s %s", s, kj_reason_name(reason));
+	c->running = 0;
+	kj_proc_finish(&c->proc, 0);
+	m->g.ctl[s] = KB_HARD;
+}
+
+/* Why a bot's stdout closed: it exited or was killed. */
+static int eof_reason(seat *c)
+{
+	kj_proc_finish(&c->proc, 100);
+	return c->proc.status >= 0 && WIFSIGNALED(c->proc.status) ? KJ_CRASH : KJ_EXIT;
+}
+
+/* Next message from seat s before deadline (ms on kj_now_ms's clock).
+ * Returns 0 with msg set, or a kj_reason. */
+static int next_msg(match *m, int s, double deadline, kb_msg *msg)
+{
+	seat *c = &m->seats[s];
+
+	for (;;) {
+		size_t used = kb_msg_scan(c->proc.ibuf, c->proc.ilen, msg);
+		if (msg->type != KB_MSG_NONE) {
+			if (m->tx)
+				kb_tx_write_msg(m->tx, s, stamp(m), c->proc.ibuf, used);
+			debug_line(m, s, "<", c->proc.ibuf, used);
+			kj_proc_consume(&c->proc, used);
+			return 0;
+		}
+		kj_proc_consume(&c->proc, used);
+		if (c->proc.ilen >= KJ_INBUF) {
+			msg->type = KB_MSG_BAD;
+			return 0;
+		}
+		int left = (int)(deadline - kj_now_ms() + 0.999);
+		int r = kj_proc_pump(&c->proc, left > 0 ? left : 0);
+		if (r == 0 && left <= 0)
+			return KJ_TIMEOUT;
+		if (r < 0)
+			return c->proc.olen > KJ_OUTBUF / 2 ? KJ_UNREAD : eof_reason(c);
+	}
+}
+
+static int lineup_digit(const match *m, int s)
+{
+	const kj_bot *b = m->seats[s].bot;
+
+	return !b ? 0 : b->builtin == KB_EASY ? 1 : 2;
+}
+
+static void opponents_arg(const match *m, int s, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int k = 1; k < KB_SEATS; k++) {
+		const kj_bot *b = m->seats[(s + k) % KB_SEATS].bot;
+		n += (size_t)snprintf(out + n, size - n, "%s%s", k > 1 ? "," : "",
+				      b ? b->name : "none");
+		if (n >= size)
+			break;
+	}
+}
+
+static int start_bot(match *m, int s, kb_err *err)
+{
+	seat *c = &m->seats[s];
+	char opps[200], seedarg[24], errpath[1024];
+	const char *ep = NULL;
+
+	opponents_arg(m, s, opps, sizeof opps);
+	snprintf(seedarg, sizeof seedarg, "%" PRIu64, kj_bot_seed(m->g.seed, s));
+	if (c->bot->keep_stderr && m->opt->err_prefix) {
+		snprintf(errpath, sizeof errpath, "%s.%c.err", m->opt->err_prefix, 'A' + s);
+		ep = errpath;
+	}
+	if (m->opt->debug)
+		fprintf(m->opt->debug, "%c start %s in %s: %s ... %s %s\n", 'A' + s, c->bot->name,
+			c->bot->dir, c->bot->cmd, opps, seedarg);
+	if (kj_proc_start(&c->proc, c->bot, opps, seedarg, ep, &m->opt->limits, err))
+		return -1;
+	c->running = 1;
+	return 0;
+}
+
+/* Wait for every bot's v001XYZ; a wrong lineup is only noted. */
+static void await_starts(match *m)
+{
+	double deadline = kj_now_ms() + m->opt->startup_ms;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		kb_msg msg;
+		int r;
+		if (!m->seats[s].running)
+			continue;
+		r = next_msg(m, s, deadline, &msg);
+		if (r)
+			forfeit(m, s, r == KJ_TIMEOUT ? KJ_STARTUP : r);
+		else if (msg.type != KB_MSG_START)
+			forfeit(m, s, KJ_GARBAGE);
+		else
+			for (int k = 0; k < 3; k++)
+				if (msg.lineup[k] != lineup_digit(m, (s + k + 1) % KB_SEATS)) {
+					m->res->seat[s].lineup_ok = 0;
+					note(m, "lineup %c %s sent a start message that does not match "
+						"its opponents%s", s, "");
+					break;
+				}
+	}
+}
+
+/* Seat s must decide on the pending roll: ask its bot until it answers
+ * legally, or forfeit it.  Returns the index to play. */
+static int ask(match *m, int s)
+{
+	seat *c = &m->seats[s];
+	kj_seat_result *sr = &m->res->seat[s];
+	unsigned mask = kb_game_pending_mask(&m->g);
+	static const char end[] = "END\n";
+
+	if (send_rolls(m, s, m->nrolls) || send_text(m, s, end, 4)) {
+		forfeit(m, s, KJ_UNREAD);
+		return kb_pick_hard(mask);
+	}
+	for (;;) {
+		double t = kj_now_ms();
+		kb_msg msg;
+		int r = next_msg(m, s, t + m->opt->move_ms, &msg);
+		double took = kj_now_ms() - t;
+
+		if (!m->opt->timing)
+			took = 0;
+		sr->decisions++;
+		sr->ms_total += took;
+		if (took > sr->ms_max)
+			sr->ms_max = took;
+		if (r == 0 && msg.type != KB_MSG_MOVE)
+			r = KJ_GARBAGE;
+		if (r == 0 && strcmp(msg.token, c->token) != 0) {
+			if (++sr->errors > m->opt->max_errors)
+				r = KJ_TOKEN;
+			else if (send_text(m, s, KB_VIRHE_TOKEN "\nEND\n", sizeof KB_VIRHE_TOKEN + 4))
+				r = KJ_UNREAD;
+			else
+				continue;
+		} else if (r == 0 && !(mask >> msg.index & 1)) {
+			char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+			if (++sr->errors > m->opt->max_errors) {
+				r = KJ_ILLEGAL;
+			} else {
+				kb_board_rotate(m->g.last.board, s, board);
+				kb_fmt_state(line, board, 0, m->g.last.die);
+				if (send_text(m, s, line, sizeof line) || send_text(m, s, end, 4))
+					r = KJ_UNREAD;
+				else
+					continue;
+			}
+		}
+		if (r) {
+			forfeit(m, s, r);
+			return kb_pick_hard(mask);
+		}
+		return msg.index;
+	}
+}
+
+static void finish_bots(match *m)
+{
+	kj_proc *live[KB_SEATS];
+	int n = 0;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		seat *c = &m->seats[s];
+		char win[12];
+		if (!c->running)
+			continue;
+		kb_fmt_winner(win, kb_seat_rotate((char)('A' + m->g.winner), s) - 'A');
+		send_rolls(m, s, m->nrolls);
+		send_text(m, s, win, 12);
+		send_text(m, s, "END\n", 4);
+		live[n++] = &c->proc;
+	}
+	kj_proc_finish_all(live, n, m->opt->grace_ms);
+}
+
+static int progress_score(const kb_pos *pos, int s)
+{
+	int sum = 0;
+
+	for (int i = 0; i < KB_PIECES; i++)
+		sum += pos->prog[s][i] + 1;
+	return sum;
+}
+
+static void rank(match *m)
+{
+	kj_result *res = m->res;
+	int key[KB_SEATS];
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		res->seat[s].score = progress_score(&m->g.pos, s);
+		key[s] = res->seat[s].reason ? -1 : s == m->g.winner ? 1000 : res->seat[s].score;
+	}
+	for (int s = 0; s < KB_SEATS; s++) {
+		res->seat[s].place = 1;
+		for (int o = 0; o < KB_SEATS; o++)
+			if (res->seat[o].present && key[o] > key[s])
+				res->seat[s].place++;
+	}
+}
+
+static int setup(match *m, const kj_bot *const seats[KB_SEATS], uint64_t seed, kb_err *err)
+{
+	uint8_t ctl[KB_SEATS];
+	const kj_match_opts *opt = m->opt;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		const kj_bot *b = seats[s];
+		kj_seat_result *sr = &m->res->seat[s];
+		ctl[s] = !b ? KB_ABSENT : b->builtin ? (uint8_t)b->builtin : KB_EXTERNAL;
+		m->seats[s].bot = b;
+		kj_token(seed, s, m->seats[s].token);
+		sr->present = b != NULL;
+		sr->lineup_ok = 1;
+		snprintf(sr->name, sizeof sr->name, "%s", b ? b->name : "-");
+		if (b)
+			kj_bot_fingerprint(b, sr->fingerprint);
+	}
+	if (!seats[0]) {
+		snprintf(err->msg, sizeof err->msg, "game %" PRIu64 ": seat A must be present", seed);
+		return -1;
+	}
+	if (!opt->has_start) {
+		kb_game_init(&m->g, seed, ctl);
+	} else if (kb_game_init_at(&m->g, seed, ctl, &opt->start, opt->start_turn,
+				   opt->start_die)) {
+		snprintf(err->msg, sizeof err->msg,
+			 "start position: unsound, already won, or seats that do not match the lineup");
+		return -1;
+	}
+	if (m->tx) {
+		kb_tx_write_header(m->tx, seed, ctl);
+		for (int s = 0; s < KB_SEATS; s++)
+			if (seats[s]) {
+				kb_tx_write_name(m->tx, s, seats[s]->name);
+				if (!seats[s]->builtin)
+					kb_tx_write_fingerprint(m->tx, s, m->res->seat[s].fingerprint);
+			}
+		if (opt->has_start)
+			kb_tx_write_start(m->tx, &opt->start, opt->start_turn, opt->start_die);
+	}
+	return 0;
+}
+
+int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_match_opts *opt,
+		  FILE *tx, kj_result *res, kb_err *err)
+{
+	match *m = calloc(1, sizeof *m);
+	kb_hooks hooks;
+	int rc = 0;
+
+	if (!m) {
+		snprintf(err->msg, sizeof err->msg, "game %" PRIu64 ": out of memory", seed);
+		return -1;
+	}
+	memset(res, 0, sizeof *res);
+	res->seed = seed;
+	m->opt = opt;
+	m->tx = tx;
+	m->res = res;
+	m->t0 = kj_now_ms();
+	hooks = (kb_hooks){on_rolled, on_played, m};
+	if (setup(m, seats, seed, err)) {
+		free(m);
+		return -1;
+	}
+	for (int s = 0; s < KB_SEATS && rc == 0; s++)
+		if (seats[s] && !seats[s]->builtin)
+			rc = start_bot(m, s, err);
+	if (rc == 0) {
+		await_starts(m);
+		for (int s; (s = kb_game_advance(&m->g, &hooks)) >= 0 && !m->oom;) {
+			int idx = m->seats[s].running ? ask(m, s) : kb_pick_hard(kb_game_pending_mask(&m->g));
+			kb_game_decide(&m->g, idx, &hooks);
+		}
+		if (m->oom) {
+			snprintf(err->msg, sizeof err->msg, "game %" PRIu64 ": out of memory", seed);
+			rc = -1;
+		}
+	}
+	if (rc == 0) {
+		finish_bots(m);
+		res->winner = m->g.winner;
+		res->rolls = m->g.rolls;
+		rank(m);
+		if (tx)
+			kb_tx_write_end(tx, m->g.winner, m->g.rolls, "win");
+	} else {
+		for (int s = 0; s < KB_SEATS; s++)
+			if (m->seats[s].running)
+				kj_proc_finish(&m->seats[s].proc, 0);
+	}
+	free(m->rolls);
+	free(m);
+	return rc;
+}
+
+/* ---- result files ------------------------------------------------------ */
+
+int kj_result_write(FILE *f, uint32_t game, const kj_result *res)
+{
+	fprintf(f,
+		"kimble-result 1\ngame %" PRIu32 " deal %" PRIu32 " seed %" PRIu64
+		" winner %c rolls %" PRIu32 "\n",
+		game, res->deal, res->seed, res->winner >= 0 ? 'A' + res->winner : '-', res->rolls);
+	for (int s = 0; s < KB_SEATS; s++) {
+		const kj_seat_result *r = &res->seat[s];
+		if (!r->present)
+			continue;
+		fprintf(f,
+			"seat %c %s place %d score %d forfeit %s errors %d lineup %d decisions %" PRIu32
+			" ms %.3f max %.3f fp %s\n",
+			'A' + s, r->name, r->place, r->score, kj_reason_name(r->reason), r->errors,
+			r->lineup_ok, r->decisions, r->ms_total, r->ms_max,
+			r->fingerprint[0] ? r->fingerprint : "-");
+	}
+	return fprintf(f, "done\n") < 0 || ferror(f) ? -1 : 0;
+}
+
+static int bad_result(kb_err *err, int line, const char *what)
+{
+	snprintf(err->msg, sizeof err->msg, "result line %d: expected %s", line, what);
+	return -1;
+}
+
+int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err)
+{
+	char line[512], w;
+	int n = 0;
+
+	memset(res, 0, sizeof *res);
+	res->winner = -1;
+	while (fgets(line, sizeof line, f)) {
+		n++;
+		if (n == 1 && strcmp(line, "kimble-result 1\n") != 0)
+			return bad_result(err, n, "\"kimble-result 1\"");
+		if (n == 2) {
+			if (sscanf(line,
+				   "game %" SCNu32 " deal %" SCNu32 " seed %" SCNu64
+				   " winner %c rolls %" SCNu32,
+				   game, &res->deal, &res->seed, &w, &res->rolls) != 5)
+				return bad_result(err, n, "game K deal D seed S winner X rolls N");
+			res->winner = w >= 'A' && w <= 'D' ? w - 'A' : -1;
+		}
+		if (n > 2 && strcmp(line, "done\n") == 0)
+			return 0;
+		if (n > 2) {
+			char seatc, reason[32];
+			kj_seat_result r = {0};
+			if (sscanf(line,
+				   "seat %c %63s place %d score %d forfeit %31s errors %d lineup %d "
+				   "decisions %" SCNu32 " ms %lf max %lf fp %16s",
+				   &seatc, r.name, &r.place, &r.score, reason, &r.errors, &r.lineup_ok,
+				   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint) != 11 ||
+			    seatc < 'A' || seatc > 'D' || kj_reason_parse(reason) < 0)
+				return bad_result(err, n, "seat X NAME place P score S forfeit R ...");
+			r.present = 1;
+			r.reason = kj_reason_parse(reason);
+			res->seat[seatc - 'A'] = r;
+		}
+	}
+	return bad_result(err, n + 1, "\"done\" (an unfinished result file)");
+}

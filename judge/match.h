@@ -1,0 +1,101 @@
+/* match.h - one refereed game: the judge as the Kimble server over pipes.
+ *
+ * Every process bot is started for the game, sends v001XYZ, then gets, as a
+ * server would send it to a client in seat A, its token line and every
+ * state line since its last response (rotated to its own point of view)
+ * up to its decision line and END; it answers token+index.  An illegal
+ * index or a wrong token gets the decision line again (or Virhe) up to
+ * max_errors times, then forfeits; a timeout, an early exit, a crash or
+ * output that is not a move forfeit at once.  A forfeiting bot's seat is
+ * played on by the hard policy so the game still counts, and the bot is
+ * placed last.  At the end each bot still running gets the remaining state
+ * lines, "Voittaja: X" and END; its stdin is closed and it is killed 500 ms
+ * later if still running.
+ *
+ * Finishing place: the winner is 1st; every other seat is ranked by its
+ * progress score, the sum over its pieces of progress+1 (home 0, a piece in
+ * the last goal square 32), higher first, equal scores sharing a place;
+ * forfeited bots come after all others.
+ */
+#ifndef KJ_MATCH_H
+#define KJ_MATCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bots.h"
+#include "core/rules.h"
+#include "core/wire.h"
+#include "proc.h"
+
+/* Why a bot lost its seat. */
+enum kj_reason {
+	KJ_OK = 0,
+	KJ_TIMEOUT,   /* no answer within the move limit */
+	KJ_STARTUP,   /* no v001XYZ within the start-up limit */
+	KJ_CRASH,     /* killed by a signal */
+	KJ_EXIT,      /* exited before the game ended */
+	KJ_GARBAGE,   /* sent something that is not a move */
+	KJ_ILLEGAL,   /* too many illegal indices */
+	KJ_TOKEN,     /* too many wrong tokens */
+	KJ_UNREAD,    /* left more than 1 MiB of input unread */
+	KJ_REASONS
+};
+
+const char *kj_reason_name(int reason);
+int kj_reason_parse(const char *word); /* -1 when unknown */
+
+typedef struct kj_match_opts {
+	int move_ms;       /* per decision */
+	int startup_ms;    /* until v001XYZ */
+	int max_errors;    /* illegal indices / wrong tokens tolerated */
+	int grace_ms;      /* after END before the kill */
+	int timing;        /* 0: write 0 for every time (byte-identical output) */
+	kj_limits limits;
+	FILE *debug;       /* every line sent and received, or NULL */
+	const char *err_prefix; /* kept stderr goes to PREFIX.X.err, or NULL */
+	int has_start;     /* start from pos with seat start_turn, die start_die */
+	kb_pos start;
+	int start_turn, start_die;
+} kj_match_opts;
+
+typedef struct kj_seat_result {
+	int present;
+	char name[64];
+	int place;          /* 1-based */
+	int score;          /* progress score (see above) */
+	int reason;         /* enum kj_reason */
+	int errors;         /* illegal indices and wrong tokens answered */
+	int lineup_ok;      /* its v001XYZ matched the lineup (1 for built-ins) */
+	uint32_t decisions;
+	double ms_total, ms_max;
+	char fingerprint[17];
+} kj_seat_result;
+
+typedef struct kj_result {
+	uint32_t deal;      /* games of one deal share seed and start (duplicate) */
+	uint64_t seed;
+	int winner;
+	uint32_t rolls;
+	kj_seat_result seat[KB_SEATS];
+} kj_result;
+
+/* Play one game seeded seed with seats[s] in seat s (NULL: absent),
+ * writing its transcript to tx (may be NULL); res->deal is left 0 for the caller.  Returns 0 with res filled,
+ * or -1 with err set when a bot could not be started at all or the start
+ * position is unsound (bots that misbehave are results, not errors). */
+int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_match_opts *opt,
+		  FILE *tx, kj_result *res, kb_err *err);
+
+/* The token of seat s in game seed ('t' + 64 hex + NUL). */
+void kj_token(uint64_t seed, int s, char out[KB_TOKEN_LEN + 1]);
+
+/* The SEED argument of the bot in seat s of game seed. */
+uint64_t kj_bot_seed(uint64_t seed, int s);
+
+/* Write / read a result as text ("kimble-result 1" lines).  Read returns 0,
+ * or -1 with err naming the line that is malformed. */
+int kj_result_write(FILE *f, uint32_t game, const kj_result *res);
+int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err);
+
+#endif

@@ -1,0 +1,68 @@
+/* proc.h - a bot process under the judge's control.
+ *
+ * Each bot runs in its own process group, in its own directory, with
+ * resource limits (CPU seconds, address space, open files), its stdin and
+ * stdout on nonblocking pipes and its stderr in a file or /dev/null.  The
+ * judge buffers what it sends (a bot that never reads cannot block it) and
+ * reads into a bounded buffer (a bot that floods is cut off).  Killing
+ * signals the whole group, so a bot that forks is cleaned up too.
+ */
+#ifndef KJ_PROC_H
+#define KJ_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "bots.h"
+
+#define KJ_INBUF 4096        /* bytes of bot output held unparsed */
+#define KJ_OUTBUF (1 << 20)  /* bytes of judge output a bot may leave unread */
+
+typedef struct kj_limits {
+	int cpu_s;   /* RLIMIT_CPU, 0: none */
+	int mem_mb;  /* RLIMIT_AS, 0: none */
+	int nofile;  /* RLIMIT_NOFILE, 0: none */
+	int learn;   /* 0: KIMBLE_LEARN=0 in the bot's environment */
+} kj_limits;
+
+typedef struct kj_proc {
+	pid_t pid;          /* also the process group; 0 when not running */
+	int in, out;        /* our ends: bot's stdin (write), stdout (read) */
+	char *obuf;         /* pending output, KJ_OUTBUF bytes */
+	size_t olen;
+	char ibuf[KJ_INBUF];
+	size_t ilen;
+	int eof;            /* the bot closed its stdout */
+	int status;         /* wait status once reaped, -1 before */
+} kj_proc;
+
+/* Start bot with extra arguments OPPONENTS and SEED; stderr goes to
+ * err_path (NULL: /dev/null).  Returns 0, or -1 with err naming the bot and
+ * the failing call (the exec failing shows later as an early exit). */
+int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
+		  const char *err_path, const kj_limits *lim, kb_err *err);
+
+/* Queue len bytes for the bot.  Returns 0, or -1 when the bot has left
+ * more than KJ_OUTBUF bytes unread (then it is treated as hung). */
+int kj_proc_send(kj_proc *p, const char *buf, size_t len);
+
+/* Flush and read for up to ms milliseconds (0: just once, no wait), until
+ * some new input arrived or EOF.  Returns 1 when input arrived, 0 on
+ * timeout, -1 on EOF or a read error. */
+int kj_proc_pump(kj_proc *p, int ms);
+
+/* Drop the first n bytes of the input buffer. */
+void kj_proc_consume(kj_proc *p, size_t n);
+
+/* Close the bot's stdin, give it grace_ms to exit, then SIGKILL the group;
+ * reap it.  Safe to call twice. */
+void kj_proc_finish(kj_proc *p, int grace_ms);
+
+/* Several bots at once: close every stdin, wait up to grace_ms in total
+ * for all to exit, kill the rest. */
+void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms);
+
+/* Milliseconds on the monotonic clock. */
+double kj_now_ms(void);
+
+#endif

@@ -1,0 +1,263 @@
+/* report.c - tables, JSON, Elo and SPRT over results; see report.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi)
+{
+	const double z = 1.959964;
+	double p, den, mid, half;
+
+	if (n == 0) {
+		*lo = 0, *hi = 1;
+		return;
+	}
+	p = (double)k / n;
+	den = 1 + z * z / n;
+	mid = (p + z * z / (2.0 * n)) / den;
+	half = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / den;
+	*lo = mid - half < 0 ? 0 : mid - half;
+	*hi = mid + half > 1 ? 1 : mid + half;
+}
+
+double kj_elo(double m)
+{
+	if (m <= 0)
+		return -1000;
+	if (m >= 1)
+		return 1000;
+	double e = -400.0 * log10(1.0 / m - 1.0);
+	return e < -1000 ? -1000 : e > 1000 ? 1000 : e;
+}
+
+static int bot_index(kj_report *rep, const char *name)
+{
+	for (int i = 0; i < rep->nbots; i++)
+		if (strcmp(rep->bots[i].name, name) == 0)
+			return i;
+	if (rep->nbots == KJ_MAX_BOTS)
+		return -1;
+	snprintf(rep->bots[rep->nbots].name, sizeof rep->bots[0].name, "%s", name);
+	return rep->nbots++;
+}
+
+/* Score of seat x against seat y in one game. */
+static double versus(const kj_result *r, int x, int y)
+{
+	return r->seat[x].place < r->seat[y].place ? 1.0 : r->seat[x].place == r->seat[y].place ? 0.5 : 0.0;
+}
+
+void kj_pair_compute(const kj_result *res, size_t n, const char *x, const char *y,
+		     kj_pair_elo *out)
+{
+	double sum = 0, sum2 = 0, deal_sum = 0;
+	int deal_games = 0;
+	uint32_t deals = 0;
+
+	for (size_t i = 0; i <= n; i++) {
+		if (deal_games && (i == n || res[i].deal != res[i - 1].deal)) {
+			double m = deal_sum / deal_games;
+			sum += m, sum2 += m * m, deals++;
+			deal_sum = 0, deal_games = 0;
+		}
+		if (i == n)
+			break;
+		int sx = -1, sy = -1;
+		for (int s = 0; s < KB_SEATS; s++) {
+			if (!res[i].seat[s].present)
+				continue;
+			if (sx < 0 && strcmp(res[i].seat[s].name, x) == 0)
+				sx = s;
+			else if (sy < 0 && strcmp(res[i].seat[s].name, y) == 0)
+				sy = s;
+		}
+		if (sx >= 0 && sy >= 0) {
+			deal_sum += versus(&res[i], sx, sy);
+			deal_games++;
+		}
+	}
+	out->deals = deals;
+	out->mean = deals ? sum / deals : 0.5;
+	out->var = deals > 1 ? (sum2 - sum * sum / deals) / (deals - 1) : 0;
+	double se = deals ? sqrt(out->var / deals) : 0.5;
+	out->elo = kj_elo(out->mean);
+	out->lo = kj_elo(out->mean - 1.959964 * se);
+	out->hi = kj_elo(out->mean + 1.959964 * se);
+}
+
+int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err)
+{
+	memset(rep, 0, sizeof *rep);
+	for (size_t i = 0; i < n; i++) {
+		rep->games++;
+		for (int s = 0; s < KB_SEATS; s++) {
+			const kj_seat_result *sr = &res[i].seat[s];
+			if (!sr->present)
+				continue;
+			int b = bot_index(rep, sr->name);
+			if (b < 0) {
+				snprintf(err->msg, sizeof err->msg, "results: more than %d bot names",
+					 KJ_MAX_BOTS);
+				return -1;
+			}
+			kj_bot_stats *st = &rep->bots[b];
+			st->games++;
+			st->wins += res[i].winner == s && !sr->reason; /* a forfeit never wins */
+			st->place_sum += (uint32_t)sr->place;
+			st->forfeits[sr->reason]++;
+			st->lineup_bad += !sr->lineup_ok;
+			st->decisions += sr->decisions;
+			st->ms_total += sr->ms_total;
+			if (sr->ms_max > st->ms_max)
+				st->ms_max = sr->ms_max;
+		}
+	}
+	if (rep->nbots > 1 && rep->nbots <= 12) {
+		rep->pairs = calloc((size_t)(rep->nbots * rep->nbots), sizeof *rep->pairs);
+		if (!rep->pairs) {
+			snprintf(err->msg, sizeof err->msg, "results: out of memory");
+			return -1;
+		}
+		for (int a = 0; a < rep->nbots; a++)
+			for (int b = a + 1; b < rep->nbots; b++) {
+				kj_pair_elo *p = &rep->pairs[rep->npairs];
+				kj_pair_compute(res, n, rep->bots[a].name, rep->bots[b].name, p);
+				p->a = a, p->b = b;
+				if (p->deals)
+					rep->npairs++;
+			}
+	}
+	return 0;
+}
+
+void kj_report_free(kj_report *rep)
+{
+	free(rep->pairs);
+	rep->pairs = NULL;
+}
+
+static void forfeit_text(const kj_bot_stats *st, char *out, size_t size)
+{
+	size_t n = 0;
+
+	out[0] = '\0';
+	for (int r = 1; r < KJ_REASONS && n < size; r++)
+		if (st->forfeits[r])
+			n += (size_t)snprintf(out + n, size - n, "%s%s:%u", n ? "," : "",
+					      kj_reason_name(r), st->forfeits[r]);
+	if (!out[0])
+		snprintf(out, size, "-");
+}
+
+void kj_report_print(FILE *f, const kj_report *rep, int timing)
+{
+	fprintf(f, "%-16s %6s %6s %7s %15s %6s  %-20s", "bot", "games", "wins", "win%", "95% interval",
+		"place", "forfeits");
+	if (timing)
+		fprintf(f, " %9s %9s", "mean ms", "max ms");
+	fputc('\n', f);
+	for (int i = 0; i < rep->nbots; i++) {
+		const kj_bot_stats *st = &rep->bots[i];
+		double lo, hi;
+		char ff[128];
+		kj_wilson(st->wins, st->games, &lo, &hi);
+		forfeit_text(st, ff, sizeof ff);
+		fprintf(f, "%-16s %6u %6u %6.1f%% [%5.1f%%,%5.1f%%] %6.2f  %-20s", st->name, st->games,
+			st->wins, st->games ? 100.0 * st->wins / st->games : 0.0, 100 * lo, 100 * hi,
+			st->games ? (double)st->place_sum / st->games : 0.0, ff);
+		if (timing)
+			fprintf(f, " %9.3f %9.3f", st->decisions ? st->ms_total / st->decisions : 0.0,
+				st->ms_max);
+		fputc('\n', f);
+	}
+	for (int i = 0; i < rep->npairs; i++) {
+		const kj_pair_elo *p = &rep->pairs[i];
+		fprintf(f, "elo %s - %s: %+.1f [%+.1f, %+.1f] from %u deals (score %.3f)\n",
+			rep->bots[p->a].name, rep->bots[p->b].name, p->elo, p->lo, p->hi, p->deals,
+			p->mean);
+	}
+}
+
+/* Names are single words without control characters; escape " and \ anyway. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed)
+{
+	fprintf(f, "{\n  \"seed\": %llu,\n  \"games\": %u,\n  \"bots\": [", (unsigned long long)seed,
+		rep->games);
+	for (int i = 0; i < rep->nbots; i++) {
+		const kj_bot_stats *st = &rep->bots[i];
+		double lo, hi;
+		kj_wilson(st->wins, st->games, &lo, &hi);
+		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+		json_str(f, st->name);
+		fprintf(f,
+			", \"games\": %u, \"wins\": %u, \"win_rate\": %.4f, \"win_lo\": %.4f, "
+			"\"win_hi\": %.4f, \"avg_place\": %.4f, \"lineup_mismatches\": %u, "
+			"\"decisions\": %u, \"mean_ms\": %.3f, \"max_ms\": %.3f, \"forfeits\": {",
+			st->games, st->wins, st->games ? (double)st->wins / st->games : 0.0, lo, hi,
+			st->games ? (double)st->place_sum / st->games : 0.0, st->lineup_bad,
+			st->decisions, st->decisions ? st->ms_total / st->decisions : 0.0, st->ms_max);
+		for (int r = 1; r < KJ_REASONS; r++)
+			fprintf(f, "%s\"%s\": %u", r > 1 ? ", " : "", kj_reason_name(r), st->forfeits[r]);
+		fprintf(f, "}}");
+	}
+	fprintf(f, "\n  ],\n  \"elo\": [");
+	for (int i = 0; i < rep->npairs; i++) {
+		const kj_pair_elo *p = &rep->pairs[i];
+		fprintf(f, "%s\n    {\"a\": ", i ? "," : "");
+		json_str(f, rep->bots[p->a].name);
+		fprintf(f, ", \"b\": ");
+		json_str(f, rep->bots[p->b].name);
+		fprintf(f, ", \"deals\": %u, \"score\": %.4f, \"elo\": %.1f, \"lo\": %.1f, \"hi\": %.1f}",
+			p->deals, p->mean, p->elo, p->lo, p->hi);
+	}
+	fprintf(f, "\n  ]");
+	if (sprt)
+		fprintf(f,
+			",\n  \"sprt\": {\"elo0\": %.1f, \"elo1\": %.1f, \"alpha\": %.3f, \"beta\": %.3f, "
+			"\"llr\": %.3f, \"lower\": %.3f, \"upper\": %.3f, \"deals\": %u, \"result\": \"%s\"}",
+			sprt->elo0, sprt->elo1, sprt->alpha, sprt->beta, sprt->llr, sprt->lower,
+			sprt->upper, sprt->deals,
+			sprt->decided > 0 ? "H1" : sprt->decided < 0 ? "H0" : "inconclusive");
+	fprintf(f, "\n}\n");
+}
+
+static double logistic(double elo)
+{
+	return 1.0 / (1.0 + pow(10.0, -elo / 400.0));
+}
+
+void kj_sprt_init(kj_sprt *s)
+{
+	s->lower = log(s->beta / (1 - s->alpha));
+	s->upper = log((1 - s->beta) / s->alpha);
+	s->llr = 0;
+	s->decided = 0;
+	s->deals = 0;
+}
+
+void kj_sprt_update(kj_sprt *s, const kj_pair_elo *p)
+{
+	double s0 = logistic(s->elo0), s1 = logistic(s->elo1);
+	/* A floor on the variance keeps a run of identical deals from making
+	 * the ratio infinite. */
+	double var = p->var > 1e-4 ? p->var : 1e-4;
+
+	s->deals = p->deals;
+	if (p->deals < 2)
+		return;
+	s->llr = p->deals * (s1 - s0) * (2 * p->mean - s0 - s1) / (2 * var);
+	s->decided = s->llr >= s->upper ? 1 : s->llr <= s->lower ? -1 : 0;
+}

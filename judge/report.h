@@ -1,0 +1,79 @@
+/* report.h - results of many games: the table per bot, JSON, Elo from
+ * duplicate deals and the sequential probability ratio test.
+ *
+ * Bots are identified by name and listed in order of first appearance in
+ * the games (sorted by game number).  Win rate intervals are Wilson score
+ * intervals at 95%.  Elo between two bots x and y comes from the deals in
+ * which both played: a deal's score for x is the mean over its games of
+ * 1 (x placed ahead of y), 1/2 (same place) or 0; Elo = -400 log10(1/m - 1)
+ * of the mean deal score m, with m +- 1.96 standard errors of the deal
+ * scores mapped the same way for the interval.
+ *
+ * SPRT (as fastchess/fishtest, normal approximation on deal scores):
+ * H0 elo = elo0 against H1 elo = elo1, LLR = n (s1 - s0)(2m - s0 - s1) /
+ * (2 var) with s = 1 / (1 + 10^(-elo/400)); stop with H1 when LLR >=
+ * ln((1-beta)/alpha), with H0 when LLR <= ln(beta/(1-alpha)).
+ */
+#ifndef KJ_REPORT_H
+#define KJ_REPORT_H
+
+#include <stdio.h>
+
+#include "match.h"
+#include "plan.h"
+
+typedef struct kj_sprt {
+	double elo0, elo1, alpha, beta;
+	double llr, lower, upper;
+	int decided;     /* 0 running, 1 H1 accepted, -1 H0 accepted */
+	uint32_t deals;
+} kj_sprt;
+
+typedef struct kj_pair_elo {
+	int a, b;        /* bot numbers in the report */
+	uint32_t deals;
+	double mean, var, elo, lo, hi;
+} kj_pair_elo;
+
+typedef struct kj_bot_stats {
+	char name[64];
+	uint32_t games, wins, place_sum, forfeits[KJ_REASONS], lineup_bad, decisions;
+	double ms_total, ms_max;
+} kj_bot_stats;
+
+typedef struct kj_report {
+	kj_bot_stats bots[KJ_MAX_BOTS];
+	int nbots;
+	uint32_t games;
+	kj_pair_elo *pairs;
+	int npairs;
+} kj_report;
+
+/* Aggregate n results (in game order).  Returns 0, or -1 with err when
+ * more than KJ_MAX_BOTS names appear or memory runs out. */
+int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err);
+void kj_report_free(kj_report *rep);
+
+/* The table (timing columns only when timing is set) and the Elo lines. */
+void kj_report_print(FILE *f, const kj_report *rep, int timing);
+
+/* The same as JSON (sprt may be NULL). */
+void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed);
+
+/* Wilson 95% interval of k successes in n trials. */
+void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi);
+
+/* Elo of a mean score m in (0, 1), clamped to +-1000 at the edges. */
+double kj_elo(double m);
+
+/* Set the bounds of s from its elo0, elo1, alpha, beta. */
+void kj_sprt_init(kj_sprt *s);
+
+/* Update s from the Elo pair data p (mean, var, deals); sets decided. */
+void kj_sprt_update(kj_sprt *s, const kj_pair_elo *p);
+
+/* The pair data of bots named x and y from the results, by deal. */
+void kj_pair_compute(const kj_result *res, size_t n, const char *x, const char *y,
+		     kj_pair_elo *out);
+
+#endif

@@ -1,0 +1,58 @@
+/* run.h - running a tournament plan: parallel games, resume, shards,
+ * removal of bots that keep timing out, learning-mode round lines, SPRT.
+ *
+ * Layout of the output folder OUT:
+ *   OUT/games/NNNNNN.tx       transcript of game NNNNNN (core/transcript.h)
+ *   OUT/games/NNNNNN.res      its result ("kimble-result 1", match.h)
+ *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
+ *   OUT/results.txt, OUT/results.json   the report (report.h)
+ * A game counts as played when its .res file is complete, so running the
+ * same command again resumes an interrupted tournament without replaying
+ * finished games.  Each game runs in a forked worker process; at most
+ * `concurrency` run at once.
+ */
+#ifndef KJ_RUN_H
+#define KJ_RUN_H
+
+#include <stdio.h>
+
+#include "bots.h"
+#include "match.h"
+#include "plan.h"
+#include "report.h"
+
+typedef struct kj_run_opts {
+	const kj_bot *bots;      /* participants, plan indices */
+	int nbots;
+	const kj_plan *plan;
+	const kj_start *starts;  /* plan start indices, or NULL */
+	kj_match_opts match;
+	const char *out;
+	int concurrency;
+	int shard_k, shard_n;    /* play games with index % n == k - 1 */
+	int max_timeouts;        /* consecutive timeout games before removal, 0: never */
+	int progress;            /* live line on stderr */
+	int round_lines;         /* a line on stdout after every deal */
+	kj_sprt *sprt;           /* stop early (bots 0 and 1), or NULL */
+	uint64_t seed;
+} kj_run_opts;
+
+/* Play the plan.  Prints the report to stdout and writes it to OUT.
+ * Returns 0, or -1 with err (cannot create OUT, a worker failed, a result
+ * file is unreadable). */
+int kj_run(const kj_run_opts *opt, kb_err *err);
+
+/* Read every complete OUT/games/NNNNNN.res of the folders dirs[0..n) (later
+ * folders do not override earlier ones), sorted by game number, into *out
+ * (malloc'ed).  Returns the count, or -1 with err. */
+long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *err);
+
+/* Merge shard folders into out: link or copy their game files into
+ * OUT/games and write the report.  Returns 0, or -1 with err. */
+int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err);
+
+/* Write the report of res[0..n) to stdout and OUT/results.{txt,json}. */
+int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
+		    uint64_t seed, int timing, kb_err *err);
+
+#endif
