@@ -1,0 +1,558 @@
+/* server.c - kimble-server under load, on loopback.
+ *
+ *   build/rel/bench/server [--games N] [--seconds S] [--idle N] [--json FILE]
+ *
+ * 1. load: N connections (default 256) each play games against
+ *    bin/kimble-server (lineup 222, the piece choice "hard") as fast as the
+ *    server answers, one request in flight per connection, for S seconds
+ *    (default 4) after a short warm-up.  Reports moves per second (move
+ *    requests answered) and the p50/p99 latency from sending a request to
+ *    reading its END.
+ * 2. loopback limit: the same client against a trivial echo server (a
+ *    forked child of this bench) that answers every request line with a
+ *    response of the average size the real server sent; the ratio says how
+ *    far the server is from what loopback and this client allow.
+ * 3. idle: a fresh server gets N idle connections (default 10,000; the
+ *    descriptor limit is raised as far as allowed, and the table says if
+ *    it capped the count); reports the server's VmRSS and VmHWM.
+ * The server binary is $KB_BIN/kimble-server (bin/ when unset). */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/board.h"
+#include "core/policy.h"
+#include "core/rules.h"
+#include "core/wire.h"
+
+#define RBUF (128 * 1024)
+
+static void die(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "bench server: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, ": %s\n", strerror(errno));
+	exit(1);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static int connect_to(int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+		close(fd);
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	return fd;
+}
+
+/* ---- the server child ------------------------------------------------------ */
+
+static pid_t start_server(int *port)
+{
+	char bin[512], portarg[16], line[256];
+	const char *dir = getenv("KB_BIN");
+	int out[2];
+	snprintf(bin, sizeof bin, "%s/kimble-server", dir ? dir : "bin");
+	for (int attempt = 0; attempt < 5; attempt++) {
+		*port = free_port();
+		snprintf(portarg, sizeof portarg, "%d", *port);
+		if (pipe(out) != 0)
+			die("%s", "pipe");
+		pid_t pid = fork();
+		if (pid == 0) {
+			dup2(out[1], 1);
+			close(out[0]);
+			execl(bin, bin, "--port", portarg, "--seed", "1", (char *)NULL);
+			_exit(127);
+		}
+		close(out[1]);
+		FILE *f = fdopen(out[0], "r");
+		int ok = f && fgets(line, sizeof line, f) && strstr(line, "listening on");
+		if (f)
+			fclose(f);
+		if (ok)
+			return pid;
+		waitpid(pid, NULL, 0);
+	}
+	die("cannot start %s", bin);
+	return -1;
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+/* ---- the load client ------------------------------------------------------------ */
+
+typedef struct conn {
+	int fd;
+	char token[KB_TOKEN_LEN];
+	size_t len;
+	double sent_at;
+	double next_at;          /* paced runs: when to send (0: nothing due) */
+	char next[KB_MOVE_LEN + 8];
+	size_t next_len;
+	int next_is_move;
+	int is_move;
+	char buf[RBUF];
+} conn;
+
+typedef struct load {
+	int echo;                /* against the echo server: fixed requests */
+	double interval;         /* paced runs: seconds between a game's requests */
+	uint64_t moves, bytes, responses;
+	double *lat;
+	size_t nlat, cap;
+	int measuring;
+} load;
+
+static void write_req(conn *c, const char *msg, size_t n, int is_move)
+{
+	c->sent_at = now_s();
+	c->is_move = is_move;
+	if (write(c->fd, msg, n) != (ssize_t)n)
+		die("%s", "write");
+}
+
+/* Send now, or in a paced run keep it until the game's next slot. */
+static void send_req(conn *c, load *L, const char *msg, size_t n, int is_move)
+{
+	if (L->interval <= 0 || c->sent_at == 0) {
+		write_req(c, msg, n, is_move);
+		return;
+	}
+	memcpy(c->next, msg, n);
+	c->next_len = n;
+	c->next_is_move = is_move;
+	c->next_at = c->sent_at + L->interval;
+}
+
+/* Send the requests that are due; returns when the next one is (0: none). */
+static double send_due(conn *cs, int nconn, double t)
+{
+	double first = 0;
+
+	for (int i = 0; i < nconn; i++) {
+		if (cs[i].next_at > 0 && cs[i].next_at <= t) {
+			cs[i].next_at = 0;
+			write_req(&cs[i], cs[i].next, cs[i].next_len, cs[i].next_is_move);
+		}
+		if (cs[i].next_at > 0 && (first == 0 || cs[i].next_at < first))
+			first = cs[i].next_at;
+	}
+	return first;
+}
+
+static void send_start(conn *c, load *L)
+{
+	send_req(c, L, "v001222\n", 8, 0);
+}
+
+/* A complete response is in c->buf: choose the next request. */
+static void next_request(conn *c, load *L)
+{
+	char msg[KB_MOVE_LEN + 1];
+	const char *end = c->buf + c->len - 4; /* "END\n" */
+	const char *lastl;
+
+	if (L->echo) {
+		memset(msg, 'a', KB_MOVE_LEN);
+		msg[KB_MOVE_LEN] = '\n';
+		send_req(c, L, msg, sizeof msg, 1);
+		return;
+	}
+	if (c->buf[0] == 't')
+		memcpy(c->token, c->buf, KB_TOKEN_LEN);
+	lastl = end - 1;
+	while (lastl > c->buf && lastl[-1] != '\n')
+		lastl--;
+	if (end - lastl - 1 != KB_STATE_LEN || lastl[KB_BOARD_LEN] != 'A') {
+		send_start(c, L); /* Voittaja (or a token-only start): a new game */
+		return;
+	}
+	kb_pos pos;
+	if (kb_board_parse(lastl, KB_BOARD_LEN, 0xf, &pos, NULL) != 0) {
+		fprintf(stderr, "bench server: bad board %.46s\n", lastl);
+		exit(1);
+	}
+	int idx = kb_pick_hard(kb_legal(&pos, 0, lastl[45] - '0'));
+	memcpy(msg, c->token, KB_TOKEN_LEN);
+	msg[KB_TOKEN_LEN] = (char)('0' + idx);
+	msg[KB_MOVE_LEN] = '\n';
+	send_req(c, L, msg, sizeof msg, 1);
+}
+
+static void record(load *L, conn *c, double t)
+{
+	if (!L->measuring)
+		return;
+	L->responses++;
+	L->bytes += c->len;
+	if (!c->is_move)
+		return;
+	L->moves++;
+	if (L->nlat == L->cap) {
+		L->cap = L->cap ? L->cap * 2 : 1 << 16;
+		L->lat = realloc(L->lat, L->cap * sizeof *L->lat);
+	}
+	L->lat[L->nlat++] = t - c->sent_at;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct load_result {
+	double moves_per_s, p50_ms, p99_ms, avg_resp;
+} load_result;
+
+/* rate 0: every game sends its next request as soon as it has the answer
+ * (saturation); rate R: the games together send about R requests/s. */
+static load_result run_load(int port, int nconn, double secs, int echo, double rate)
+{
+	load L = {.echo = echo, .interval = rate > 0 ? nconn / rate : 0};
+	conn *cs = calloc((size_t)nconn, sizeof *cs);
+	int ep = epoll_create1(0);
+	struct epoll_event evs[256];
+	load_result res = {0};
+
+	for (int i = 0; i < nconn; i++) {
+		cs[i].fd = connect_to(port);
+		if (cs[i].fd < 0)
+			die("%s", "connect");
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &cs[i]};
+		epoll_ctl(ep, EPOLL_CTL_ADD, cs[i].fd, &ev);
+		if (echo)
+			next_request(&cs[i], &L);
+		else
+			send_start(&cs[i], &L);
+	}
+	double t0 = now_s(), warm = t0 + 0.5, stop_at = warm + secs;
+	double due = 0;
+	while (now_s() < stop_at) {
+		/* sleep until the next paced request (no busy waiting: the
+		 * server needs the CPU) */
+		double wait = due > 0 ? due - now_s() : 0.1;
+		struct timespec ts = {0, 0};
+		if (wait > 0) {
+			ts.tv_sec = (time_t)wait;
+			ts.tv_nsec = (long)((wait - (double)ts.tv_sec) * 1e9);
+		}
+		int n = epoll_pwait2(ep, evs, 256, &ts, NULL);
+		double t = now_s();
+		if (!L.measuring && t >= warm) {
+			L.measuring = 1;
+			warm = t;
+		}
+		for (int i = 0; i < n; i++) {
+			conn *c = evs[i].data.ptr;
+			ssize_t got = read(c->fd, c->buf + c->len, RBUF - c->len);
+			if (got <= 0)
+				die("%s", "read (server closed?)");
+			c->len += (size_t)got;
+			if (c->len >= 4 && memcmp(c->buf + c->len - 4, "END\n", 4) == 0 &&
+			    (c->len == 4 || c->buf[c->len - 5] == '\n')) {
+				record(&L, c, t);
+				next_request(c, &L);
+				c->len = 0;
+				if (c->next_at > 0 && (due == 0 || c->next_at < due))
+					due = c->next_at;
+			} else if (c->len == RBUF) {
+				fprintf(stderr, "bench server: response too long\n");
+				exit(1);
+			}
+		}
+		if (L.interval > 0)
+			due = send_due(cs, nconn, now_s());
+	}
+	double span = now_s() - warm;
+	for (int i = 0; i < nconn; i++)
+		close(cs[i].fd);
+	close(ep);
+	free(cs);
+	qsort(L.lat, L.nlat, sizeof *L.lat, cmp_double);
+	res.moves_per_s = (double)L.moves / span;
+	if (L.nlat) {
+		res.p50_ms = L.lat[L.nlat / 2] * 1e3;
+		res.p99_ms = L.lat[(size_t)((double)L.nlat * 0.99)] * 1e3;
+	}
+	res.avg_resp = L.responses ? (double)L.bytes / (double)L.responses : 0;
+	free(L.lat);
+	return res;
+}
+
+/* ---- the echo server ------------------------------------------------------------- */
+
+/* Answer every '\n'-ended request with resp_len bytes ending in "END\n". */
+static void echo_serve(int lfd, size_t resp_len)
+{
+	int ep = epoll_create1(0);
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd}, evs[256];
+	char *resp = malloc(resp_len), buf[4096];
+
+	memset(resp, '0', resp_len);
+	for (size_t i = 46; i < resp_len; i += 47)
+		resp[i] = '\n';
+	memcpy(resp + resp_len - 4, "END\n", 4);
+	if (resp_len > 4)
+		resp[resp_len - 5] = '\n';
+	epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+	for (;;) {
+		int n = epoll_wait(ep, evs, 256, -1);
+		for (int i = 0; i < n; i++) {
+			int fd = evs[i].data.fd;
+			if (fd == lfd) {
+				int c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK), one = 1;
+				if (c < 0)
+					continue;
+				setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+				struct epoll_event cev = {.events = EPOLLIN, .data.fd = c};
+				epoll_ctl(ep, EPOLL_CTL_ADD, c, &cev);
+				continue;
+			}
+			ssize_t got = read(fd, buf, sizeof buf);
+			if (got <= 0) {
+				close(fd);
+				continue;
+			}
+			for (ssize_t k = 0; k < got; k++)
+				if (buf[k] == '\n' && write(fd, resp, resp_len) < 0)
+					break;
+		}
+	}
+}
+
+static pid_t start_echo(int *port, size_t resp_len)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (bind(lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(lfd, 1024) != 0 ||
+	    getsockname(lfd, (struct sockaddr *)&a, &len) != 0)
+		die("%s", "echo listen");
+	*port = ntohs(a.sin_port);
+	pid_t pid = fork();
+	if (pid == 0) {
+		echo_serve(lfd, resp_len);
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+/* ---- idle connections ------------------------------------------------------------- */
+
+static long proc_kb(pid_t pid, const char *field)
+{
+	char path[64], line[256];
+	long v = -1;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, field, strlen(field)) == 0)
+			v = strtol(line + strlen(field) + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* CPU seconds (user + system) a process has used. */
+static double proc_cpu(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long ut = 0, st = 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof buf, f)) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	fclose(f);
+	char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* One "?list" round trip: the server has accepted every earlier connection. */
+static void round_trip(int fd)
+{
+	char buf[4096];
+	size_t len = 0;
+	if (write(fd, "?list\n", 6) != 6)
+		die("%s", "write");
+	while (len < 4 || memcmp(buf + len - 4, "END\n", 4) != 0) {
+		ssize_t n = read(fd, buf + len, sizeof buf - len);
+		if (n <= 0)
+			die("%s", "read");
+		len += (size_t)n;
+		if (len == sizeof buf)
+			len = 0;
+	}
+}
+
+typedef struct idle_result {
+	int wanted, opened;
+	long rss_kb, hwm_kb, rss0_kb;
+	rlim_t limit;
+} idle_result;
+
+static idle_result run_idle(int wanted)
+{
+	idle_result r = {.wanted = wanted};
+	struct rlimit rl;
+	int port;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	r.limit = rl.rlim_cur;
+	pid_t pid = start_server(&port);
+	int *fds = malloc(sizeof *fds * (size_t)wanted);
+	int first = connect_to(port);
+	round_trip(first);
+	r.rss0_kb = proc_kb(pid, "VmRSS");
+	for (int i = 0; i < wanted; i++) {
+		fds[i] = connect_to(port);
+		if (fds[i] < 0)
+			break;
+		r.opened++;
+		if (r.opened % 500 == 0)
+			round_trip(fds[i]);
+	}
+	if (r.opened)
+		round_trip(fds[r.opened - 1]);
+	round_trip(first);
+	r.rss_kb = proc_kb(pid, "VmRSS");
+	r.hwm_kb = proc_kb(pid, "VmHWM");
+	for (int i = 0; i < r.opened; i++)
+		close(fds[i]);
+	close(first);
+	free(fds);
+	stop(pid);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int games = 256, idle = 10000;
+	double secs = 4, rate = 25000;
+	const char *json = NULL;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
+			games = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
+			secs = atof(argv[++i]);
+		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
+			rate = atof(argv[++i]);
+		else if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc)
+			idle = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+			json = argv[++i];
+		else {
+			fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--json FILE]\n");
+			return 2;
+		}
+	}
+	if (games < 1 || games > 4000 || secs <= 0 || idle < 0) {
+		fprintf(stderr, "bench server: --games 1..4000, --seconds > 0, --idle >= 0\n");
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	int port, eport;
+	pid_t srv = start_server(&port);
+	double cpu0 = proc_cpu(srv);
+	load_result s = run_load(port, games, secs, 0, 0);
+	double cpu_us = s.moves_per_s > 0 ? (proc_cpu(srv) - cpu0) * 1e6 / (s.moves_per_s * (secs + 0.5)) : 0;
+	load_result paced = run_load(port, games, secs, 0, rate);
+	long hwm = proc_kb(srv, "VmHWM");
+	stop(srv);
+	pid_t echo = start_echo(&eport, (size_t)(s.avg_resp + 0.5) < 8 ? 8 : (size_t)(s.avg_resp + 0.5));
+	load_result e = run_load(eport, games, secs, 1, 0);
+	kill(echo, SIGKILL);
+	waitpid(echo, NULL, 0);
+	idle_result id = run_idle(idle);
+
+	printf("kimble-server on loopback, %d concurrent games, %.1f s measured\n", games, secs);
+	printf("%-34s %12s\n", "measure", "value");
+	printf("%-34s %12.0f\n", "saturated: moves/s", s.moves_per_s);
+	printf("%-34s %12.3f\n", "saturated: latency p50 ms", s.p50_ms);
+	printf("%-34s %12.3f\n", "saturated: latency p99 ms", s.p99_ms);
+	printf("%-34s %12.1f\n", "server CPU us per move (approx.)", cpu_us);
+	printf("%-34s %12.0f\n", "average response bytes", s.avg_resp);
+	printf("%-34s %12.0f\n", "paced: requests/s offered", rate);
+	printf("%-34s %12.0f\n", "paced: moves/s answered", paced.moves_per_s);
+	printf("%-34s %12.3f\n", "paced: latency p50 ms", paced.p50_ms);
+	printf("%-34s %12.3f\n", "paced: latency p99 ms", paced.p99_ms);
+	printf("%-34s %12ld\n", "server VmHWM under load KiB", hwm);
+	printf("%-34s %12.0f\n", "requests/s (echo, same client)", e.moves_per_s);
+	printf("%-34s %12.3f\n", "echo latency p99 ms", e.p99_ms);
+	printf("%-34s %12.2f\n", "server / echo ratio", e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0);
+	printf("%-34s %12d\n", "idle connections opened", id.opened);
+	printf("%-34s %12ld\n", "server VmRSS before KiB", id.rss0_kb);
+	printf("%-34s %12ld\n", "server VmRSS idle KiB", id.rss_kb);
+	printf("%-34s %12ld\n", "server VmHWM idle KiB", id.hwm_kb);
+	if (id.opened < id.wanted)
+		printf("note: only %d of %d idle connections (RLIMIT_NOFILE %llu)\n", id.opened,
+		       id.wanted, (unsigned long long)id.limit);
+	if (json) {
+		FILE *f = fopen(json, "w");
+		if (!f)
+			die("cannot write %s", json);
+		fprintf(f, "{\"games\": %d, \"seconds\": %.1f, \"moves_per_s\": %.0f, \"p50_ms\": %.3f, "
+			"\"p99_ms\": %.3f, \"cpu_us_per_move\": %.1f, \"avg_response_bytes\": %.0f, \"paced_rate\": %.0f, "
+			"\"paced_per_s\": %.0f, \"paced_p50_ms\": %.3f, \"paced_p99_ms\": %.3f, \"load_hwm_kib\": %ld, "
+			"\"echo_per_s\": %.0f, \"echo_p99_ms\": %.3f, \"ratio\": %.3f, "
+			"\"idle_wanted\": %d, \"idle_opened\": %d, \"idle_rss_kib\": %ld, "
+			"\"idle_hwm_kib\": %ld}\n",
+			games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
+			paced.p50_ms, paced.p99_ms, hwm, e.moves_per_s,
+			e.p99_ms, e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0, id.wanted,
+			id.opened, id.rss_kb, id.hwm_kb);
+		fclose(f);
+	}
+	return 0;
+}
