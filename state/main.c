@@ -1,0 +1,161 @@
+/* main.c - kimble-state: inspect, export, import and reset the bot's
+ * learning store. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "report.h"
+#include "store.h"
+
+static const char usage[] =
+	"NAME\n"
+	"    kimble-state - inspect and edit what kimble-bot has learned\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    kimble-state [--state PATH] list\n"
+	"    kimble-state [--state PATH] show NAME\n"
+	"    kimble-state [--state PATH] reset [NAME]\n"
+	"    kimble-state [--state PATH] export [FILE]\n"
+	"    kimble-state [--state PATH] import [FILE]\n"
+	"    kimble-state --help\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    list     one line per opponent: games, games won by the bot, win\n"
+	"             rate, games the opponent won, decisions observed, and the\n"
+	"             model's belief (easy, hard, random or heuristic, weight)\n"
+	"    show     one opponent: counts, model weights, feature weights and\n"
+	"             results per bot version\n"
+	"    reset    forget NAME (all its records), or everything\n"
+	"    export   write the store as text to FILE (default standard output)\n"
+	"    import   add an export read from FILE (default standard input) to\n"
+	"             the store: counts add up, so two stores merge\n"
+	"\n"
+	"OPTIONS\n"
+	"    --state PATH  the store folder; default $KIMBLE_STATE, else\n"
+	"                  ./kimble-state\n"
+	"    --help        this text\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 done, 1 usage error, 2 the store cannot be opened, read or\n"
+	"    written, 3 malformed import input or a file that cannot be opened,\n"
+	"    4 show: no such opponent.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    kimble-state --state bots/mine/kimble-state list\n"
+	"    kimble-state export > a.txt; kimble-state --state other import a.txt\n";
+
+static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("kimble-state: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(status);
+}
+
+static kb_store *open_store(const char *arg, int writing)
+{
+	char path[512];
+	kb_store_opts opts = {0, 0, stderr};
+	kb_store *st;
+	kb_err err;
+
+	if (!kb_store_path(arg, path, sizeof path))
+		die(1, "--state: path too long, expected at most %zu characters", sizeof path - 1);
+	if (kb_store_open(&st, path, writing ? KB_STORE_CREATE : KB_STORE_RDONLY, &opts, &err))
+		die(2, "%s", err.msg);
+	if (writing && kb_store_readonly(st))
+		die(2, "store %s: not writable", path);
+	return st;
+}
+
+static int run(const char *state, const char *cmd, const char *arg)
+{
+	kb_store *st;
+	kb_err err;
+	int rc = 0;
+
+	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "show") == 0 ||
+	    strcmp(cmd, "export") == 0) {
+		FILE *out = stdout;
+		if (strcmp(cmd, "show") == 0 && !arg)
+			die(1, "show: expected an opponent NAME");
+		if (strcmp(cmd, "export") == 0 && arg && !(out = fopen(arg, "w")))
+			die(3, "export: cannot create %s", arg);
+		st = open_store(state, 0);
+		if (strcmp(cmd, "list") == 0)
+			rc = kb_report_list(st, out, &err);
+		else if (strcmp(cmd, "show") == 0)
+			rc = kb_report_show(st, arg, out, &err);
+		else
+			rc = kb_export(st, out, &err);
+		kb_store_close(st);
+		if (out != stdout && fclose(out))
+			die(2, "export: cannot write %s", arg);
+		if (rc == 1)
+			die(4, "show: no records of opponent %s", arg);
+		if (rc)
+			die(2, "%s", err.msg);
+		return 0;
+	}
+	if (strcmp(cmd, "reset") == 0) {
+		long deleted = 0;
+		st = open_store(state, 1);
+		rc = kb_store_reset(st, arg, &deleted, &err);
+		kb_store_close(st);
+		if (rc)
+			die(2, "%s", err.msg);
+		fprintf(stderr, "kimble-state: reset: %ld record(s) removed\n", deleted);
+		return 0;
+	}
+	if (strcmp(cmd, "import") == 0) {
+		FILE *in = arg ? fopen(arg, "r") : stdin;
+		long records = 0;
+		if (!in)
+			die(3, "import: cannot open %s", arg);
+		st = open_store(state, 1);
+		rc = kb_import(st, in, arg ? arg : "standard input", &records, &err);
+		kb_store_close(st);
+		if (in != stdin)
+			fclose(in);
+		if (rc)
+			die(rc == -2 ? 3 : 2, "import: %s", err.msg);
+		fprintf(stderr, "kimble-state: import: %ld record(s) added\n", records);
+		return 0;
+	}
+	die(1, "unknown command \"%s\": expected list, show, reset, export or import (see --help)", cmd);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *state = NULL, *words[2] = {NULL, NULL};
+	int nwords = 0;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--state") == 0) {
+			if (++i == argc)
+				die(1, "--state: expected a folder PATH");
+			state = argv[i];
+		} else if (strncmp(argv[i], "--state=", 8) == 0) {
+			state = argv[i] + 8;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			die(1, "unknown option \"%s\" (see kimble-state --help)", argv[i]);
+		} else if (nwords < 2) {
+			words[nwords++] = argv[i];
+		} else {
+			die(1, "unexpected argument \"%s\" (see kimble-state --help)", argv[i]);
+		}
+	}
+	if (!nwords)
+		die(1, "expected a command: list, show, reset, export or import (see --help)");
+	return run(state, words[0], words[1]);
+}

@@ -1,0 +1,85 @@
+/* record.h - the byte formats of the learning store's records.
+ *
+ * Every value starts with an 8-byte header: u16 kind, u16 format version,
+ * u32 zero; all integers are little-endian, whatever the host.  Values are
+ * copied out of the store and decoded here, never cast to a struct.
+ *
+ *   kind 1, opponent record, key "o/NAME"
+ *     version 1 (old):  u64 games, won, lost                     (32 bytes)
+ *     version 2 (now):  u64 games, won, lost, decisions, easy_hits,
+ *                       hard_hits; KB_SAMPLES samples of KB_SAMPLE_LEN
+ *                       bytes, oldest at index decisions % KB_SAMPLES
+ *                       (model.h)                               (920 bytes)
+ *   kind 2, results per bot version, key "v/VERSION/NAME"
+ *     version 1:        u64 games, won, lost                     (32 bytes)
+ *
+ * An older version is read (missing fields zero) and written back in the
+ * current version at the next update; a newer version or a size that does
+ * not match its version is refused (KB_REC_NEWER, KB_REC_BAD), never guessed.
+ *
+ * games: games played with NAME in a seat; won: of those, games the bot
+ * won; lost: games NAME itself won.  Nothing here allocates.
+ */
+#ifndef KB_STATE_RECORD_H
+#define KB_STATE_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+#define KB_REC_OPPONENT 1
+#define KB_REC_RESULTS 2
+#define KB_OPP_VERSION 2      /* current opponent record version */
+#define KB_RES_VERSION 1      /* current results record version */
+#define KB_OPP_V1_LEN 32
+#define KB_OPP_V2_LEN (8 + 6 * 8 + KB_SAMPLES * KB_SAMPLE_LEN)
+#define KB_RES_LEN 32
+#define KB_REC_MAX KB_OPP_V2_LEN
+
+/* Names (opponents, bot versions): 1..KB_NAME_MAX of A-Z a-z 0-9 _ . - */
+#define KB_NAME_MAX 64
+
+typedef struct kb_opp_rec {
+	uint64_t games, won, lost;
+	kb_model_stats model;
+} kb_opp_rec;
+
+typedef struct kb_res_rec {
+	uint64_t games, won, lost;
+} kb_res_rec;
+
+/* Decoding results. */
+enum kb_rec_status {
+	KB_REC_OK = 0,
+	KB_REC_OLD = 1,     /* read from an older version (upgrade on write) */
+	KB_REC_NEWER = -1,  /* written by a newer program: leave it alone */
+	KB_REC_BAD = -2     /* wrong kind, or a size its version does not have */
+};
+
+/* Encode in the current version into out (KB_REC_MAX bytes); returns the
+ * length. */
+size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out);
+size_t kb_res_encode(const kb_res_rec *r, uint8_t *out);
+
+/* Encode an opponent record in the old version 1 (for tests and for
+ * checking upgrades); returns KB_OPP_V1_LEN. */
+size_t kb_opp_encode_v1(const kb_opp_rec *r, uint8_t *out);
+
+/* Decode len bytes into r (zeroed first).  Returns an enum kb_rec_status. */
+int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r);
+int kb_res_decode(const uint8_t *in, size_t len, kb_res_rec *r);
+
+/* Add b's counts to a (merging). */
+void kb_opp_add(kb_opp_rec *a, const kb_opp_rec *b);
+
+/* 1 if name[0..len) is a valid name (see KB_NAME_MAX). */
+int kb_name_ok(const char *name, size_t len);
+
+/* Store keys: "o/NAME" and "v/VERSION/NAME".  Return the key length, or 0
+ * when a name is not valid.  out must hold KB_KEY_MAX bytes. */
+#define KB_KEY_MAX (4 + 2 * KB_NAME_MAX)
+size_t kb_key_opponent(const char *name, char *out);
+size_t kb_key_results(const char *version, const char *name, char *out);
+
+#endif

@@ -1,0 +1,106 @@
+/* report.c - kimble-state list and show; see report.h. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void kb_report_belief(const kb_model *m, char *out, size_t size)
+{
+	enum kb_component c = kb_model_belief(m);
+
+	snprintf(out, size, "%s %.2f", kb_component_name(c), m->weight[c]);
+}
+
+static const char *status_word(int status)
+{
+	return status == KB_REC_NEWER ? "newer-format record, not read" : "damaged record";
+}
+
+static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status)
+{
+	FILE *out = ctx;
+	kb_model m;
+	char belief[64];
+
+	if (status < 0) {
+		fprintf(out, "%-20s %s\n", name, status_word(status));
+		return 0;
+	}
+	kb_model_fit(&m, &r->model);
+	kb_report_belief(&m, belief, sizeof belief);
+	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s\n",
+		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief);
+	return 0;
+}
+
+int kb_report_list(kb_store *st, FILE *out, kb_err *err)
+{
+	kb_store_visitor v = {list_one, NULL, out};
+
+	fprintf(out, "%-20s %8s %8s %7s %8s %10s  %s\n", "OPPONENT", "GAMES", "WON", "WIN%",
+		"LOST", "DECISIONS", "BELIEF");
+	return kb_store_each(st, &v, err) ? -1 : 0;
+}
+
+typedef struct show_ctx {
+	FILE *out;
+	const char *name;
+	int versions;
+} show_ctx;
+
+static int show_results(void *ctx, const char *version, const char *name,
+			const kb_res_rec *r, int status)
+{
+	show_ctx *c = ctx;
+
+	if (strcmp(name, c->name) != 0)
+		return 0;
+	if (!c->versions++)
+		fprintf(c->out, "results by bot version:\n");
+	if (status < 0)
+		fprintf(c->out, "  %-16s unreadable record\n", version);
+	else
+		fprintf(c->out, "  %-16s games %" PRIu64 " won %" PRIu64 " (%.1f%%) lost %" PRIu64 "\n",
+			version, r->games, r->won, pct(r->won, r->games), r->lost);
+	return 0;
+}
+
+int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err)
+{
+	kb_opp_rec r;
+	kb_model m;
+	show_ctx c = {out, name, 0};
+	kb_store_visitor v = {NULL, show_results, &c};
+	int rc = kb_store_get(st, name, &r, err);
+
+	if (rc == KB_STORE_ERROR)
+		return -1;
+	if (rc == KB_REC_NEWER || rc == KB_REC_BAD) {
+		fprintf(out, "opponent %s: %s\n", name, status_word(rc));
+	} else if (rc != KB_STORE_ABSENT) {
+		kb_model_fit(&m, &r.model);
+		fprintf(out, "opponent %s%s\n", name, rc == KB_REC_OLD ? " (old record format)" : "");
+		fprintf(out, "games %" PRIu64 ", won %" PRIu64 " (%.1f%%), lost %" PRIu64 "\n",
+			r.games, r.won, pct(r.won, r.games), r.lost);
+		fprintf(out, "decisions %" PRIu64 " (matching easy %" PRIu64 ", hard %" PRIu64
+			"), %d kept as samples\n", r.model.decisions, r.model.easy_hits,
+			r.model.hard_hits, kb_model_samples(&r.model));
+		fprintf(out, "model:");
+		for (int k = 0; k < KB_COMPONENTS; k++)
+			fprintf(out, " %s %.3f", kb_component_name((enum kb_component)k), m.weight[k]);
+		fprintf(out, "\nheuristic weights:");
+		for (int k = 0; k < KB_FEATURES; k++)
+			fprintf(out, " %s %+.2f", kb_feature_name(k), m.w[k]);
+		fprintf(out, "\n");
+	}
+	if (kb_store_each(st, &v, err))
+		return -1;
+	if (rc == KB_STORE_ABSENT && c.versions == 0)
+		return 1;
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* report.h - what kimble-state list and show print.
+ *
+ * Errors: as store.h; kb_report_show returns 1 when NAME has no records.
+ */
+#ifndef KB_STATE_REPORT_H
+#define KB_STATE_REPORT_H
+
+#include <stdio.h>
+
+#include "store.h"
+
+/* One line per opponent: games, won, win rate, lost, decisions, belief. */
+int kb_report_list(kb_store *st, FILE *out, kb_err *err);
+
+/* Everything about one opponent: counts, the fitted model's component
+ * weights and feature weights, results per bot version. */
+int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err);
+
+/* "easy 0.98" style summary of a fitted model into out. */
+void kb_report_belief(const kb_model *m, char *out, size_t size);
+
+#endif

@@ -1,0 +1,700 @@
+/* test_state.c - the learning store: record formats (round trip, old and
+ * newer versions, damage), the opponent model (easy and hard recognised
+ * within five choices, other players predicted better than any fixed
+ * assumption), the LMDB store (updates, merge by export/import, reset, a
+ * full map, a read-only store, a corrupted file) and the kimble-state tool. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/game.h"
+#include "core/policy.h"
+#include "state/export.h"
+#include "state/model.h"
+#include "state/record.h"
+#include "state/store.h"
+#include "support.h"
+
+/* ---- players that are neither easy nor hard ------------------------------ */
+
+/* Captures when it can (the rearmost such piece), else plays like easy. */
+static int play_capturer(const kb_pos *p, int s, int d, unsigned m)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	kb_features(p, s, d, m, f);
+	for (int i = KB_PIECES - 1; i >= 0; i--)
+		if ((m >> i & 1) && f[i][KB_F_CAPTURE])
+			return i;
+	return kb_pick_easy(m);
+}
+
+/* A greedy scorer: capture, reach the goal, leave home, stay safe. */
+static int play_greedy(const kb_pos *p, int s, int d, unsigned m)
+{
+	double f[KB_PIECES][KB_FEATURES], best = -1e9;
+	int pick = -1;
+
+	kb_features(p, s, d, m, f);
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!(m >> i & 1))
+			continue;
+		double v = 3 * f[i][KB_F_CAPTURE] + 2 * f[i][KB_F_ENTER_GOAL] +
+			   1.5 * f[i][KB_F_LEAVE] - 2 * f[i][KB_F_LAND_THREAT] +
+			   1.5 * f[i][KB_F_ESCAPE] - 0.5 * f[i][KB_F_IN_GOAL] + f[i][KB_F_ADVANCE];
+		if (v > best) {
+			best = v;
+			pick = i;
+		}
+	}
+	return pick;
+}
+
+enum player { P_EASY, P_HARD, P_CAPTURER, P_GREEDY };
+
+static int play(enum player who, const kb_pos *p, int s, int d, unsigned m)
+{
+	switch (who) {
+	case P_EASY:
+		return kb_pick_easy(m);
+	case P_HARD:
+		return kb_pick_hard(m);
+	case P_CAPTURER:
+		return play_capturer(p, s, d, m);
+	default:
+		return play_greedy(p, s, d, m);
+	}
+}
+
+/* Visit the decisions of four-seat games where A is played by who (and the
+ * others by hard); fn returns non-zero to stop.  Bounded by games. */
+static void decisions(enum player who, uint64_t seed, int games,
+		      int (*fn)(void *ctx, const kb_pos *, int, int, unsigned, int), void *ctx)
+{
+	const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_HARD};
+
+	for (int g = 0; g < games; g++) {
+		kb_game game;
+		kb_game_init(&game, seed + (uint64_t)g, ctl);
+		for (int steps = 0; steps < 10000 && kb_game_advance(&game, NULL) >= 0; steps++) {
+			unsigned mask = kb_game_pending_mask(&game);
+			int c = play(who, &game.pos, 0, game.pending_die, mask);
+			if (fn(ctx, &game.pos, 0, game.pending_die, mask, c))
+				return;
+			kb_game_decide(&game, c, NULL);
+		}
+	}
+}
+
+typedef struct learn_ctx {
+	kb_model_stats st;
+	int limit;
+} learn_ctx;
+
+static int learn(void *ctx, const kb_pos *p, int s, int d, unsigned m, int c)
+{
+	learn_ctx *l = ctx;
+
+	kb_model_observe(&l->st, p, s, d, m, c);
+	return (int)l->st.decisions >= l->limit;
+}
+
+/* Log-likelihood per choice of a model's predictions. */
+typedef struct score_ctx {
+	const kb_model *m;
+	double ll;
+	int n, hits, limit;
+} score_ctx;
+
+static int score(void *ctx, const kb_pos *p, int s, int d, unsigned m, int c)
+{
+	score_ctx *sc = ctx;
+	double prob[KB_PIECES];
+	int best = 0;
+
+	kb_model_probs(sc->m, p, s, d, m, prob);
+	for (int i = 1; i < KB_PIECES; i++)
+		if (prob[i] > prob[best])
+			best = i;
+	sc->ll += log(fmax(prob[c], 1e-9));
+	sc->hits += best == c;
+	return ++sc->n >= sc->limit;
+}
+
+static kb_model learned(enum player who, int choices)
+{
+	static learn_ctx l;
+	kb_model m;
+
+	memset(&l, 0, sizeof l);
+	l.limit = choices;
+	decisions(who, 1000, 500, learn, &l);
+	cr_assert_eq(l.st.decisions, (uint64_t)choices);
+	kb_model_fit(&m, &l.st);
+	return m;
+}
+
+static score_ctx scored(const kb_model *m, enum player who)
+{
+	score_ctx sc = {m, 0, 0, 0, 2000};
+
+	decisions(who, 90000, 500, score, &sc);
+	return sc;
+}
+
+Test(state_model, prior_without_data, .timeout = 10)
+{
+	kb_model_stats st;
+	kb_model m, prior;
+
+	memset(&st, 0, sizeof st);
+	kb_model_fit(&m, &st);
+	kb_model_prior(&prior);
+	cr_assert_eq(memcmp(&m, &prior, sizeof m), 0);
+	double sum = 0;
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		sum += m.weight[c];
+	cr_assert_float_eq(sum, 1.0, 1e-12);
+}
+
+Test(state_model, easy_and_hard_told_apart_in_five_choices, .timeout = 20)
+{
+	for (int n = 3; n <= 5; n++) {
+		kb_model e = learned(P_EASY, n), h = learned(P_HARD, n);
+		cr_assert_eq(kb_model_belief(&e), KB_C_EASY, "easy after %d choices", n);
+		cr_assert_eq(kb_model_belief(&h), KB_C_HARD, "hard after %d choices", n);
+	}
+	kb_model e = learned(P_EASY, 5), h = learned(P_HARD, 5);
+	cr_assert_gt(e.weight[KB_C_EASY], 0.9, "easy weight %.3f", e.weight[KB_C_EASY]);
+	cr_assert_gt(h.weight[KB_C_HARD], 0.9, "hard weight %.3f", h.weight[KB_C_HARD]);
+	score_ctx se = scored(&e, P_EASY), sh = scored(&h, P_HARD);
+	cr_assert_eq(se.hits, se.n, "easy predicted exactly");
+	cr_assert_eq(sh.hits, sh.n, "hard predicted exactly");
+}
+
+/* Fixed assumptions, as models: pure easy, pure hard, uniform. */
+static kb_model fixed(enum kb_component c)
+{
+	kb_model m;
+
+	memset(&m, 0, sizeof m);
+	m.weight[c] = 1.0;
+	return m;
+}
+
+Test(state_model, other_players_predicted_better_than_fixed_assumptions, .timeout = 60)
+{
+	const enum player who[2] = {P_CAPTURER, P_GREEDY};
+
+	for (int k = 0; k < 2; k++) {
+		kb_model m = learned(who[k], 200);
+		score_ctx got = scored(&m, who[k]);
+		for (int c = KB_C_EASY; c <= KB_C_RANDOM; c++) {
+			kb_model f = fixed((enum kb_component)c);
+			score_ctx base = scored(&f, who[k]);
+			cr_assert_geq(got.hits, base.hits, "player %d: learned %d/%d vs %s %d/%d", k,
+				      got.hits, got.n, kb_component_name((enum kb_component)c),
+				      base.hits, base.n);
+			cr_assert_gt(got.ll, base.ll + 0.01 * got.n,
+				     "player %d: log-likelihood per choice %.3f vs %s %.3f", k,
+				     got.ll / got.n, kb_component_name((enum kb_component)c),
+				     base.ll / base.n);
+		}
+		cr_assert_gt((double)got.hits / got.n, 0.95, "player %d: accuracy %d/%d", k,
+			     got.hits, got.n);
+	}
+}
+
+Test(state_model, probabilities_sum_to_one, .timeout = 20)
+{
+	kb_model m = learned(P_GREEDY, 50);
+	kb_pos p = test_pos(0xf, "30 12 3", "5 20", "", "1");
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(&p, 0, d);
+		double prob[KB_PIECES], sum = 0;
+		kb_model_probs(&m, &p, 0, d, mask, prob);
+		for (int i = 0; i < KB_PIECES; i++) {
+			if (!(mask >> i & 1))
+				cr_assert_eq(prob[i], 0.0);
+			sum += prob[i];
+		}
+		if (mask)
+			cr_assert_float_eq(sum, 1.0, 1e-9, "die %d", d);
+	}
+}
+
+Test(state_model, features_of_hand_positions, .timeout = 10)
+{
+	double f[KB_PIECES][KB_FEATURES];
+	/* A at 3 and 25 (and home pieces); B at 9 stands on A's square 9+... */
+	kb_pos p = test_pos(0x3, "25 3", "2", "", "");
+	/* B's piece at progress 2 is on absolute square 9; A's piece at 3 with
+	 * a 6 lands on 9: a capture.  A's 25 + 6 = 31: into the goal. */
+	unsigned mask = kb_legal(&p, 0, 6);
+	cr_assert_eq(mask, 0x7u);
+	kb_features(&p, 0, 6, mask, f);
+	cr_assert_eq(f[1][KB_F_CAPTURE], 1.0);
+	cr_assert_eq(f[0][KB_F_ENTER_GOAL], 1.0);
+	cr_assert_eq(f[2][KB_F_LEAVE], 1.0);
+	cr_assert_eq(f[0][KB_F_FOREMOST], 1.0);
+	cr_assert_eq(f[2][KB_F_REARMOST], 1.0);
+	/* A's start square 0 is 7 squares behind B's piece on 9? no: B at 9
+	 * threatens 10..15; A's piece moving 3 -> 9 captures, lands safe. */
+	cr_assert_eq(f[1][KB_F_LAND_THREAT], 0.0);
+}
+
+/* ---- records ------------------------------------------------------------- */
+
+static kb_opp_rec sample_rec(void)
+{
+	static learn_ctx l;
+	kb_opp_rec r;
+
+	memset(&l, 0, sizeof l);
+	l.limit = 150;
+	decisions(P_GREEDY, 7, 100, learn, &l);
+	memset(&r, 0, sizeof r);
+	r.games = 12;
+	r.won = 7;
+	r.lost = 4;
+	r.model = l.st;
+	return r;
+}
+
+Test(state_record, round_trip, .timeout = 10)
+{
+	kb_opp_rec r = sample_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+	size_t n = kb_opp_encode(&r, buf);
+
+	cr_assert_eq(n, (size_t)KB_OPP_V2_LEN);
+	cr_assert_eq(buf[0], 1);
+	cr_assert_eq(buf[2], KB_OPP_VERSION);
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OK);
+	cr_assert_eq(memcmp(&r, &back, sizeof r), 0);
+	/* little-endian: games = 12 at offset 8 */
+	cr_assert_eq(buf[8], 12);
+	cr_assert_eq(buf[9], 0);
+
+	kb_res_rec res = {5, 3, 1}, rb;
+	n = kb_res_encode(&res, buf);
+	cr_assert_eq(kb_res_decode(buf, n, &rb), KB_REC_OK);
+	cr_assert_eq(memcmp(&res, &rb, sizeof res), 0);
+}
+
+Test(state_record, old_version_is_read_and_upgraded, .timeout = 10)
+{
+	kb_opp_rec r = sample_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+	size_t n = kb_opp_encode_v1(&r, buf);
+
+	cr_assert_eq(n, (size_t)KB_OPP_V1_LEN);
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OLD);
+	cr_assert_eq(back.games, 12);
+	cr_assert_eq(back.won, 7);
+	cr_assert_eq(back.lost, 4);
+	cr_assert_eq(back.model.decisions, 0);
+}
+
+Test(state_record, newer_and_damaged_refused, .timeout = 10)
+{
+	kb_opp_rec r = sample_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+	size_t n = kb_opp_encode(&r, buf);
+
+	cr_assert_eq(kb_opp_decode(buf, n - 1, &back), KB_REC_BAD, "short");
+	cr_assert_eq(back.games, 0);
+	buf[2] = KB_OPP_VERSION + 1;
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_NEWER);
+	buf[2] = KB_OPP_VERSION;
+	buf[0] = 2;
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_BAD, "wrong kind");
+	cr_assert_eq(kb_opp_decode(buf, 3, &back), KB_REC_BAD, "no header");
+	buf[0] = 1;
+	buf[16] = 99; /* won > games */
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_BAD);
+	/* a v1 header with a v2 length */
+	n = kb_opp_encode(&r, buf);
+	buf[2] = 1;
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_BAD);
+}
+
+Test(state_record, names_and_keys, .timeout = 10)
+{
+	char key[KB_KEY_MAX];
+
+	cr_assert_eq(kb_key_opponent("easy", key), 6u);
+	cr_assert_eq(memcmp(key, "o/easy", 6), 0);
+	cr_assert_eq(kb_key_results("1.0", "bob_2", key), 11u);
+	cr_assert_eq(memcmp(key, "v/1.0/bob_2", 11), 0);
+	cr_assert_eq(kb_key_opponent("a/b", key), 0u);
+	cr_assert_eq(kb_key_opponent("", key), 0u);
+	cr_assert_eq(kb_key_opponent("x y", key), 0u);
+}
+
+/* ---- store --------------------------------------------------------------- */
+
+static kb_store *open_at(const char *dir, size_t map, size_t max, FILE *warn)
+{
+	kb_store_opts opts = {map, max, warn};
+	kb_store *st;
+	kb_err err;
+
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, &opts, &err), 0, "%s", err.msg);
+	return st;
+}
+
+static void add_game(kb_store *st, const char *name, int won, int lost, const kb_model_stats *m)
+{
+	kb_store_add a;
+	kb_err err;
+
+	memset(&a, 0, sizeof a);
+	a.name = name;
+	a.version = "test-1";
+	a.opponent = 1;
+	a.delta.games = 1;
+	a.delta.won = (uint64_t)won;
+	a.delta.lost = (uint64_t)lost;
+	if (m)
+		a.delta.model = *m;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+}
+
+Test(state_store, updates_add_up, .timeout = 20)
+{
+	char dir[256], path[300];
+	kb_opp_rec r = sample_rec(), got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/a/b/kimble-state", dir);
+	kb_store *st = open_at(path, 0, 0, NULL);
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_STORE_ABSENT);
+	for (int i = 0; i < 10; i++)
+		add_game(st, "bob", i % 2, i % 3 == 0, &r.model);
+	add_game(st, "eve", 1, 0, NULL);
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_eq(got.games, 10);
+	cr_assert_eq(got.won, 5);
+	cr_assert_eq(got.lost, 4);
+	cr_assert_eq(got.model.decisions, 10 * r.model.decisions);
+	cr_assert_eq(got.model.easy_hits, 10 * r.model.easy_hits);
+	kb_store_close(st);
+	/* reopen: still there */
+	st = open_at(path, 0, 0, NULL);
+	cr_assert_eq(kb_store_get(st, "eve", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 1);
+	long deleted = 0;
+	cr_assert_eq(kb_store_reset(st, "bob", &deleted, &err), 0, "%s", err.msg);
+	cr_assert_eq(deleted, 2, "opponent and one results record");
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_STORE_ABSENT);
+	cr_assert_eq(kb_store_get(st, "eve", &got, &err), KB_REC_OK);
+	cr_assert_eq(kb_store_reset(st, NULL, &deleted, &err), 0);
+	cr_assert_eq(deleted, 2);
+	cr_assert_eq(kb_store_get(st, "eve", &got, &err), KB_STORE_ABSENT);
+	kb_store_close(st);
+}
+
+/* Write a raw value under a key, as an older or newer program would have. */
+static void put_raw(kb_store *st, const char *name, const uint8_t *val, size_t len);
+
+Test(state_store, old_record_upgraded_on_update, .timeout = 20)
+{
+	char dir[256];
+	kb_opp_rec r = sample_rec(), got;
+	uint8_t buf[KB_REC_MAX];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_store *st = open_at(dir, 0, 0, NULL);
+	put_raw(st, "old", buf, kb_opp_encode_v1(&r, buf));
+	cr_assert_eq(kb_store_get(st, "old", &got, &err), KB_REC_OLD);
+	cr_assert_eq(got.games, 12);
+	add_game(st, "old", 1, 0, &r.model);
+	cr_assert_eq(kb_store_get(st, "old", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 13);
+	cr_assert_eq(got.won, 8);
+	cr_assert_eq(got.model.decisions, r.model.decisions);
+	/* a newer record is left alone, and the update still commits */
+	buf[0] = 1, buf[1] = 0, buf[2] = 9, buf[3] = 0;
+	put_raw(st, "future", buf, 40);
+	int skipped = -1;
+	kb_store_add a[2];
+	memset(a, 0, sizeof a);
+	a[0].name = "future", a[0].opponent = 1, a[0].delta.games = 1;
+	a[1].name = "other", a[1].opponent = 1, a[1].delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, a, 2, &skipped, &err), 0, "%s", err.msg);
+	cr_assert_eq(skipped, 1);
+	cr_assert_eq(kb_store_get(st, "future", &got, &err), KB_REC_NEWER);
+	cr_assert_eq(kb_store_get(st, "other", &got, &err), KB_REC_OK);
+	kb_store_close(st);
+}
+
+Test(state_store, full_map_grows_then_fails_at_bound, .timeout = 30)
+{
+	char dir[256];
+	kb_opp_rec r = sample_rec(), got;
+	kb_err err;
+	char name[32];
+	FILE *warn = tmpfile();
+
+	test_tmpdir(dir, sizeof dir);
+	kb_store *st = open_at(dir, 64 << 10, 256 << 10, warn);
+	kb_store_add a;
+	memset(&a, 0, sizeof a);
+	a.opponent = 1;
+	a.delta = r;
+	a.name = name;
+	int ok = 0, failed = 0;
+	for (int i = 0; i < 1000 && !failed; i++) {
+		snprintf(name, sizeof name, "opp%d", i);
+		if (kb_store_apply(st, &a, 1, NULL, &err) == 0)
+			ok++;
+		else
+			failed = 1;
+	}
+	cr_assert(failed, "a 256 KiB bound must fill up");
+	cr_assert(strstr(err.msg, "full"), "%s", err.msg);
+	cr_assert_gt(ok, 64, "the map grew beyond its first 64 KiB (%d records)", ok);
+	cr_assert_eq(kb_store_mapsize(st), (size_t)256 << 10);
+	/* what was committed is intact */
+	cr_assert_eq(kb_store_get(st, "opp0", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 12);
+	rewind(warn);
+	char line[256];
+	cr_assert_not_null(fgets(line, sizeof line, warn));
+	cr_assert(strstr(line, "grew"), "%s", line);
+	fclose(warn);
+	kb_store_close(st);
+}
+
+Test(state_store, corrupted_file_is_an_error, .timeout = 10)
+{
+	char dir[256], path[300];
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	FILE *f = fopen(path, "wb");
+	for (int i = 0; i < 16384; i++)
+		fputc((i * 7919) & 0xff, f);
+	fclose(f);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), -1);
+	cr_assert(strstr(err.msg, dir), "%s", err.msg);
+}
+
+Test(state_store, read_only_store_opens_read_only, .timeout = 10)
+{
+	char dir[256];
+	kb_opp_rec got;
+	kb_err err;
+	kb_store *st;
+	FILE *warn = tmpfile();
+
+	if (geteuid() == 0)
+		cr_skip_test("permissions do not bind root");
+	test_tmpdir(dir, sizeof dir);
+	st = open_at(dir, 0, 0, NULL);
+	add_game(st, "bob", 1, 0, NULL);
+	kb_store_close(st);
+	char path[300];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	chmod(path, 0444);
+	snprintf(path, sizeof path, "%s/lock.mdb", dir);
+	chmod(path, 0444);
+	chmod(dir, 0555);
+	kb_store_opts opts = {0, 0, warn};
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, &opts, &err), 0, "%s", err.msg);
+	cr_assert(kb_store_readonly(st));
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_REC_OK, "%s", err.msg);
+	kb_store_add a;
+	memset(&a, 0, sizeof a);
+	a.name = "bob", a.opponent = 1, a.delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	kb_store_close(st);
+	chmod(dir, 0755);
+	fclose(warn);
+}
+
+/* The same samples, oldest first (the rings may be rotated). */
+static int same_samples(const kb_model_stats *a, const kb_model_stats *b)
+{
+	int n = kb_model_samples(a);
+	uint64_t fa = a->decisions - (uint64_t)n, fb = b->decisions - (uint64_t)n;
+
+	if (kb_model_samples(b) != n)
+		return 0;
+	for (int j = 0; j < n; j++)
+		if (memcmp(&a->sample[(fa + (uint64_t)j) % KB_SAMPLES],
+			   &b->sample[(fb + (uint64_t)j) % KB_SAMPLES], sizeof(kb_sample)))
+			return 0;
+	return 1;
+}
+
+Test(state_store, export_import_merges, .timeout = 30)
+{
+	char dir[256], a_dir[300], b_dir[300];
+	kb_opp_rec r = sample_rec(), got;
+	kb_err err;
+	long records = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(a_dir, sizeof a_dir, "%s/a", dir);
+	snprintf(b_dir, sizeof b_dir, "%s/b", dir);
+	kb_store *a = open_at(a_dir, 0, 0, NULL), *b = open_at(b_dir, 0, 0, NULL);
+	add_game(a, "bob", 1, 0, &r.model);
+	add_game(a, "bob", 0, 1, &r.model);
+	add_game(b, "bob", 1, 0, NULL);
+	add_game(b, "carol", 0, 0, NULL);
+	FILE *tmp = tmpfile();
+	cr_assert_eq(kb_export(a, tmp, &err), 0, "%s", err.msg);
+	rewind(tmp);
+	cr_assert_eq(kb_import(b, tmp, "export", &records, &err), 0, "%s", err.msg);
+	cr_assert_eq(records, 2, "one opponent line and one results line");
+	cr_assert_eq(kb_store_get(b, "bob", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 3);
+	cr_assert_eq(got.won, 2);
+	cr_assert_eq(got.lost, 1);
+	cr_assert_eq(got.model.decisions, 2 * r.model.decisions);
+	/* the samples came over: b's model equals a's */
+	kb_opp_rec ga;
+	cr_assert_eq(kb_store_get(a, "bob", &ga, &err), KB_REC_OK);
+	cr_assert(same_samples(&ga.model, &got.model));
+	/* export is a fixed point: export(import(export(a))) == export(a) */
+	char c_dir[300];
+	snprintf(c_dir, sizeof c_dir, "%s/c", dir);
+	kb_store *c = open_at(c_dir, 0, 0, NULL);
+	rewind(tmp);
+	cr_assert_eq(kb_import(c, tmp, "export", NULL, &err), 0, "%s", err.msg);
+	FILE *t2 = tmpfile();
+	cr_assert_eq(kb_export(c, t2, &err), 0);
+	rewind(tmp);
+	rewind(t2);
+	char l1[4096], l2[4096];
+	while (fgets(l1, sizeof l1, tmp)) {
+		cr_assert_not_null(fgets(l2, sizeof l2, t2));
+		cr_assert_str_eq(l1, l2);
+	}
+	fclose(tmp);
+	fclose(t2);
+	kb_store_close(a);
+	kb_store_close(b);
+	kb_store_close(c);
+}
+
+Test(state_store, import_rejects_bad_lines_and_writes_nothing, .timeout = 10)
+{
+	static const char *const bad[] = {
+		"kimble-state-export 1\nopponent bob games 1 won 2 lost 0 decisions 0 easy 0 hard 0 samples -\n",
+		"kimble-state-export 1\nopponent bob games 1 won 0 lost 0 decisions 1 easy 0 hard 0 samples -\n",
+		"kimble-state-export 1\nopponent b/b games 1 won 0 lost 0 decisions 0 easy 0 hard 0 samples -\n",
+		"kimble-state-export 1\nresults 1 bob games x won 0 lost 0\n",
+		"kimble-state-export 1\nfoo\n",
+		"kimble-state-export 2\n",
+		"kimble-state-export 1\nresults 1 bob games 1 won 0 lost 0 extra\n",
+		"kimble-state-export 1\nopponent ok games 1 won 0 lost 0 decisions 0 easy 0 hard 0 samples -\n"
+		"opponent bob games 99999999999999999999 won 0 lost 0 decisions 0 easy 0 hard 0 samples -\n",
+	};
+	char dir[256];
+	kb_opp_rec got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_store *st = open_at(dir, 0, 0, NULL);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		FILE *f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+		cr_assert_eq(kb_import(st, f, "input", NULL, &err), -2, "case %zu", i);
+		cr_assert(strstr(err.msg, "input"), "case %zu: %s", i, err.msg);
+		fclose(f);
+	}
+	cr_assert_eq(kb_store_get(st, "ok", &got, &err), KB_STORE_ABSENT, "nothing written");
+	kb_store_close(st);
+}
+
+/* ---- kimble-state tool ----------------------------------------------------- */
+
+/* Run kimble-state with args; its stdout to out_path.  Returns exit status. */
+static int tool(const char *out_path, const char *a1, const char *a2, const char *a3,
+		const char *a4)
+{
+	char bin[512];
+	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), (char *)a1,
+			(char *)a2, (char *)a3, (char *)a4, NULL};
+	test_proc p;
+	test_reader r;
+	char line[4096];
+	FILE *out = fopen(out_path, "w");
+
+	cr_assert_eq(test_spawn(&p, argv, NULL, 0, 1, "/dev/null"), 0);
+	test_reader_init(&r, p.out);
+	long n;
+	while ((n = test_getline(&r, line, sizeof line, 10000)) >= 0)
+		fprintf(out, "%s\n", line);
+	fclose(out);
+	close(p.out);
+	int status = test_wait(&p, 10000);
+	cr_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+static int file_has(const char *path, const char *needle)
+{
+	char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+
+	fclose(f);
+	buf[n] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
+Test(state_tool, list_show_export_import_reset, .timeout = 60)
+{
+	char dir[256], store[300], out[300], exp[300], other[300];
+	kb_opp_rec r = sample_rec();
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	snprintf(other, sizeof other, "%s/other", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(exp, sizeof exp, "%s/export.txt", dir);
+	kb_store *st = open_at(store, 0, 0, NULL);
+	for (int i = 0; i < 4; i++)
+		add_game(st, "greedy1", i < 3, i == 3, &r.model);
+	kb_store_close(st);
+
+	cr_assert_eq(tool(out, "--help", NULL, NULL, NULL), 0);
+	cr_assert(file_has(out, "SYNOPSIS"));
+	cr_assert_eq(tool(out, "--state", store, "list", NULL), 0);
+	cr_assert(file_has(out, "greedy1"));
+	cr_assert(file_has(out, "75.0%"));
+	cr_assert_eq(tool(out, "--state", store, "show", "greedy1"), 0);
+	cr_assert(file_has(out, "games 4, won 3 (75.0%), lost 1"));
+	cr_assert(file_has(out, "test-1"));
+	cr_assert_eq(tool(out, "--state", store, "show", "nobody"), 4);
+	cr_assert_eq(tool(out, "--state", store, "export", exp), 0);
+	cr_assert(file_has(exp, "kimble-state-export 1\nopponent greedy1 games 4 won 3 lost 1"));
+	cr_assert_eq(tool(out, "--state", other, "import", exp), 0);
+	cr_assert_eq(tool(out, "--state", other, "import", exp), 0);
+	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 0);
+	cr_assert(file_has(out, "games 8, won 6 (75.0%), lost 2"), "two imports add up");
+	cr_assert_eq(tool(out, "--state", other, "reset", "greedy1"), 0);
+	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 4);
+	cr_assert_eq(tool(out, "--state", other, "frobnicate", NULL), 1);
+	cr_assert_eq(tool(out, "--state", other, "import", out), 3, "not an export");
+	snprintf(other, sizeof other, "%s/not-there", dir);
+	cr_assert_eq(tool(out, "--state", other, "list", NULL), 2);
+}
+
+static void put_raw(kb_store *st, const char *name, const uint8_t *val, size_t len)
+{
+	kb_err err;
+
+	cr_assert_eq(kb_store_put_raw(st, name, val, len, &err), 0, "%s", err.msg);
+}
