@@ -40,9 +40,6 @@ static void exec_bot(const kj_bot *bot, int in, int out, int errfd, const char *
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(errfd, 2);
-	limit(RLIMIT_CPU, lim->cpu_s);
-	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
-	limit(RLIMIT_NOFILE, lim->nofile);
 	signal(SIGPIPE, SIG_DFL);
 	if (!lim->learn)
 		setenv("KIMBLE_LEARN", "0", 1);
@@ -54,6 +51,11 @@ static void exec_bot(const kj_bot *bot, int in, int out, int errfd, const char *
 	argv[n++] = (char *)opponents;
 	argv[n++] = (char *)seed;
 	argv[n] = NULL;
+	/* Limits last: nothing after them may allocate (a sanitized judge's
+	 * allocator cannot map memory under the address-space limit). */
+	limit(RLIMIT_CPU, lim->cpu_s);
+	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
+	limit(RLIMIT_NOFILE, lim->nofile);
 	execvp(bot->cmd, argv);
 	dprintf(2, "kimble-judge: cannot run %s in %s: %s\n", bot->cmd, bot->dir, strerror(errno));
 	_exit(127);

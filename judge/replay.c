@@ -115,7 +115,7 @@ static uint32_t first_difference(const kb_transcript *a, const kb_transcript *b)
 
 	for (size_t i = 0; i < n; i++)
 		if (memcmp(a->rolls[i].line, b->rolls[i].line, KB_STATE_LEN) ||
-		    a->rolls[i].index != b->rolls[i].index)
+		    a->rolls[i].index != b->rolls[i].index || a->rolls[i].how != b->rolls[i].how)
 			return (uint32_t)i + 1;
 	if (a->nrolls != b->nrolls || a->winner != b->winner)
 		return (uint32_t)n + 1;
@@ -167,6 +167,11 @@ int kj_rerun(FILE *out, const kb_transcript *tx, const kj_bot *const bots[KB_SEA
 		return -1;
 	}
 	fclose(mem);
+	/* The rerun's notes (forfeits, lineups) explain most differences. */
+	for (const char *p = text; (p = strstr(p, "\nnote ")); p++) {
+		const char *eol = strchr(p + 1, '\n');
+		fprintf(out, "rerun %.*s\n", (int)(eol ? eol - p - 1 : (long)strlen(p + 1)), p + 1);
+	}
 	if (kb_tx_parse(text, len, &again, err)) {
 		free(text);
 		return -1;

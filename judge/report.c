@@ -251,12 +251,12 @@ void kj_sprt_init(kj_sprt *s)
 void kj_sprt_update(kj_sprt *s, const kj_pair_elo *p)
 {
 	double s0 = logistic(s->elo0), s1 = logistic(s->elo1);
-	/* A floor on the variance keeps a run of identical deals from making
-	 * the ratio infinite. */
-	double var = p->var > 1e-4 ? p->var : 1e-4;
+	/* Four pseudo-deals of variance 1/8 keep a short run of identical
+	 * deals from making the ratio explode; no verdict before 8 deals. */
+	double var = ((p->deals - 1) * p->var + 4 * 0.125) / (p->deals - 1 + 4);
 
 	s->deals = p->deals;
-	if (p->deals < 2)
+	if (p->deals < 8)
 		return;
 	s->llr = p->deals * (s1 - s0) * (2 * p->mean - s0 - s1) / (2 * var);
 	s->decided = s->llr >= s->upper ? 1 : s->llr <= s->lower ? -1 : 0;

@@ -14,6 +14,7 @@
  *       fork     plays hard, leaving a child that sleeps holding stdout
  *       slow     plays hard, but waits 400 ms before every answer
  *       lineup   plays hard but announces a wrong lineup (v001000)
+ *       easy     plays the easy policy (the rearmost movable piece)
  * Every mode's first line is v001XYZ from OPPONENTS (except lineup).
  */
 #include <signal.h>
@@ -83,6 +84,8 @@ static int choose(const char *mode, unsigned mask)
 		for (int i = 3; i >= 0; i--)
 			if (!(mask >> i & 1))
 				return i;
+	if (!strcmp(mode, "easy"))
+		return 31 - __builtin_clz(mask);
 	return __builtin_ctz(mask);
 }
 
