@@ -65,9 +65,10 @@ build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)
 	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) -lpthread $$(LDLIBS)
 
+# test bots start once per game: static ones start faster (judge bench)
 build/$(1)/testbots/%: build/$(1)/tests/bots/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $(if $(filter rel,$(1)),-static) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
 endef
 $(eval $(call VARIANT,rel))
 $(eval $(call VARIANT,asan))

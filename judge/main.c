@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,6 +409,10 @@ static int merge(cli *c, char **args, int n)
 int main(int argc, char **argv)
 {
 	cli c;
+
+	/* A bot that exits early must not kill the judge: writes to its pipe
+	 * fail with EPIPE instead. */
+	signal(SIGPIPE, SIG_IGN);
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
 

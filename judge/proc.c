@@ -29,36 +29,53 @@ static void limit(int res, long value)
 		setrlimit(res, &rl);
 }
 
-/* In the child: never returns. */
-static void exec_bot(const kj_bot *bot, int in, int out, int errfd, const char *opponents,
-		     const char *seed, const kj_limits *lim)
+/* In the vforked child: only system calls from here to the exec (no
+ * allocation, no stdio), then _exit on failure.  Never returns. */
+static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
+		     const kj_limits *lim)
 {
-	char *argv[KJ_MAX_ARGS + 4];
-	int n = 0;
+	static const char msg[] = "kimble-judge: cannot run the bot's command in its directory\n";
 
 	setpgid(0, 0);
 	dup2(in, 0);
 	dup2(out, 1);
 	dup2(errfd, 2);
 	signal(SIGPIPE, SIG_DFL);
-	if (!lim->learn)
-		setenv("KIMBLE_LEARN", "0", 1);
 	if (chdir(bot->dir) != 0)
 		_exit(126);
+	limit(RLIMIT_CPU, lim->cpu_s);
+	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
+	limit(RLIMIT_NOFILE, lim->nofile);
+	execvp(bot->cmd, argv);
+	if (write(2, msg, sizeof msg - 1) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Start the bot's command with its arguments; returns the pid or -1. */
+static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, int in, int out,
+		   int errfd, const kj_limits *lim)
+{
+	char *argv[KJ_MAX_ARGS + 4];
+	int n = 0;
+	pid_t pid;
+
 	argv[n++] = (char *)bot->cmd;
 	for (int i = 0; i < bot->argc; i++)
 		argv[n++] = bot->argv[i];
 	argv[n++] = (char *)opponents;
 	argv[n++] = (char *)seed;
 	argv[n] = NULL;
-	/* Limits last: nothing after them may allocate (a sanitized judge's
-	 * allocator cannot map memory under the address-space limit). */
-	limit(RLIMIT_CPU, lim->cpu_s);
-	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
-	limit(RLIMIT_NOFILE, lim->nofile);
-	execvp(bot->cmd, argv);
-	dprintf(2, "kimble-judge: cannot run %s in %s: %s\n", bot->cmd, bot->dir, strerror(errno));
-	_exit(127);
+	if (!lim->learn)
+		setenv("KIMBLE_LEARN", "0", 1);
+	/* vfork: a game starts up to four bots, and copying the judge's page
+	 * tables for each would cost more than the game itself. */
+	pid = vfork();
+	if (pid == 0)
+		exec_bot(bot, argv, in, out, errfd, lim);
+	if (!lim->learn)
+		unsetenv("KIMBLE_LEARN");
+	return pid;
 }
 
 int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
@@ -81,9 +98,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		     err_path ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0644);
 	if (errfd < 0)
 		errfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	p->pid = fork();
-	if (p->pid == 0)
-		exec_bot(bot, to[0], from[1], errfd, opponents, seed, lim);
+	p->pid = spawn(bot, opponents, seed, to[0], from[1], errfd, lim);
 	close(to[0]);
 	close(from[1]);
 	close(errfd);

@@ -6,6 +6,9 @@
  * judge buffers what it sends (a bot that never reads cannot block it) and
  * reads into a bounded buffer (a bot that floods is cut off).  Killing
  * signals the whole group, so a bot that forks is cleaned up too.
+ *
+ * The caller must ignore SIGPIPE (a bot may close its stdin at any time).
+ * KIMBLE_LEARN=0 is set in the bot's environment when learning is frozen.
  */
 #ifndef KJ_PROC_H
 #define KJ_PROC_H

@@ -56,14 +56,13 @@ static int read_result_file(const char *path, uint32_t *game, kj_result *res, kb
 /* In the worker process: play game g and leave its files.  Never returns. */
 static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 {
-	char tx_tmp[1024], tx_path[1024], res_tmp[1024], res_path[1024], prefix[1024];
+	char tx_path[1024], res_tmp[1024], res_path[1024], prefix[1024];
 	const kj_bot *seats[KB_SEATS];
 	kj_match_opts mo = opt->match;
 	kj_result res;
 	kb_err err;
 	FILE *tx, *rf;
 
-	game_path(tx_tmp, sizeof tx_tmp, opt->out, g->index, ".tx.tmp");
 	game_path(tx_path, sizeof tx_path, opt->out, g->index, ".tx");
 	game_path(res_tmp, sizeof res_tmp, opt->out, g->index, ".res.tmp");
 	game_path(res_path, sizeof res_path, opt->out, g->index, ".res");
@@ -77,8 +76,10 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 		mo.start_turn = opt->starts[g->start].turn;
 		mo.start_die = opt->starts[g->start].die;
 	}
-	if (!(tx = fopen(tx_tmp, "w"))) {
-		fprintf(stderr, "kimble-judge: cannot write %s: %s\n", tx_tmp, strerror(errno));
+	/* The .res file, renamed into place last, marks the game as played;
+	 * a transcript without one is rewritten on resume. */
+	if (!(tx = fopen(tx_path, "w"))) {
+		fprintf(stderr, "kimble-judge: cannot write %s: %s\n", tx_path, strerror(errno));
 		_exit(2);
 	}
 	if (kj_match_play(seats, g->seed, &mo, tx, &res, &err)) {
@@ -87,7 +88,7 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 	}
 	res.deal = g->deal;
 	if (fclose(tx) || !(rf = fopen(res_tmp, "w")) || kj_result_write(rf, g->index, &res) ||
-	    fclose(rf) || rename(tx_tmp, tx_path) || rename(res_tmp, res_path)) {
+	    fclose(rf) || rename(res_tmp, res_path)) {
 		fprintf(stderr, "kimble-judge: cannot write the files of game %" PRIu32 ": %s\n",
 			g->index, strerror(errno));
 		_exit(2);

@@ -1,0 +1,158 @@
+/* judge.c - bench: kimble-judge's overhead with real bot processes.
+ *
+ * Four seats of the tiny test bot (tests/bots/testbot.c in mode hard, a
+ * static program started once per game) play a fixed lineup under
+ * bin/kimble-judge --concurrency 2; the table shows games per second,
+ * the mean pipe round trip per decision (judge sends END, bot answers)
+ * from the judge's own timing, and, for comparison, games per second of
+ * the in-process referee (core/game.h) with four hard seats.
+ *
+ * usage: judge [DEALS]   (default 250 deals = 1000 games)
+ */
+#define _XOPEN_SOURCE 700
+#include <fcntl.h>
+#include <limits.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/game.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void die(const char *what, const char *arg)
+{
+	fprintf(stderr, "bench judge: %s %s\n", what, arg);
+	exit(1);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static void make_bots(const char *dir, const char *testbot)
+{
+	for (int i = 1; i <= 4; i++) {
+		char path[1200];
+		FILE *f;
+		snprintf(path, sizeof path, "%s/h%d", dir, i);
+		mkdir(path, 0755);
+		snprintf(path, sizeof path, "%s/h%d/meta", dir, i);
+		if (!(f = fopen(path, "w")))
+			die("cannot write", path);
+		fprintf(f, "h%d\n%s\nhard\n0\n", i, testbot);
+		fclose(f);
+	}
+}
+
+/* Run the judge; returns wall seconds. */
+static double run_judge(const char *judge, const char *bots, const char *out, const char *deals)
+{
+	char *argv[] = {(char *)judge, "-q", "-f", "fixed", "-g", (char *)deals, "-j2", "--bots",
+			(char *)bots, "-o", (char *)out, "h1", "h2", "h3", "h4", NULL};
+	double t = now_s();
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		execv(judge, argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		die("kimble-judge failed:", judge);
+	return now_s() - t;
+}
+
+/* Decisions and decision-weighted mean ms from results.json. */
+static void round_trip(const char *out, double *decisions, double *mean_ms, double *max_ms)
+{
+	char path[1200], line[2048];
+	FILE *f;
+	double n = 0, total = 0, max = 0;
+
+	snprintf(path, sizeof path, "%s/results.json", out);
+	if (!(f = fopen(path, "r")))
+		die("cannot read", path);
+	while (fgets(line, sizeof line, f)) {
+		char *d = strstr(line, "\"decisions\": ");
+		char *m = strstr(line, "\"mean_ms\": ");
+		char *x = strstr(line, "\"max_ms\": ");
+		if (!d || !m || !x)
+			continue;
+		double dn = atof(d + 13), mm = atof(m + 11), mx = atof(x + 10);
+		n += dn, total += dn * mm;
+		if (mx > max)
+			max = mx;
+	}
+	fclose(f);
+	*decisions = n;
+	*mean_ms = n ? total / n : 0;
+	*max_ms = max;
+}
+
+static double core_games_per_s(void)
+{
+	const uint8_t ctl[KB_SEATS] = {KB_HARD, KB_HARD, KB_HARD, KB_HARD};
+	double t = now_s(), dt;
+	uint64_t games = 0;
+
+	do {
+		for (int k = 0; k < 1000; k++, games++) {
+			kb_game g;
+			uint8_t c[KB_SEATS];
+			memcpy(c, ctl, sizeof c);
+			kb_game_init(&g, kb_stream_seed(7, KB_TAG_GAME, games), c);
+			kb_game_advance(&g, NULL);
+		}
+	} while ((dt = now_s() - t) < 0.5);
+	return (double)games / dt;
+}
+
+int main(int argc, char **argv)
+{
+	const char *deals = argc > 1 ? argv[1] : "250";
+	const char *bin = getenv("KB_BIN"), *root = getenv("KB_ROOT"), *tmp = getenv("TMPDIR");
+	char judge[1024], rel[1024], testbot[PATH_MAX], dir[512], bots[600], out[600];
+	double decisions, mean_ms, max_ms, secs, games = 4.0 * atof(deals);
+
+	snprintf(judge, sizeof judge, "%s/kimble-judge", bin ? bin : "bin");
+	snprintf(rel, sizeof rel, "%s/build/rel/testbots/testbot", root ? root : ".");
+	if (access(judge, X_OK) || access(rel, X_OK) || !realpath(rel, testbot))
+		die("missing programs (run make bench):", access(judge, X_OK) ? judge : rel);
+	snprintf(dir, sizeof dir, "%s/kimble-bench-XXXXXX", tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		die("cannot create a folder in", tmp ? tmp : "/tmp");
+	snprintf(bots, sizeof bots, "%s/bots", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(bots, 0755);
+	make_bots(bots, testbot);
+	secs = run_judge(judge, bots, out, deals);
+	round_trip(out, &decisions, &mean_ms, &max_ms);
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+
+	printf("%-44s %10s %10s %12s %14s %10s\n", "setup", "games", "seconds", "games/s",
+	       "round trip us", "max ms");
+	printf("%-44s %10.0f %10.2f %12.1f %14.1f %10.2f\n",
+	       "judge, 4 testbot hard processes, -j2", games, secs, games / secs, 1000 * mean_ms,
+	       max_ms);
+	printf("%-44s %10s %10s %12.0f %14s %10s\n", "in-process referee, 4 hard seats", "-", "0.5",
+	       core_games_per_s(), "-", "-");
+	printf("decisions answered by bots: %.0f (%.1f per game); target >= 300 games/s\n",
+	       decisions, decisions / games);
+	return 0;
+}
