@@ -208,9 +208,9 @@ static int load_bots(const cli *c, char **words, int n, kj_bot *bots)
 	for (int i = 0; i < n; i++) {
 		resolve(c, words[i], &bots[i]);
 		for (int k = 0; k < i; k++)
-			if (!strcmp(bots[k].name, bots[i].name))
+			if (!strcmp(bots[k].name, bots[i].name) && (!bots[k].builtin || !bots[i].builtin))
 				die(1, "%s and %s are both named %s: results are kept by name, so "
-				    "names must differ", words[k], words[i], bots[i].name);
+				    "bots must have names of their own", words[k], words[i], bots[i].name);
 	}
 	return n;
 }
