@@ -7,13 +7,15 @@
 #include <string.h>
 
 #include "client.h"
+#include "learn.h"
 
 static const char usage[] =
 	"NAME\n"
 	"    kimble-bot - a Kimble (Finnish Ludo) bot speaking the server protocol\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    kimble-bot OPPONENTS SEED [--budget-ms N] [--explain]\n"
+	"    kimble-bot OPPONENTS SEED [--budget-ms N] [--explain] [--state PATH]\n"
+	"               [--no-learn]\n"
 	"    kimble-bot --help\n"
 	"\n"
 	"DESCRIPTION\n"
@@ -29,12 +31,16 @@ static const char usage[] =
 	"                    the search by a fixed calibration, never by the clock\n"
 	"    --explain       print each candidate move's estimated win probability\n"
 	"                    on stderr\n"
+	"    --state PATH    the learning store folder (created if missing);\n"
+	"                    default $KIMBLE_STATE, else ./kimble-state\n"
+	"    --no-learn      neither read nor update the store\n"
 	"    --help          this text\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 game over (Voittaja seen), 1 usage error, 2 input no legal game\n"
 	"    produces or a malformed line, 3 the server answered Virhe, 4 input\n"
-	"    ended early or output failed.\n"
+	"    ended early or output failed.  Problems with the learning store are\n"
+	"    never fatal: the bot plays on without learning and says why.\n"
 	"\n"
 	"EXAMPLE\n"
 	"    kimble-relay -- kimble-bot easy,hard,none 42 --explain\n";
@@ -68,7 +74,11 @@ static uint64_t parse_u64(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	const char *pos_args[2];
-	int npos = 0, budget = KB_BUDGET_DEFAULT_MS, explain = 0;
+	int npos = 0, budget = KB_BUDGET_DEFAULT_MS, explain = 0, learn = 1;
+	const char *state = NULL;
+	char names[KB_SEATS][KB_NAME_MAX + 1];
+	const char *name_of[KB_SEATS];
+	kb_learn lrn;
 	const kb_opponent *opp[KB_SEATS];
 	kb_client c;
 	kb_bot bot;
@@ -82,6 +92,12 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(argv[i], "--explain") == 0) {
 			explain = 1;
+		} else if (strcmp(argv[i], "--no-learn") == 0) {
+			learn = 0;
+		} else if (strcmp(argv[i], "--state") == 0) {
+			if (++i == argc)
+				die(1, "--state: expected the store's folder PATH");
+			state = argv[i];
 		} else if (strcmp(argv[i], "--budget-ms") == 0) {
 			if (++i == argc)
 				die(1, "--budget-ms: expected a number of milliseconds");
@@ -99,11 +115,24 @@ int main(int argc, char **argv)
 	if (kb_lineup_parse(pos_args[0], c.lineup, &c.present, opp, &err))
 		die(1, "%s", err.msg);
 	seed = parse_u64(pos_args[1], "SEED");
+	kb_learn_names(pos_args[0], names);
+	for (int s = 0; s < KB_SEATS; s++)
+		name_of[s] = names[s][0] ? names[s] : NULL;
+	memset(&lrn, 0, sizeof lrn);
+	if (learn) {
+		kb_learn_open(&lrn, state, c.present, name_of, NULL, stderr);
+		kb_learn_models(&lrn, opp);
+		c.observe = kb_learn_observe;
+		c.observe_ctx = &lrn;
+	}
 	kb_bot_init(&bot, c.present, opp, seed, budget);
 	bot.explain = explain ? stderr : NULL;
 	c.bot = &bot;
 	c.diag = stderr;
 	rc = kb_client_run(&c, stdin, stdout, &err);
+	if (learn && rc == KB_CLIENT_OK)
+		kb_learn_commit(&lrn, c.winner);
+	kb_learn_close(&lrn);
 	if (rc)
 		die(rc, "%s", err.msg);
 	return 0;

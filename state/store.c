@@ -139,6 +139,8 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 	if (!st)
 		return fail(err, "store %.300s: out of memory", dir);
 	st->map_max = opts && opts->map_max ? opts->map_max : KB_STORE_MAP_MAX;
+	if (map > st->map_max)
+		map = st->map_max;
 	st->warn = opts ? opts->warn : NULL;
 	if (strlen(dir) >= sizeof st->path) {
 		free(st);

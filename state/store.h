@@ -30,6 +30,7 @@
 
 #define KB_STORE_DEFAULT_DIR "kimble-state"
 #define KB_STORE_ENV "KIMBLE_STATE"
+#define KB_STORE_ENV_MAP_MAX "KIMBLE_STATE_MAP_MAX" /* bytes; the bot's bound */
 #define KB_STORE_MAP_INITIAL ((size_t)32 << 20)
 #define KB_STORE_MAP_MAX ((size_t)1 << 30)
 
@@ -42,7 +43,8 @@ enum kb_store_flags {
 
 typedef struct kb_store_opts {
 	size_t map_size; /* initial map size in bytes (0: KB_STORE_MAP_INITIAL) */
-	size_t map_max;  /* bound for growing the map (0: KB_STORE_MAP_MAX) */
+	size_t map_max;  /* bound for growing the map (0: KB_STORE_MAP_MAX);
+			  * the initial size is clamped to it */
 	FILE *warn;      /* warnings, each one line, or NULL */
 } kb_store_opts;
 

@@ -1,0 +1,162 @@
+/* learn.c - learned opponent models and the end-of-game update; see
+ * learn.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/policy.h"
+#include "learn.h"
+
+static void say(const kb_learn *l, const char *what, const char *why)
+{
+	if (l->diag)
+		fprintf(l->diag, "kimble-bot: learning: %s: %s\n", what, why);
+}
+
+static int builtin_name(const char *name)
+{
+	return strcmp(name, "easy") == 0 || strcmp(name, "hard") == 0;
+}
+
+static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+			  double prob[KB_PIECES])
+{
+	kb_model_probs(ctx, pos, seat, die, mask, prob);
+}
+
+/* Read and fit the model of seat s's opponent. */
+static void load_seat(kb_learn *l, int s)
+{
+	kb_opp_rec rec;
+	kb_err err;
+	int rc = kb_store_get(l->store, l->name[s], &rec, &err);
+
+	l->readable[s] = rc == KB_REC_OK || rc == KB_REC_OLD || rc == KB_STORE_ABSENT;
+	if (!l->readable[s]) {
+		say(l, "using the prior model", err.msg);
+		return;
+	}
+	kb_model_fit(&l->model[s], &rec.model);
+}
+
+void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1])
+{
+	memset(names, 0, sizeof(char) * KB_SEATS * (KB_NAME_MAX + 1));
+	for (int s = 1; s < KB_SEATS && spec; s++) {
+		size_t n = strcspn(spec, ",");
+		if (n <= KB_NAME_MAX && !(n == 1 && spec[0] == '-') &&
+		    !(n == 4 && memcmp(spec, "none", 4) == 0)) {
+			memcpy(names[s], spec, n);
+			names[s][n] = 0;
+		}
+		spec = spec[n] ? spec + n + 1 : NULL;
+	}
+}
+
+void kb_learn_open(kb_learn *l, const char *path, unsigned present,
+		   const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag)
+{
+	char dir[512];
+	kb_store_opts o = {0, 0, diag};
+	kb_err err;
+
+	memset(l, 0, sizeof *l);
+	l->diag = diag;
+	l->present = present;
+	const char *max = getenv(KB_STORE_ENV_MAP_MAX);
+	if (max && *max)
+		o.map_max = (size_t)strtoull(max, NULL, 10);
+	if (opts)
+		o = *opts;
+	for (int s = 1; s < KB_SEATS; s++) {
+		kb_model_prior(&l->model[s]);
+		if ((present >> s & 1) && names[s] && kb_name_ok(names[s], strlen(names[s])))
+			strcpy(l->name[s], names[s]);
+	}
+	if (!kb_store_path(path, dir, sizeof dir)) {
+		say(l, "not learning this game", "the store path is too long");
+		return;
+	}
+	if (kb_store_open(&l->store, dir, KB_STORE_CREATE, &o, &err)) {
+		say(l, "not learning this game", err.msg);
+		l->store = NULL;
+		return;
+	}
+	for (int s = 1; s < KB_SEATS; s++)
+		if (l->name[s][0])
+			load_seat(l, s);
+}
+
+void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
+{
+	for (int s = 1; s < KB_SEATS; s++) {
+		if (!l->name[s][0] || builtin_name(l->name[s]))
+			continue;
+		kb_opponent *o = &l->opp[s];
+		const kb_model *m = &l->model[s];
+		o->probs = learned_probs;
+		o->ctx = &l->model[s];
+		o->name = l->name[s];
+		o->exact = 0;
+		o->pick_hint = 0;
+		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
+			o->pick_hint = KB_EASY, o->exact = 1;
+		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
+			o->pick_hint = KB_HARD, o->exact = 1;
+		opp[s] = o;
+	}
+}
+
+void kb_learn_observe(void *ctx, const kb_observation *ob)
+{
+	kb_learn *l = ctx;
+
+	if (ob->seat >= 1 && ob->seat < KB_SEATS && l->name[ob->seat][0])
+		kb_model_observe(&l->seen[ob->seat], &ob->pos, ob->seat, ob->die, ob->mask,
+				 ob->index);
+}
+
+int kb_learn_commit(kb_learn *l, int winner)
+{
+	kb_store_add adds[KB_SEATS];
+	int n = 0, skipped = 0;
+	kb_err err;
+
+	if (!l->store)
+		return -1;
+	if (kb_store_readonly(l->store)) {
+		say(l, "game not recorded", "the store is read-only");
+		return -1;
+	}
+	memset(adds, 0, sizeof adds);
+	for (int s = 1; s < KB_SEATS; s++) {
+		int k;
+		if (!l->name[s][0] || !l->readable[s])
+			continue;
+		for (k = 0; k < n && strcmp(adds[k].name, l->name[s]); k++)
+			;
+		if (k == n) { /* first seat with this name: one game against it */
+			adds[n].name = l->name[s];
+			adds[n].version = KB_BOT_VERSION;
+			adds[n].opponent = 1;
+			adds[n].delta.games = 1;
+			adds[n].delta.won = winner == 0;
+			n++;
+		}
+		if (winner == s)
+			adds[k].delta.lost = 1;
+		kb_model_stats_add(&adds[k].delta.model, &l->seen[s]);
+	}
+	if (n == 0)
+		return 0;
+	if (kb_store_apply(l->store, adds, n, &skipped, &err)) {
+		say(l, "game not recorded", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+void kb_learn_close(kb_learn *l)
+{
+	kb_store_close(l->store);
+	l->store = NULL;
+}

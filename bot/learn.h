@@ -1,0 +1,69 @@
+/* learn.h - the bot's learning across games (GitHub issue 5): the learned
+ * opponent models loaded from the store (state/) at the start of a game,
+ * this game's observed opponent choices, and the one write transaction
+ * that records the game at its end.
+ *
+ * Failure is never fatal to play: when the store cannot be opened (missing
+ * and not creatable, not an LMDB environment, read-only) or a record
+ * cannot be read, the bot plays with the prior model (or without learning)
+ * and says why on the diagnostics stream.
+ *
+ * Names: "easy" and "hard" are the server's built-in policies and keep
+ * their exact models (their statistics are still recorded); every other
+ * name gets the learned model (model.h), the prior when nothing is known.
+ */
+#ifndef KB_BOT_LEARN_H
+#define KB_BOT_LEARN_H
+
+#include <stdio.h>
+
+#include "observe.h"
+#include "opponent.h"
+#include "state/model.h"
+#include "state/store.h"
+
+/* Results are kept per bot version under this name. */
+#define KB_BOT_VERSION "kimble-bot-1"
+
+/* A learned model at least this sure of easy or hard is used as that exact
+ * policy (fast path of the search, and its evaluation type). */
+#define KB_LEARN_EXACT 0.95
+
+typedef struct kb_learn {
+	kb_store *store;                     /* NULL: nothing is recorded */
+	FILE *diag;                          /* warnings, or NULL */
+	unsigned present;
+	char name[KB_SEATS][KB_NAME_MAX + 1];/* opponent names, "" for A/absent */
+	int readable[KB_SEATS];              /* record read fine (or absent) */
+	kb_model model[KB_SEATS];            /* fitted models */
+	kb_opponent opp[KB_SEATS];           /* their kb_opponent adapters */
+	kb_model_stats seen[KB_SEATS];       /* this game's observations */
+} kb_learn;
+
+/* The names of seats B, C, D from an OPPONENTS argument that
+ * kb_lineup_parse accepted ("" for absent seats and for seat A). */
+void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1]);
+
+/* Open the store at path (NULL: kb_store_path's default rules), creating
+ * it (map growth bounded by $KIMBLE_STATE_MAP_MAX bytes when set), and fit the model of every named opponent seat (names[s] for s = 1..3,
+ * NULL for absent seats).  Never fails: problems are reported on diag and
+ * leave l->store NULL or models at their prior.  opts may be NULL. */
+void kb_learn_open(kb_learn *l, const char *path, unsigned present,
+		   const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag);
+
+/* Replace opp[s] by the learned model for every seat whose name is not
+ * "easy" or "hard". */
+void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
+
+/* A kb_observe_fn (ctx = the kb_learn): records an opponent's choice. */
+void kb_learn_observe(void *ctx, const kb_observation *ob);
+
+/* Record the finished game (winner seat from the bot's point of view) in
+ * one write transaction.  Returns 0, or -1 after a warning on diag when
+ * nothing could be recorded. */
+int kb_learn_commit(kb_learn *l, int winner);
+
+/* Close the store. */
+void kb_learn_close(kb_learn *l);
+
+#endif
