@@ -3,7 +3,8 @@
  * Each present seat s gets a strength score
  *
  *     S_s = sum over its pieces of piece[type][bucket(progress)]
- *           + threat[type] * (its ring pieces an opponent can hit next roll)
+ *           + danger[type] * (expected pieces lost to the opponents' next rolls)
+ *           + dprog[type]  * (the same weighted by progress / 28)
  *           + tempo[type]  * (1 if s rolls next)
  *
  * where type is the kind of player in the seat (the bot itself, easy or
@@ -25,7 +26,8 @@
 
 typedef struct kb_weights {
 	float piece[KB_EVAL_TYPES][KB_EVAL_BUCKETS];
-	float threat[KB_EVAL_TYPES];
+	float danger[KB_EVAL_TYPES];
+	float dprog[KB_EVAL_TYPES];
 	float tempo[KB_EVAL_TYPES];
 } kb_weights;
 
@@ -35,7 +37,8 @@ extern const kb_weights kb_weights_default;
 /* The per-seat inputs of the score. */
 typedef struct kb_seat_features {
 	int bucket[KB_PIECES]; /* bucket of each piece */
-	int threat;            /* ring pieces an opponent can hit with one roll */
+	double danger;         /* sum over opponent rolls of 1/6 per piece hit */
+	double dprog;          /* the same weighted by (progress + 1) / 28 */
 	int tempo;             /* 1 if this seat rolls next */
 } kb_seat_features;
 
@@ -45,8 +48,11 @@ static inline int kb_eval_bucket(int r)
 	return r + 1; /* KB_HOME (-1) -> 0, 0..31 -> 1..32 */
 }
 
-/* Features of seat s (present) when seat turn rolls next. */
-void kb_eval_features(const kb_pos *pos, int s, int turn, kb_seat_features *f);
+/* Features of every present seat when seat turn rolls next; types says
+ * how each seat picks its move (0 and 2: foremost, 1: rearmost), which
+ * decides which piece an opponent's roll moves and so what it hits. */
+void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
+		      kb_seat_features f[KB_SEATS]);
 
 /* Score S_s of one seat of type from its features. */
 double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);

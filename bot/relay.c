@@ -32,6 +32,7 @@ typedef struct relay {
 	char resp[BUF_MAX];         /* response bytes so far */
 	size_t nresp;
 	double t0;
+	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
 } relay;
 
@@ -65,6 +66,19 @@ static void note(relay *r, const char *text)
 	tx(r, '#', text, strlen(text));
 }
 
+/* 1 if fd connected to itself: TCP's simultaneous open when no server
+ * listens on a port of the ephemeral range and the kernel picked that very
+ * port as our source port.  Such a "connection" would hold the port. */
+static int self_connected(int fd)
+{
+	struct sockaddr_storage a, b;
+	socklen_t la = sizeof a, lb = sizeof b;
+
+	if (getsockname(fd, (struct sockaddr *)&a, &la) || getpeername(fd, (struct sockaddr *)&b, &lb))
+		return 0;
+	return la == lb && memcmp(&a, &b, la) == 0;
+}
+
 static int connect_port(const char *host, int port)
 {
 	struct addrinfo hints, *res, *ai;
@@ -81,7 +95,7 @@ static int connect_port(const char *host, int port)
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0)
 			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 && !self_connected(fd))
 			break;
 		close(fd);
 		fd = -1;
@@ -144,6 +158,7 @@ static int send_msg(relay *r)
 			return -1;
 		if (write_all(r->sock, r->msg, r->nmsg) == 0) {
 			tx(r, '>', r->msg, r->nmsg);
+			r->sent_at = now_s();
 			return 0;
 		}
 		note(r, "write to server failed; reconnecting");
@@ -327,12 +342,21 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 		struct pollfd pf[2] = {{r.from_bot, POLLIN, 0}, {r.sock, POLLIN, 0}};
 		int rc = 0;
 
-		if (poll(pf, r.sock >= 0 ? 2 : 1, -1) < 0) {
+		int ready = poll(pf, r.sock >= 0 ? 2 : 1, r.pending ? 200 : -1);
+		if (ready < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
-		if (r.sock >= 0 && pf[1].revents)
+		if (r.pending && r.nresp == 0 && now_s() - r.sent_at > KB_RELAY_SILENCE_MS / 1e3) {
+			/* a server that accepted but went away without a reset */
+			note(&r, "no response; reconnecting and resending");
+			close(r.sock);
+			r.sock = -1;
+			rc = send_msg(&r);
+			pf[0].revents = pf[1].revents = 0;
+		}
+		if (rc == 0 && r.sock >= 0 && pf[1].revents)
 			rc = on_server(&r);
 		if (rc == 0 && pf[0].revents) {
 			ssize_t k = read(r.from_bot, r.out + r.nout, BUF_MAX - r.nout);

@@ -6,7 +6,8 @@
  * including its END line) back to the bot unchanged.  One message is in
  * flight at a time.  If the connection drops, the relay reconnects (a new
  * connection per message is allowed by the protocol) and resends the
- * message whose response was not complete; a response is forwarded only
+ * message whose response was not complete (also after KB_RELAY_SILENCE_MS
+ * without an answer); a response is forwarded only
  * when complete, so the bot never sees half of one.  Without a port the
  * relay tries 65430..65439 in order, on every (re)connection.
  *
@@ -21,6 +22,10 @@
 #define KB_BOT_RELAY_H
 
 #include <stdio.h>
+
+/* A message without any response byte for this long is resent on a new
+ * connection (the server answers at once; a silent peer is a dead one). */
+#define KB_RELAY_SILENCE_MS 3000
 
 /* Exit statuses of kimble-relay besides the bot's own. */
 enum kb_relay_status {

@@ -24,7 +24,7 @@
 #include "eval.h"
 #include "opponent.h"
 
-#define KB_SEARCH_OPP_ROLLS 5   /* opponent rolls expanded per round */
+#define KB_SEARCH_OPP_ROLLS 3   /* opponent rolls expanded per round */
 #define KB_BUDGET_DEFAULT_MS 2  /* default --budget-ms */
 
 typedef struct kb_bot {

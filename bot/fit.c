@@ -1,0 +1,165 @@
+/* fit.c - self-play data and softmax regression for eval.h; see fit.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/game.h"
+#include "fit.h"
+#include "search.h"
+
+static int push(kb_fit_data *d, const kb_fit_sample *s)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 1 << 16;
+		kb_fit_sample *p = realloc(d->s, cap * sizeof *p);
+		if (!p)
+			return -1;
+		d->s = p;
+		d->cap = cap;
+	}
+	d->s[d->n++] = *s;
+	return 0;
+}
+
+typedef struct rec {
+	kb_fit_data *d;
+	uint8_t types[KB_SEATS];
+	int keep, k, fail;
+} rec;
+
+static void on_rolled(void *ctx, const kb_roll *roll)
+{
+	rec *r = ctx;
+	kb_fit_sample s;
+	kb_err err;
+
+	if (r->k++ % r->keep)
+		return;
+	memset(&s, 0, sizeof s);
+	unsigned present = 1;
+	for (int t = 1; t < KB_SEATS; t++)
+		if (r->types[t] != 0xff)
+			present |= 1u << t;
+	kb_board_parse(roll->board, KB_BOARD_LEN, present, &s.pos, &err);
+	memcpy(s.types, r->types, sizeof s.types);
+	s.turn = (int8_t)roll->seat;
+	s.winner = -1;
+	r->fail |= push(r->d, &s);
+}
+
+int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
+		   uint64_t seed, int keep)
+{
+	kb_rng pick;
+
+	kb_rng_stream(&pick, seed, KB_TAG_USER, 0);
+	for (long g = 0; g < games; g++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		rec r = {d, {0, 0xff, 0xff, 0xff}, keep > 0 ? keep : 1, 0, 0};
+		size_t first = d->n;
+		kb_game game;
+		kb_bot bot;
+
+		while (ctl[1] == 0 && ctl[2] == 0 && ctl[3] == 0)
+			for (int s = 1; s < KB_SEATS; s++)
+				ctl[s] = (uint8_t)kb_rng_below(&pick, 3);
+		for (int s = 1; s < KB_SEATS; s++)
+			if (ctl[s]) {
+				opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+				r.types[s] = ctl[s];
+			}
+		uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
+		kb_game_init(&game, gseed, ctl);
+		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
+		bot.w = w;
+		bot.depth = depth;
+		kb_hooks h = {on_rolled, NULL, &r};
+		while (kb_game_advance(&game, &h) == 0) {
+			int idx = kb_bot_decide(&bot, &game.pos, game.pending_die,
+						kb_game_pending_mask(&game), NULL);
+			kb_game_decide(&game, idx, &h);
+		}
+		if (r.fail)
+			return -1;
+		for (size_t i = first; i < d->n; i++)
+			d->s[i].winner = game.winner;
+		d->games++;
+		d->wins += game.winner == 0;
+	}
+	return 0;
+}
+
+double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, double l2,
+		    uint64_t seed)
+{
+	kb_rng rng;
+	double loss = 0;
+	long total = (long)epochs * (long)d->n, step = 0;
+
+	kb_rng_stream(&rng, seed, KB_TAG_USER, 1);
+	for (int e = 0; e < epochs; e++) {
+		loss = 0;
+		for (size_t k = 0; k < d->n; k++, step++) {
+			const kb_fit_sample *s = &d->s[kb_rng_below(&rng, (uint32_t)d->n)];
+			kb_seat_features f[KB_SEATS];
+			double sc[KB_SEATS], p[KB_SEATS], sum = 0, mx = -1e30;
+			double rate = lr * (1.0 - 0.9 * (double)step / (double)total);
+
+			kb_eval_features(&s->pos, s->types, s->turn, f);
+			for (int t = 0; t < KB_SEATS; t++) {
+				if (!kb_present(&s->pos, t))
+					continue;
+				sc[t] = kb_eval_score(w, s->types[t], &f[t]);
+				if (sc[t] > mx)
+					mx = sc[t];
+			}
+			for (int t = 0; t < KB_SEATS; t++)
+				if (kb_present(&s->pos, t))
+					sum += p[t] = exp(sc[t] - mx);
+			for (int t = 0; t < KB_SEATS; t++) {
+				if (!kb_present(&s->pos, t))
+					continue;
+				p[t] /= sum;
+				double g = p[t] - (t == s->winner);
+				int ty = s->types[t];
+				if (t == s->winner)
+					loss -= log(p[t] > 1e-12 ? p[t] : 1e-12);
+				for (int i = 0; i < KB_PIECES; i++) {
+					float *wp = &w->piece[ty][f[t].bucket[i]];
+					*wp -= (float)(rate * (g + l2 * *wp));
+				}
+				w->danger[ty] -= (float)(rate * g * f[t].danger);
+				w->dprog[ty] -= (float)(rate * g * f[t].dprog);
+				w->tempo[ty] -= (float)(rate * g * f[t].tempo);
+			}
+		}
+		loss /= (double)(d->n ? d->n : 1);
+	}
+	/* home is the zero of each row: subtract a constant per seat score */
+	return loss;
+}
+
+void kb_fit_write(FILE *out, const kb_weights *w, const char *comment)
+{
+	fprintf(out, "/* weights.h - evaluation weights fitted by bot/tune/tune.sh; do not edit.\n"
+		     " * %s */\n#include \"eval.h\"\nconst kb_weights kb_weights_default = {\n\t{\n",
+		comment);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		fprintf(out, "\t\t{");
+		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+			fprintf(out, "%s%.5ff", b ? (b % 8 ? ", " : ",\n\t\t ") : "", w->piece[t][b]);
+		fprintf(out, "},\n");
+	}
+	fprintf(out, "\t},\n");
+	const float *rows[3] = {w->danger, w->dprog, w->tempo};
+	for (int k = 0; k < 3; k++)
+		fprintf(out, "\t{%.5ff, %.5ff, %.5ff},\n", rows[k][0], rows[k][1], rows[k][2]);
+	fprintf(out, "};\n");
+}
+
+void kb_fit_free(kb_fit_data *d)
+{
+	free(d->s);
+	memset(d, 0, sizeof *d);
+}

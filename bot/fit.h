@@ -1,0 +1,50 @@
+/* fit.h - fitting the evaluation weights (eval.h) to self-play outcomes.
+ *
+ * kb_fit_collect() plays games in-process: seat A is the bot (search.h at
+ * the given depth with the given weights), seats B, C, D are drawn from
+ * {absent, easy, hard} (at least one present) for each game; every roll's
+ * position is recorded with the seat to roll and, at the end, the winner.
+ * kb_fit_train() then fits the softmax model of eval.h to those samples by
+ * stochastic gradient descent on the log-loss of the winner, starting from
+ * the given weights.
+ *
+ * Errors: kb_fit_collect returns -1 when memory runs out.
+ */
+#ifndef KB_BOT_FIT_H
+#define KB_BOT_FIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "eval.h"
+
+typedef struct kb_fit_sample {
+	kb_pos pos;
+	uint8_t types[KB_SEATS];
+	int8_t turn;
+	int8_t winner;
+} kb_fit_sample;
+
+typedef struct kb_fit_data {
+	kb_fit_sample *s;
+	size_t n, cap;
+	long games, wins;
+} kb_fit_data;
+
+/* Play games seeded from seed and append their samples (every keep-th
+ * roll).  Returns 0 or -1. */
+int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
+		   uint64_t seed, int keep);
+
+/* Fit w to the samples: epochs passes with learning rate lr decaying to
+ * lr/10, L2 penalty l2.  Returns the final mean log-loss. */
+double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, double l2,
+		    uint64_t seed);
+
+/* Write w as the C source of bot/weights.h. */
+void kb_fit_write(FILE *out, const kb_weights *w, const char *comment);
+
+void kb_fit_free(kb_fit_data *d);
+
+#endif

@@ -1,0 +1,265 @@
+/* test_relay.c - kimble-relay against a scripted TCP server (a thread in
+ * the test): a whole game with the real bot, a connection closed after
+ * every response, a server restart mid-game, the port list 65430..65439,
+ * and no server at all. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "support.h"
+#include "test_bot_fake.h"
+
+typedef struct tcp_fake {
+	int port;
+	int listen_fd;
+	int close_every;     /* close each connection after a response */
+	int restart_after;   /* close and reopen the listener after N responses */
+	fake_game game;
+	long responses, connections, restarts;
+	int done;
+} tcp_fake;
+
+static long ms_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int listen_on(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	struct sockaddr_in a = {0};
+
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 8)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Serve one connection until it closes, the game ends or we drop it. */
+static void serve_conn(tcp_fake *t, int c, long until)
+{
+	char buf[4096];
+	size_t len = 0;
+
+	while (ms_now() < until) {
+		kb_msg m;
+		size_t used = kb_msg_scan(buf, len, &m);
+		if (m.type != KB_MSG_NONE) {
+			memmove(buf, buf + used, len - used);
+			len -= used;
+			fake_respond(&t->game, &m);
+			if (test_write_all(c, t->game.out, t->game.n))
+				return;
+			t->responses++;
+			if (t->close_every || t->game.over)
+				return;
+			if (t->restart_after && t->responses == t->restart_after)
+				return;
+			continue;
+		}
+		struct pollfd pf = {c, POLLIN, 0};
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		ssize_t k = read(c, buf + len, sizeof buf - len);
+		if (k <= 0)
+			return;
+		len += (size_t)k;
+	}
+}
+
+static void *serve(void *arg)
+{
+	tcp_fake *t = arg;
+	long until = ms_now() + 30000;
+
+	while (!t->game.over && ms_now() < until) {
+		struct pollfd pf = {t->listen_fd, POLLIN, 0};
+		if (poll(&pf, 1, 100) <= 0)
+			continue;
+		int c = accept4(t->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		t->connections++;
+		if (getenv("KB_RELAY_DEBUG"))
+			fprintf(stderr, "fake: accepted connection %ld after %ld responses\n", t->connections, t->responses);
+		serve_conn(t, c, until);
+		if (t->restart_after && t->responses == t->restart_after && !t->restarts) {
+			/* the server goes away (listener first, then the
+			 * connection) and comes back on the same port */
+			close(t->listen_fd);
+			close(c);
+			t->restarts++;
+			/* the port frees once the relay closed its end too */
+			for (int k = 0; k < 300 && (t->listen_fd = listen_on(t->port)) < 0; k++)
+				poll(NULL, 0, 10);
+			if (getenv("KB_RELAY_DEBUG"))
+				fprintf(stderr, "fake: restarted, listen fd %d\n", t->listen_fd);
+			continue;
+		}
+		close(c);
+	}
+	close(t->listen_fd);
+	t->done = 1;
+	return NULL;
+}
+
+static void fake_start(tcp_fake *t, pthread_t *th, int port, uint64_t seed)
+{
+	memset(t, 0, sizeof *t);
+	fake_init(&t->game, seed);
+	t->port = port;
+	t->listen_fd = listen_on(port);
+	cr_assert_geq(t->listen_fd, 0, "listen on %d", port);
+	pthread_create(th, NULL, serve, t);
+}
+
+static int run_relay(char **extra, int nextra, const char *opps, const char *dir)
+{
+	char relay[512], bot[512], errp[700];
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	for (int i = 0; i < nextra; i++)
+		argv[n++] = extra[i];
+	argv[n++] = "--";
+	argv[n++] = (char *)test_bin("kimble-bot", bot, sizeof bot);
+	argv[n++] = (char *)opps;
+	argv[n++] = "9";
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	test_proc p;
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 30000);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static const char *file_text(const char *dir, const char *name)
+{
+	static char buf[1 << 18];
+	char path[700];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+static void play_through_relay(int close_every, int restart_after, const char *opps)
+{
+	tcp_fake t;
+	pthread_t th;
+	char dir[512], port[16], tpath[600];
+	int p = test_free_port();
+
+	test_tmpdir(dir, sizeof dir);
+	fake_start(&t, &th, p, 4242);
+	t.close_every = close_every;
+	t.restart_after = restart_after;
+	snprintf(port, sizeof port, "%d", p);
+	snprintf(tpath, sizeof tpath, "%s/transcript", dir);
+	char *extra[] = {"--port", port, "--transcript", tpath};
+	int rc = run_relay(extra, 4, opps, dir);
+	pthread_join(th, NULL);
+	if (rc)
+		fprintf(stderr, "transcript: %s\n", file_text(dir, "transcript"));
+	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, file_text(dir, "relay.err"));
+	cr_assert(t.game.over, "the game was played to the end: %s", file_text(dir, "transcript"));
+	cr_assert_eq(t.game.refused, 0);
+	const char *tx = file_text(dir, "transcript");
+	cr_assert(strstr(tx, " > v001"), "transcript has the start message");
+	cr_assert(strstr(tx, " < END"), "transcript has responses");
+	if (close_every)
+		cr_assert_gt(t.connections, 1);
+	if (restart_after)
+		cr_assert_eq(t.restarts, 1);
+	fake_free(&t.game);
+}
+
+Test(relay, plays_a_game_on_one_connection, .timeout = 60) { play_through_relay(0, 0, "hard,hard,hard"); }
+Test(relay, new_connection_per_message, .timeout = 60) { play_through_relay(1, 0, "easy,hard,easy"); }
+Test(relay, survives_server_restart, .timeout = 60) { play_through_relay(0, 2, "hard"); }
+
+Test(relay, no_server_reachable, .timeout = 30)
+{
+	char dir[512], port[16];
+	test_tmpdir(dir, sizeof dir);
+	snprintf(port, sizeof port, "%d", test_free_port());
+	char *extra[] = {"--port", port, "--retry-ms", "200"};
+	int rc = run_relay(extra, 4, "hard", dir);
+	cr_assert_eq(rc, 69, "exit %d", rc);
+	cr_assert(strstr(file_text(dir, "relay.err"), "no Kimble server"), "%s", file_text(dir, "relay.err"));
+}
+
+/* Without --port the relay tries 65430..65439 in order: serve on the
+ * first of 65431..65439 we can bind while 65430 is not listening. */
+Test(relay, port_fallback, .timeout = 60)
+{
+	tcp_fake t;
+	pthread_t th;
+	char dir[512], tpath[600];
+	int port = -1, probe;
+
+	probe = test_connect(KB_PORT_FIRST, 0);
+	if (probe >= 0)
+		close(probe);
+	cr_assert_lt(probe, 0, "port %d is in use by another server; cannot test the fallback", KB_PORT_FIRST);
+	for (int p = KB_PORT_FIRST + 1; p <= KB_PORT_LAST && port < 0; p++) {
+		int fd = listen_on(p);
+		if (fd >= 0) {
+			close(fd);
+			port = p;
+		}
+	}
+	cr_assert_geq(port, 0, "no free port in 65431..65439");
+	test_tmpdir(dir, sizeof dir);
+	fake_start(&t, &th, port, 555);
+	snprintf(tpath, sizeof tpath, "%s/transcript", dir);
+	char *extra[] = {"--transcript", tpath};
+	int rc = run_relay(extra, 2, "easy", dir);
+	pthread_join(th, NULL);
+	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, file_text(dir, "relay.err"));
+	char want[64];
+	snprintf(want, sizeof want, "connected to 127.0.0.1 port %d", port);
+	cr_assert(strstr(file_text(dir, "transcript"), want), "%s", file_text(dir, "transcript"));
+	fake_free(&t.game);
+}
+
+Test(relay, returns_the_bots_exit_status, .timeout = 30)
+{
+	tcp_fake t;
+	pthread_t th;
+	char dir[512], port[16], relay[512];
+	int p = test_free_port();
+
+	test_tmpdir(dir, sizeof dir);
+	fake_start(&t, &th, p, 1);
+	snprintf(port, sizeof port, "%d", p);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
+			"/bin/sh", "-c", "exit 7", NULL};
+	test_proc pr;
+	cr_assert_eq(test_spawn(&pr, argv, dir, 0, 0, "/dev/null"), 0);
+	int st = test_wait(&pr, 10000);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 7, "status %d", st);
+	t.game.over = 1; /* stop the server thread */
+	pthread_join(th, NULL);
+	fake_free(&t.game);
+}
