@@ -113,8 +113,10 @@ fuzz: $(FUZZ_BINS)
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
 
 # ---- running and installing ----------------------------------------------
+# make run [OPPONENTS=hard,hard,hard] [SEED=N] [BUDGET_MS=N]
 run: deps all
-	@./tests/run-game.sh $(RUNFLAGS)
+	@bot/run-game.sh $(if $(OPPONENTS),--opponents $(OPPONENTS)) $(if $(SEED),--seed $(SEED)) \
+		$(if $(BUDGET_MS),--budget-ms $(BUDGET_MS))
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
