@@ -406,6 +406,13 @@ static int merge(cli *c, char **args, int n)
 	return 0;
 }
 
+/* Interrupted in a debug game or a rerun: no bot may outlive the judge. */
+static void stop(int sig)
+{
+	kj_proc_kill_all();
+	_exit(128 + sig);
+}
+
 int main(int argc, char **argv)
 {
 	cli c;
@@ -413,6 +420,8 @@ int main(int argc, char **argv)
 	/* A bot that exits early must not kill the judge: writes to its pipe
 	 * fail with EPIPE instead. */
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, stop);
+	signal(SIGTERM, stop);
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
 

@@ -13,6 +13,27 @@
 
 #include "proc.h"
 
+/* Process groups of the bots this process runs, for kj_proc_kill_all()
+ * from a signal handler. */
+#define MAX_LIVE 64
+static volatile pid_t live[MAX_LIVE];
+
+static void track(pid_t pid, pid_t old)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] == old) {
+			live[i] = pid;
+			return;
+		}
+}
+
+void kj_proc_kill_all(void)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] > 0)
+			kill(-live[i], SIGKILL);
+}
+
 double kj_now_ms(void)
 {
 	struct timespec ts;
@@ -108,6 +129,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		goto fail;
 	}
 	setpgid(p->pid, p->pid); /* also here, so a kill right away hits the group */
+	track(p->pid, 0);
 	p->in = to[1];
 	p->out = from[0];
 	fcntl(p->in, F_SETFL, O_NONBLOCK);
@@ -239,14 +261,17 @@ void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms)
 			if (r == p->pid) {
 				p->status = st;
 				kill(-p->pid, SIGKILL); /* children it left behind */
+				track(0, p->pid);
 				p->pid = 0;
 			} else if (r < 0) {
+				track(0, p->pid);
 				p->pid = 0;
 			} else if (kj_now_ms() >= deadline) {
 				kill(-p->pid, SIGKILL);
 				kill(p->pid, SIGKILL);
 				if (waitpid(p->pid, &st, 0) == p->pid)
 					p->status = st;
+				track(0, p->pid);
 				p->pid = 0;
 			} else if (p->out >= 0) {
 				/* Wait on the bot's stdout closing (it exits) rather

@@ -65,6 +65,10 @@ void kj_proc_finish(kj_proc *p, int grace_ms);
  * for all to exit, kill the rest. */
 void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms);
 
+/* SIGKILL the process group of every bot this process has running
+ * (async-signal-safe: for SIGINT/SIGTERM handlers). */
+void kj_proc_kill_all(void);
+
 /* Milliseconds on the monotonic clock. */
 double kj_now_ms(void);
 

@@ -104,6 +104,13 @@ static int uses_removed(const runner *r, const kj_game_spec *g)
 	return 0;
 }
 
+/* A worker interrupted (Ctrl-C, a failed run) takes its bots with it. */
+static void worker_stop(int sig)
+{
+	kj_proc_kill_all();
+	_exit(128 + sig);
+}
+
 static int start_game(runner *r, uint32_t i, kb_err *err)
 {
 	const kj_game_spec *g = &r->opt->plan->games[i];
@@ -114,7 +121,8 @@ static int start_game(runner *r, uint32_t i, kb_err *err)
 	if (pid < 0)
 		return fail(err, "cannot fork a worker for game", "");
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
+		signal(SIGINT, worker_stop);
+		signal(SIGTERM, worker_stop);
 		worker(r->opt, g);
 	}
 	r->pid[i] = pid;
