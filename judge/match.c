@@ -58,6 +58,7 @@ typedef struct match {
 	kb_roll *rolls;       /* every roll so far (board before the move) */
 	size_t nrolls, cap;
 	int oom;
+	uint32_t diverged;    /* first roll that differs from opt->expect */
 	double t0;
 } match;
 
@@ -83,12 +84,28 @@ static void on_rolled(void *ctx, const kb_roll *roll)
 	m->rolls[m->nrolls++] = *roll;
 }
 
+/* 1 if roll number n differs from the expected transcript's. */
+static int differs(const kb_transcript *e, uint32_t n, const kb_roll *roll)
+{
+	char line[KB_STATE_LEN];
+
+	if (n > e->nrolls)
+		return 1;
+	memcpy(line, roll->board, KB_BOARD_LEN);
+	line[KB_BOARD_LEN] = (char)('A' + roll->seat);
+	line[KB_BOARD_LEN + 1] = (char)('0' + roll->die);
+	return memcmp(line, e->rolls[n - 1].line, KB_STATE_LEN) ||
+	       roll->index != e->rolls[n - 1].index || roll->how != e->rolls[n - 1].how;
+}
+
 static void on_played(void *ctx, const kb_roll *roll)
 {
 	match *m = ctx;
 
 	if (m->tx)
 		kb_tx_write_roll(m->tx, (uint32_t)m->nrolls, roll);
+	if (m->opt->expect && !m->diverged && differs(m->opt->expect, (uint32_t)m->nrolls, roll))
+		m->diverged = (uint32_t)m->nrolls;
 }
 
 static void debug_line(const match *m, int s, const char *dir, const char *text, size_t len)
@@ -328,10 +345,12 @@ static void finish_bots(match *m)
 		char win[12];
 		if (!c->running)
 			continue;
-		kb_fmt_winner(win, kb_seat_rotate((char)('A' + m->g.winner), s) - 'A');
-		send_rolls(m, s, m->nrolls);
-		send_text(m, s, win, 12);
-		send_text(m, s, "END\n", 4);
+		if (m->g.winner >= 0) { /* else a rerun stopped: just close */
+			kb_fmt_winner(win, kb_seat_rotate((char)('A' + m->g.winner), s) - 'A');
+			send_rolls(m, s, m->nrolls);
+			send_text(m, s, win, 12);
+			send_text(m, s, "END\n", 4);
+		}
 		live[n++] = &c->proc;
 	}
 	kj_proc_finish_all(live, n, m->opt->grace_ms);
@@ -433,7 +452,7 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 			rc = start_bot(m, s, err);
 	if (rc == 0) {
 		await_starts(m);
-		for (int s; (s = kb_game_advance(&m->g, &hooks)) >= 0 && !m->oom;) {
+		for (int s; (s = kb_game_advance(&m->g, &hooks)) >= 0 && !m->oom && !m->diverged;) {
 			int idx = m->seats[s].running ? ask(m, s) : kb_pick_hard(kb_game_pending_mask(&m->g));
 			kb_game_decide(&m->g, idx, &hooks);
 		}
@@ -448,7 +467,8 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 		res->rolls = m->g.rolls;
 		rank(m);
 		if (tx)
-			kb_tx_write_end(tx, m->g.winner, m->g.rolls, "win");
+			kb_tx_write_end(tx, m->g.winner, m->g.rolls,
+					m->g.winner >= 0 ? "win" : "unfinished rerun differs");
 	} else {
 		for (int s = 0; s < KB_SEATS; s++)
 			if (m->seats[s].running)

@@ -57,6 +57,9 @@ typedef struct kj_match_opts {
 	int has_start;     /* start from pos with seat start_turn, die start_die */
 	kb_pos start;
 	int start_turn, start_die;
+	/* A rerun: stop at the first roll that differs from this transcript
+	 * (the game then ends unfinished, winner -1), or NULL. */
+	const struct kb_transcript *expect;
 } kj_match_opts;
 
 typedef struct kj_seat_result {

@@ -151,6 +151,7 @@ int kj_rerun(FILE *out, const kb_transcript *tx, const kj_bot *const bots[KB_SEA
 	check_fingerprints(out, tx, bots);
 	mo.limits.learn = 0;
 	mo.timing = 0;
+	mo.expect = tx;
 	if (tx->has_start) {
 		mo.has_start = 1;
 		mo.start_turn = tx->start_turn;
