@@ -124,14 +124,15 @@ static int wins(const char *json, const char *name)
 static const char *mode_reason[][2] = {
 	{"crash", "crash"},     {"hang", "timeout"},  {"garbage", "garbage"},
 	{"illegal", "illegal"}, {"token", "token"},   {"noread", "timeout"},
-	{"flood", "timeout"},   {"exit", "exit"},     {"slow", "timeout"}};
+	{"flood", "timeout"},   {"exit", "exit"},     {"slow", "timeout"},
+	{"silent", "startup"}};
 #define NMODES (sizeof mode_reason / sizeof mode_reason[0])
 
 Test(judge, misbehaving_bots_recorded_with_reasons, .timeout = 120)
 {
 	char dir[512], bots[1024], out[1024], path[1200];
 	const char *args[40] = {"-q", "--no-timing", "-j2", "--move-ms", "200", "--startup-ms",
-				"3000", "--max-timeouts", "0", "-f", "gauntlet", "-t", "2",
+				"1500", "--max-timeouts", "0", "-f", "gauntlet", "-t", "2",
 				"--bots", bots, "-o", out, "player"};
 	int n = 18;
 
@@ -158,6 +159,30 @@ Test(judge, misbehaving_bots_recorded_with_reasons, .timeout = 120)
 	for (int r = 1; r < KJ_REASONS; r++)
 		cr_expect_eq(forfeits(json, "player", kj_reason_name(r)), 0, "player never forfeits");
 	free(json);
+}
+
+Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], path[1200];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "100", "--max-timeouts", "2",
+			      "-f", "fixed", "-g", "5", "--bots", bots, "-o", out, "sleeper", "easy",
+			      NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bots, sizeof bots, "%s/bots", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(bots, 0755);
+	make_bot(bots, "sleeper", "hang");
+	cr_assert_eq(judge(dir, "removal", args), 0);
+	snprintf(path, sizeof path, "%s/results.json", out);
+	char *json = slurp(path);
+	cr_expect(strstr(json, "{\"name\": \"sleeper\", \"games\": 2,") != NULL,
+		  "removed after two timeouts in a row: %s", json);
+	free(json);
+	snprintf(path, sizeof path, "%s/removal.err", dir);
+	char *err = slurp(path);
+	cr_expect(strstr(err, "sleeper timed out in 2 games in a row: removed") != NULL, "%s", err);
+	free(err);
 }
 
 Test(judge, forking_bot_and_wrong_lineup_still_play, .timeout = 60)

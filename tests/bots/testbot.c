@@ -15,6 +15,7 @@
  *       slow     plays hard, but waits 400 ms before every answer
  *       lineup   plays hard but announces a wrong lineup (v001000)
  *       easy     plays the easy policy (the rearmost movable piece)
+ *       silent   never says anything, not even v001XYZ
  * Every mode's first line is v001XYZ from OPPONENTS (except lineup).
  */
 #include <signal.h>
@@ -101,6 +102,9 @@ int main(int argc, char **argv)
 	}
 	const char *mode = argv[1];
 	present = lineup(argv[2], digits);
+	if (!strcmp(mode, "silent"))
+		for (;;)
+			pause();
 	printf("v001%s\n", strcmp(mode, "lineup") ? digits : "000");
 	fflush(stdout);
 	if (!strcmp(mode, "noread"))
