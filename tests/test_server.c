@@ -642,6 +642,33 @@ Test(server, spectators_list_and_watch, .timeout = 60)
 	server_stop(&s);
 }
 
+Test(server, watched_game_expires, .timeout = 60)
+{
+	const char *args[] = {"--token-ttl", "0.5", NULL};
+	char cmd[80], id[32];
+	server s;
+	server_start(&s, args);
+	client *p = client_open(s.port), *w = client_open(s.port);
+	resp *r;
+	while (is_winner(last(r = ask(p, "v001222\n")))) /* a game that waits */
+		free(r);
+	resp *l = ask(w, "?list\n");
+	cr_assert_eq(l->n, 1);
+	cr_assert_eq(sscanf(l->line[0], "%31s", id), 1);
+	free(l);
+	snprintf(cmd, sizeof cmd, "?watch %s\n", id);
+	resp *v = ask(w, cmd); /* returns when the token expires */
+	cr_assert_eq(v->n, r->n, "every state line, then the end");
+	for (int i = 1; i < r->n; i++)
+		cr_assert_str_eq(v->line[i - 1], r->line[i]);
+	cr_assert_str_eq(last(v), "Virhe: peli paattyi ilman voittajaa");
+	free(v);
+	free(r);
+	client_close(p);
+	client_close(w);
+	cr_assert_eq(server_stop(&s), 0);
+}
+
 static int read_tx(const char *path, kb_transcript *tx)
 {
 	kb_err err;
