@@ -98,7 +98,8 @@ static int64_t parse_ttl(const char *s)
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e9)
 		die(EXIT_USAGE, "--token-ttl '%s': expected seconds > 0 (e.g. 120 or 0.5)", s);
-	return (int64_t)(v * 1000 + 0.5) ? (int64_t)(v * 1000 + 0.5) : 1;
+	int64_t ms = (int64_t)(v * 1000 + 0.5);
+	return ms > 0 ? ms : 1; /* below half a millisecond still expires */
 }
 
 static uint64_t random_seed(void)
