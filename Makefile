@@ -88,7 +88,7 @@ $(foreach m,$(MAINS),$(eval $(call PROGRAM,$(m))))
 # ---- tests ---------------------------------------------------------------
 # Each variant's suite runs with its own programs (KB_BIN) so integration
 # tests exercise sanitized servers, bots and judges too.
-TEST_ENV = KB_ROOT=$(CURDIR) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1
+TEST_ENV = KB_ROOT=$(CURDIR) ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 test: deps all $(TESTBOTS) build/rel/tests/kimble-tests build/asan/tests/kimble-tests $(addprefix build/asan/bin/,$(PROGS))
 	@echo "== test suite (release build)"
 	$(TEST_ENV) KB_BIN=$(CURDIR)/bin build/rel/tests/kimble-tests -j$(JOBS) $(TESTFLAGS)

@@ -834,13 +834,3 @@ Test(server, example_client_python, .timeout = 180)
 	cr_assert(strstr(out, "Peli ohi, Voittaja: ") != NULL, "the game was played to the end");
 	cr_assert_eq(server_stop(&s), 0);
 }
-
-/* Criterion's parallel runner (-j2) leaks a few 48-byte records of its own
- * in the runner process when tests overlap; LeakSanitizer would fail the
- * sanitizer run for that.  Suppress leaks whose allocation is inside
- * libcriterion only (called by LeakSanitizer in the ASan build). */
-const char *__lsan_default_suppressions(void);
-const char *__lsan_default_suppressions(void)
-{
-	return "leak:libcriterion.so\n";
-}
