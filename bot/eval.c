@@ -68,7 +68,7 @@ double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos 
 	kb_eval_features(pos, types, turn, f);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s))
-			score[s] = kb_eval_score(w, types[s], &f[s]);
+			score[s] = kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s))
 			sum += exp(score[s] - score[0]);

@@ -8,7 +8,8 @@
  *           + tempo[type]  * (1 if s rolls next)
  *
  * where type is the kind of player in the seat (the bot itself, easy or
- * hard; other models count as hard) and bucket 0 is home, 1..28 ring
+ * hard; other models count as hard) combined with the number of opponents
+ * (1, 2 or 3: each game size has its own weights), and bucket 0 is home, 1..28 ring
  * progress 0..27, 29..32 the goal squares.  The estimate is the softmax
  * P(A wins) = exp(S_A) / sum_s exp(S_s): a multinomial logistic model whose
  * weights are fitted to self-play outcomes by kimble-tune (bot/tune/tune.sh)
@@ -21,7 +22,8 @@
 
 #include "core/rules.h"
 
-#define KB_EVAL_TYPES 3   /* 0 the bot, 1 easy, 2 hard (and others) */
+#define KB_EVAL_KINDS 3   /* 0 the bot, 1 easy, 2 hard (and others) */
+#define KB_EVAL_TYPES 9   /* kind + 3 * (opponents - 1): a set per game size */
 #define KB_EVAL_BUCKETS 33
 
 typedef struct kb_weights {
@@ -54,10 +56,17 @@ static inline int kb_eval_bucket(int r)
 void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
 		      kb_seat_features f[KB_SEATS]);
 
-/* Score S_s of one seat of type from its features. */
+/* The weight set of a seat of kind 0..2 in a game with these seats. */
+static inline int kb_eval_type(const kb_pos *pos, int kind)
+{
+	int opps = __builtin_popcount(pos->present & 0xf) - 1;
+	return kind + 3 * (opps < 1 ? 0 : opps > 3 ? 2 : opps - 1);
+}
+
+/* Score S_s of one seat of type (kb_eval_type) from its features. */
 double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);
 
-/* P(A wins) when seat turn rolls next; types[s] is the type of seat s.
+/* P(A wins) when seat turn rolls next; types[s] is the kind of seat s.
  * 1 or 0 when a seat has already won. */
 double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
 	       int turn);

@@ -73,7 +73,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		kb_game_init(&game, gseed, ctl);
 		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
 		bot.w = w;
-		bot.depth = depth;
+		kb_bot_set_level(&bot, depth);
 		kb_hooks h = {on_rolled, NULL, &r};
 		while (kb_game_advance(&game, &h) == 0) {
 			int idx = kb_bot_decide(&bot, &game.pos, game.pending_die,
@@ -110,7 +110,7 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 			for (int t = 0; t < KB_SEATS; t++) {
 				if (!kb_present(&s->pos, t))
 					continue;
-				sc[t] = kb_eval_score(w, s->types[t], &f[t]);
+				sc[t] = kb_eval_score(w, kb_eval_type(&s->pos, s->types[t]), &f[t]);
 				if (sc[t] > mx)
 					mx = sc[t];
 			}
@@ -122,7 +122,7 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 					continue;
 				p[t] /= sum;
 				double g = p[t] - (t == s->winner);
-				int ty = s->types[t];
+				int ty = kb_eval_type(&s->pos, s->types[t]);
 				if (t == s->winner)
 					loss -= log(p[t] > 1e-12 ? p[t] : 1e-12);
 				for (int i = 0; i < KB_PIECES; i++) {
@@ -153,8 +153,12 @@ void kb_fit_write(FILE *out, const kb_weights *w, const char *comment)
 	}
 	fprintf(out, "\t},\n");
 	const float *rows[3] = {w->danger, w->dprog, w->tempo};
-	for (int k = 0; k < 3; k++)
-		fprintf(out, "\t{%.5ff, %.5ff, %.5ff},\n", rows[k][0], rows[k][1], rows[k][2]);
+	for (int k = 0; k < 3; k++) {
+		fprintf(out, "\t{");
+		for (int t = 0; t < KB_EVAL_TYPES; t++)
+			fprintf(out, "%s%.5ff", t ? ", " : "", rows[k][t]);
+		fprintf(out, "},\n");
+	}
 	fprintf(out, "};\n");
 }
 

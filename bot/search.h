@@ -6,8 +6,8 @@
  * over every die of every roll until the bot's next roll (opponents reply
  * with their model's move; sixes roll again, up to KB_SEARCH_OPP_ROLLS
  * opponent rolls per round), then over the bot's next die taking the best
- * of its moves, and scores the positions reached with the evaluation
- * (eval.h).  The amount of work is fixed by the depth chosen from the
+ * of its moves, and so on to the level the budget affords, and scores the
+ * positions reached with the evaluation (eval.h).  The amount of work is fixed by the depth chosen from the
  * budget, never by the clock, so the same input gives the same choice.
  * Exact ties are broken with the bot's seeded tie-break stream.
  *
@@ -33,6 +33,7 @@ typedef struct kb_bot {
 	uint8_t types[KB_SEATS];               /* evaluation type per seat */
 	const kb_weights *w;
 	int depth;                             /* bot rolls expanded after the move */
+	int finish_round;                      /* then the opponents' round too */
 	kb_rng tiebreak;
 	FILE *explain;                         /* candidates printed here, or NULL */
 	uint64_t nodes;                        /* positions evaluated, all decisions */
@@ -44,8 +45,15 @@ typedef struct kb_bot {
 void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
 		 uint64_t seed, int budget_ms);
 
-/* The search depth used for a budget (a fixed calibration). */
-int kb_bot_depth_for_budget(int budget_ms);
+/* The search level used for a budget in a game with this many opponents
+ * (a fixed calibration, see search.c).  Level 0 scores the position right
+ * after the move; each level adds, alternately, the opponents' round of
+ * rolls and the bot's next roll: level 1 is the round and the bot's next
+ * roll, level 2 also the round after it, level 3 one more bot roll... */
+int kb_bot_level_for_budget(int budget_ms, int opponents);
+
+/* Search at this level (sets depth and finish_round). */
+void kb_bot_set_level(kb_bot *bot, int level);
 
 /* Choose A's move for die with legal mask (>= 1 bit) in pos.  value (may be
  * NULL) receives each legal index's estimated win probability. */
