@@ -100,6 +100,10 @@ BENCHES := $(patsubst tests/bench/%.c,build/rel/bench/%,$(BENCH_SRCS))
 bench: all $(TESTBOTS) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; KB_BIN=$(CURDIR)/bin KB_ROOT=$(CURDIR) $$b $(BENCHFLAGS) || exit 1; done
 
+# The bot's strength with full game counts (make bench runs it --quick).
+strength: build/rel/bench/strength
+	nice build/rel/bench/strength --games 10000 --json build/strength.json
+
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
@@ -135,6 +139,6 @@ deps:
 clean:
 	rm -rf build bin
 
-.PHONY: all test bench fuzz run install deps clean
+.PHONY: strength all test bench fuzz run install deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -167,3 +167,84 @@ void kb_fit_free(kb_fit_data *d)
 	free(d->s);
 	memset(d, 0, sizeof *d);
 }
+
+/* Lineups the direct tuning plays (digits of seats B, C, D). */
+static const uint8_t spsa_lineups[][3] = {
+	{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY}, {KB_HARD, 0, 0},
+	{KB_EASY, KB_HARD, KB_EASY}, {KB_EASY, 0, 0},             {KB_HARD, KB_EASY, 0},
+};
+#define SPSA_LINEUPS (int)(sizeof spsa_lineups / sizeof spsa_lineups[0])
+
+double kb_fit_winrate(const kb_weights *w, int level, long games, uint64_t seed)
+{
+	long wins = 0;
+
+	for (int l = 0; l < SPSA_LINEUPS; l++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, spsa_lineups[l][0], spsa_lineups[l][1],
+					 spsa_lineups[l][2]};
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		for (int s = 1; s < KB_SEATS; s++)
+			if (ctl[s])
+				opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+		for (long g = 0; g < games; g++) {
+			uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
+			kb_game game;
+			kb_bot bot;
+			kb_game_init(&game, gseed, ctl);
+			kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
+			bot.w = w;
+			kb_bot_set_level(&bot, level);
+			while (kb_game_advance(&game, NULL) == 0)
+				kb_game_decide(&game, kb_bot_decide(&bot, &game.pos, game.pending_die,
+								    kb_game_pending_mask(&game), NULL), NULL);
+			wins += game.winner == 0;
+		}
+	}
+	return (double)wins / (double)(games * SPSA_LINEUPS);
+}
+
+/* The weights as a flat vector (pointers into w). */
+static int flat(kb_weights *w, float **v)
+{
+	int n = 0;
+
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+			v[n++] = &w->piece[t][b];
+		v[n++] = &w->danger[t];
+		v[n++] = &w->dprog[t];
+		v[n++] = &w->tempo[t];
+	}
+	return n;
+}
+
+void kb_fit_spsa(kb_weights *w, int iters, long games, double step, uint64_t seed, FILE *log)
+{
+	float *v[KB_EVAL_TYPES * (KB_EVAL_BUCKETS + 3)];
+	int n = flat(w, v);
+	kb_rng rng;
+	double c = 0.05;
+
+	kb_rng_stream(&rng, seed, KB_TAG_USER, 2);
+	for (int it = 0; it < iters; it++) {
+		kb_weights plus = *w, minus = *w;
+		float *vp[sizeof v / sizeof v[0]], *vm[sizeof v / sizeof v[0]];
+		int8_t delta[sizeof v / sizeof v[0]];
+		uint64_t games_seed = kb_rng_next(&rng); /* paired: both sides play these */
+
+		flat(&plus, vp);
+		flat(&minus, vm);
+		for (int i = 0; i < n; i++) {
+			delta[i] = kb_rng_below(&rng, 2) ? 1 : -1;
+			*vp[i] += (float)(c * delta[i]);
+			*vm[i] -= (float)(c * delta[i]);
+		}
+		double yp = kb_fit_winrate(&plus, 0, games, games_seed);
+		double ym = kb_fit_winrate(&minus, 0, games, games_seed);
+		double a = step / (1.0 + it / 50.0);
+		for (int i = 0; i < n; i++)
+			*v[i] += (float)(a * (yp - ym) / (2 * c) * delta[i]);
+		if (log)
+			fprintf(log, "kimble-tune: spsa %d: %.4f vs %.4f\n", it + 1, yp, ym);
+	}
+}

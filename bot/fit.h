@@ -42,6 +42,17 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, double l2,
 		    uint64_t seed);
 
+/* Mean win rate of the bot at search level with weights w over the
+ * direct-tuning lineups (hard x3, easy x3, hard, easy+hard+easy, easy,
+ * hard+easy), games each, game seeds from seed. */
+double kb_fit_winrate(const kb_weights *w, int level, long games, uint64_t seed);
+
+/* Direct tuning of w for win rate at level 0: iters steps of SPSA
+ * (simultaneous perturbation of every weight by +-0.05, both sides
+ * playing the same games seeds, step size step / (1 + it/50)).  Progress on
+ * log (may be NULL). */
+void kb_fit_spsa(kb_weights *w, int iters, long games, double step, uint64_t seed, FILE *log);
+
 /* Write w as the C source of bot/weights.h. */
 void kb_fit_write(FILE *out, const kb_weights *w, const char *comment);
 

@@ -13,6 +13,7 @@ static const char usage[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    kimble-tune [--rounds R] [--games N] [--depth D] [--epochs E] [--seed S]\n"
+	"                [--spsa ITERS] [--spsa-games G] [--spsa-step A]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Starting from the compiled-in weights, R times: play N games (the bot\n"
@@ -20,6 +21,8 @@ static const char usage[] =
 	"    absent seats), then fit the softmax evaluation to who won from every\n"
 	"    position seen (E passes of SGD).  Prints the result as the C source of\n"
 	"    bot/weights.h on stdout and progress on stderr.  Deterministic for S.\n"
+	"    Then, with --spsa, ITERS steps of direct win-rate tuning (SPSA, both\n"
+	"    perturbations playing the same G games per lineup, greedy play).\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 done, 1 usage error or out of memory.\n";
@@ -48,9 +51,10 @@ static long num(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	long rounds = 3, games = 4000, depth = 0, epochs = 4, seed = 1;
+	long rounds = 3, games = 4000, depth = 0, epochs = 4, seed = 1, spsa = 0, spsa_games = 3000;
+	double spsa_step = 2.0;
 	kb_weights w = kb_weights_default;
-	char comment[160];
+	char comment[400];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
@@ -67,6 +71,12 @@ int main(int argc, char **argv)
 			depth = num(argv[++i], "--depth");
 		else if (!strcmp(argv[i], "--epochs"))
 			epochs = num(argv[++i], "--epochs");
+		else if (!strcmp(argv[i], "--spsa"))
+			spsa = num(argv[++i], "--spsa");
+		else if (!strcmp(argv[i], "--spsa-games"))
+			spsa_games = num(argv[++i], "--spsa-games");
+		else if (!strcmp(argv[i], "--spsa-step"))
+			spsa_step = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--seed"))
 			seed = num(argv[++i], "--seed");
 		else
@@ -81,8 +91,14 @@ int main(int argc, char **argv)
 			r + 1, d.games, 100.0 * d.wins / d.games, d.n, loss);
 		kb_fit_free(&d);
 	}
-	snprintf(comment, sizeof comment, "kimble-tune --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld",
-		 rounds, games, depth, epochs, seed);
+	if (spsa) {
+		fprintf(stderr, "kimble-tune: win rate before SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
+		kb_fit_spsa(&w, (int)spsa, spsa_games, spsa_step, (uint64_t)seed, stderr);
+		fprintf(stderr, "kimble-tune: win rate after SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
+	}
+	snprintf(comment, sizeof comment,
+		 "kimble-tune --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g",
+		 rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step);
 	kb_fit_write(stdout, &w, comment);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,4 +263,43 @@ Test(relay, returns_the_bots_exit_status, .timeout = 30)
 	t.game.over = 1; /* stop the server thread */
 	pthread_join(th, NULL);
 	fake_free(&t.game);
+}
+
+/* ---- the real server: bot through the relay, every lineup -------------- */
+
+static void against_server(const char *const lineups[], int n)
+{
+	char srv[512], dir[512], port[16], seed[24], line[256], tpath[600];
+	int p = test_free_port();
+	test_proc sp;
+	test_reader rd;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(port, sizeof port, "%d", p);
+	char *argv[] = {(char *)test_bin("kimble-server", srv, sizeof srv), "--port", port, "--seed", "11", NULL};
+	cr_assert_eq(test_spawn(&sp, argv, dir, 0, 1, NULL), 0);
+	test_reader_init(&rd, sp.out);
+	cr_assert_gt(test_getline(&rd, line, sizeof line, 10000), 0, "server's first line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+	for (int k = 0; k < n; k++) {
+		snprintf(seed, sizeof seed, "%d", k);
+		snprintf(tpath, sizeof tpath, "%s/t%d", dir, k);
+		char *extra[] = {"--port", port, "--transcript", tpath};
+		int rc = run_relay(extra, 4, lineups[k], dir);
+		cr_assert_eq(rc, 0, "lineup %s: relay exit %d: %s", lineups[k], rc, file_text(dir, "relay.err"));
+		const char *tx = file_text(dir, strrchr(tpath, '/') + 1);
+		cr_assert(strstr(tx, "< Voittaja: "), "lineup %s: no winner line", lineups[k]);
+		cr_assert_null(strstr(tx, "< Virhe"), "lineup %s: %s", lineups[k], tx);
+	}
+	test_kill(&sp, SIGTERM);
+	test_wait(&sp, 5000);
+}
+
+Test(relay_server, all_lineups, .timeout = 120)
+{
+	static const char *const lineups[] = {
+		"hard,hard,hard", "easy,easy,easy", "hard", "easy,hard,easy", "none,easy,-",
+		"otherbot,hard", "", "easy",
+	};
+	against_server(lineups, (int)(sizeof lineups / sizeof lineups[0]));
 }

@@ -10,8 +10,8 @@
  *   strength [--quick] [--games N] [--budget-ms N] [--threads N]
  *            [--seed S] [--json FILE]
  *
- * --quick plays 400 games per lineup (make bench); the default 10000 gives a
- * half-width of at most 1 point (make strength).
+ * The default (and --quick) plays 400 games per lineup, for make bench;
+ * make strength runs --games 10000, a half-width of at most 1 point.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -119,7 +119,7 @@ static double half_width(double p, long n)
 
 int main(int argc, char **argv)
 {
-	long games = 10000;
+	long games = 400;
 	int budget = KB_BUDGET_DEFAULT_MS, threads = 2;
 	uint64_t seed = 20260101;
 	const char *json = NULL;
