@@ -36,6 +36,7 @@ static void load_seat(kb_learn *l, int s)
 		return;
 	}
 	kb_model_fit(&l->model[s], &rec.model);
+	l->easy_like[s] = rec.model.easy_hits > rec.model.hard_hits;
 }
 
 void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1])
@@ -104,6 +105,13 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 			o->pick_hint = KB_HARD, o->exact = 1;
 		opp[s] = o;
 	}
+}
+
+void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
+{
+	for (int s = 1; s < KB_SEATS; s++)
+		if (bot->opp[s] == &l->opp[s] && !l->opp[s].pick_hint && l->easy_like[s])
+			bot->types[s] = 1;
 }
 
 void kb_learn_observe(void *ctx, const kb_observation *ob)

@@ -19,6 +19,7 @@
 
 #include "observe.h"
 #include "opponent.h"
+#include "search.h"
 #include "state/model.h"
 #include "state/store.h"
 
@@ -38,6 +39,7 @@ typedef struct kb_learn {
 	kb_model model[KB_SEATS];            /* fitted models */
 	kb_opponent opp[KB_SEATS];           /* their kb_opponent adapters */
 	kb_model_stats seen[KB_SEATS];       /* this game's observations */
+	int easy_like[KB_SEATS];             /* matched easy more often than hard */
 } kb_learn;
 
 /* The names of seats B, C, D from an OPPONENTS argument that
@@ -54,6 +56,11 @@ void kb_learn_open(kb_learn *l, const char *path, unsigned present,
 /* Replace opp[s] by the learned model for every seat whose name is not
  * "easy" or "hard". */
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
+
+/* After kb_bot_init: evaluate a learned seat whose choices matched easy
+ * more often than hard as an easy-like player (the evaluation's piece
+ * order, eval.h), the rest as hard-like (kb_bot_init's default). */
+void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot);
 
 /* A kb_observe_fn (ctx = the kb_learn): records an opponent's choice. */
 void kb_learn_observe(void *ctx, const kb_observation *ob);

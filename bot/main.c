@@ -126,6 +126,8 @@ int main(int argc, char **argv)
 		c.observe_ctx = &lrn;
 	}
 	kb_bot_init(&bot, c.present, opp, seed, budget);
+	if (learn)
+		kb_learn_tune_bot(&lrn, &bot);
 	bot.explain = explain ? stderr : NULL;
 	c.bot = &bot;
 	c.diag = stderr;

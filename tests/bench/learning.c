@@ -1,0 +1,498 @@
+/* learning.c - does learning pay, and what does the store cost at start-up.
+ *
+ * Part 1, in-process with the real learning path (bot/learn.h over a
+ * temporary store): for each opponent policy P, seats B, C and D (with
+ * --seats 2 seat B alone) play P under one unfamiliar name.  The bot first plays TRAIN games (default
+ * 200), learning as it goes (one store update per game, as kimble-bot
+ * does).  Then the same EVAL game seeds (paired dice) are played by
+ *   empty    the bot with an empty store (the prior model),
+ *   learned  the bot with the store after TRAIN games,
+ *   told     the bot told the policy (easy/hard only: their exact model),
+ * and the table shows win rates and the paired differences learned - empty
+ * and learned - told with 95% confidence intervals.  The policies:
+ *   capturer  captures when it can (the rearmost such piece), else easy
+ *   greedy    scores capture, goal entry, leaving home, safety, progress
+ *   easy, hard the built-ins, named "zed" and "qux"
+ *
+ * Part 2: kimble-bot (bin/, $KB_BIN) start-up to its first output line,
+ * with no store (--no-learn), an empty store, and a store of 10,000
+ * opponents with full records; p50 and p95 of RUNS runs each.
+ *
+ *   learning [--train N] [--games N] [--threads N] [--runs N] [--seats 2|4]
+ *            [--budget-ms N] [--seed S] [--policy NAME] [--startup]
+ *
+ * --games N evaluation games for capturer and greedy (default 1000), N/5
+ * (at least 50) for easy and hard; --policy runs one policy and skips
+ * part 2; --startup runs part 2 only.  Defaults: 4 seats.
+ *
+ * The bot searches with --budget-ms 1 by default here (its own default is
+ * 2): the comparison is between models, and it keeps make bench short.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bot/learn.h"
+#include "bot/search.h"
+#include "core/game.h"
+#include "core/policy.h"
+#include "state/model.h"
+#include "state/store.h"
+
+enum policy { POL_CAPTURER, POL_GREEDY, POL_EASY, POL_HARD, POLICIES };
+static const char *const policy_name[POLICIES] = {"capturer", "greedy", "easy", "hard"};
+static const char *const policy_alias[POLICIES] = {"cap1", "greed1", "zed", "qux"};
+
+static int play_capturer(const kb_pos *p, int s, int d, unsigned m)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	kb_features(p, s, d, m, f);
+	for (int i = KB_PIECES - 1; i >= 0; i--)
+		if ((m >> i & 1) && f[i][KB_F_CAPTURE])
+			return i;
+	return kb_pick_easy(m);
+}
+
+static int play_greedy(const kb_pos *p, int s, int d, unsigned m)
+{
+	double f[KB_PIECES][KB_FEATURES], best = -1e9;
+	int pick = -1;
+
+	kb_features(p, s, d, m, f);
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!(m >> i & 1))
+			continue;
+		double v = 3 * f[i][KB_F_CAPTURE] + 2 * f[i][KB_F_ENTER_GOAL] +
+			   1.5 * f[i][KB_F_LEAVE] - 2 * f[i][KB_F_LAND_THREAT] +
+			   1.5 * f[i][KB_F_ESCAPE] - 0.5 * f[i][KB_F_IN_GOAL] + f[i][KB_F_ADVANCE];
+		if (v > best) {
+			best = v;
+			pick = i;
+		}
+	}
+	return pick;
+}
+
+static int play_policy(enum policy pol, const kb_pos *p, int s, int d, unsigned m)
+{
+	switch (pol) {
+	case POL_CAPTURER:
+		return play_capturer(p, s, d, m);
+	case POL_GREEDY:
+		return play_greedy(p, s, d, m);
+	case POL_EASY:
+		return kb_pick_easy(m);
+	default:
+		return kb_pick_hard(m);
+	}
+}
+
+/* Seats that play: all four (the default), or A and B (--seats 2). */
+static unsigned present = 0xf;
+/* The bot's --budget-ms in part 1 (1 keeps make bench short). */
+static int budget_ms = 1;
+
+/* One game: A is the bot with models opp, the other seats play pol; observations go
+ * to learn when not NULL.  Returns the winner. */
+static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], uint64_t gseed,
+		     kb_learn *learn, const kb_learn *model_of)
+{
+	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
+	kb_game g;
+	kb_bot bot;
+
+	for (int s = 1; s < KB_SEATS; s++)
+		if (present >> s & 1)
+			ctl[s] = KB_EXTERNAL;
+	kb_game_init(&g, gseed, ctl);
+	kb_bot_init(&bot, present, opp, gseed ^ 0x5eed, budget_ms);
+	if (model_of)
+		kb_learn_tune_bot(model_of, &bot);
+	for (int steps = 0; steps < 100000 && kb_game_advance(&g, NULL) >= 0; steps++) {
+		int s = g.pending_seat, d = g.pending_die;
+		unsigned mask = kb_game_pending_mask(&g);
+		int idx = s == 0 ? kb_bot_decide(&bot, &g.pos, d, mask, NULL)
+				 : play_policy(pol, &g.pos, s, d, mask);
+		if (learn && s != 0) {
+			kb_observation ob = {g.pos, s, d, mask, idx};
+			kb_learn_observe(learn, &ob);
+		}
+		kb_game_decide(&g, idx, NULL);
+	}
+	return g.winner;
+}
+
+static const char *names_for(enum policy pol, const char *out[KB_SEATS])
+{
+	out[0] = NULL;
+	for (int s = 1; s < KB_SEATS; s++)
+		out[s] = present >> s & 1 ? policy_alias[pol] : NULL;
+	return policy_alias[pol];
+}
+
+/* Train: TRAIN games, each opening the store, playing with the current
+ * learned models, committing the game - what kimble-bot does per run. */
+static void train(enum policy pol, const char *store, int games, uint64_t seed)
+{
+	const char *names[KB_SEATS];
+	kb_store_opts quiet = {0, 0, NULL};
+
+	names_for(pol, names);
+	for (int k = 0; k < games; k++) {
+		kb_learn l;
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		for (int s = 1; s < KB_SEATS; s++)
+			opp[s] = names[s] ? kb_opponent_for_name(names[s]) : NULL;
+		kb_learn_open(&l, store, present, names, &quiet, stderr);
+		kb_learn_models(&l, opp);
+		int w = play_game(pol, opp, kb_stream_seed(seed, KB_TAG_USER + 1, (uint64_t)k), &l, &l);
+		kb_learn_commit(&l, w);
+		kb_learn_close(&l);
+	}
+}
+
+enum variant { V_EMPTY, V_LEARNED, V_TOLD, VARIANTS };
+
+typedef struct eval_job {
+	enum policy pol;
+	const kb_opponent *opp[VARIANTS][KB_SEATS];
+	const kb_learn *model_of[VARIANTS];
+	int nvariants;
+	long first, count;
+	uint64_t seed;
+	long wins[VARIANTS];
+	long diff[2];    /* sums of learned-empty and learned-told */
+	long diff_sq[2];
+} eval_job;
+
+static void *eval_run(void *arg)
+{
+	eval_job *j = arg;
+
+	for (long k = j->first; k < j->first + j->count; k++) {
+		uint64_t gs = kb_stream_seed(j->seed, KB_TAG_USER + 2, (uint64_t)k);
+		int won[VARIANTS] = {0};
+		for (int v = 0; v < j->nvariants; v++) {
+			won[v] = play_game(j->pol, j->opp[v], gs, NULL, j->model_of[v]) == 0;
+			j->wins[v] += won[v];
+		}
+		for (int c = 0; c < 2 && c + 1 < j->nvariants; c++) {
+			int d = c == 0 ? won[V_LEARNED] - won[V_EMPTY] : won[V_LEARNED] - won[V_TOLD];
+			j->diff[c] += d;
+			j->diff_sq[c] += d * d;
+		}
+	}
+	return NULL;
+}
+
+static void interval(long sum, long sum_sq, long n, double *mean, double *half)
+{
+	double m = (double)sum / (double)n, var = (double)sum_sq / (double)n - m * m;
+
+	*mean = m;
+	*half = 1.96 * sqrt(var > 0 ? var : 0) / sqrt((double)n);
+}
+
+static int learning_table(int train_games, long games, int threads, uint64_t seed,
+			  const char *root, int only)
+{
+	int failures = 0;
+
+	printf("learning pays: bot (budget %d ms) vs %d seat(s) of one policy, %d training games, "
+	       "then paired evaluation games\n", budget_ms, kb_count(present) - 1, train_games);
+	printf("%-9s %-7s %6s %-17s %-8s %-8s %-8s %-22s %-22s\n", "policy", "name", "games", "belief",
+	       "empty", "learned", "told", "learned-empty [95%]", "learned-told [95%]");
+	for (int p = 0; p < POLICIES; p++) {
+		enum policy pol = (enum policy)p;
+		/* easy and hard learned are played exactly as told, so fewer
+		 * games show it; the heuristic players need the most */
+		long n = pol == POL_EASY || pol == POL_HARD ? (games / 5 > 50 ? games / 5 : 50) : games;
+
+		if (only >= 0 && p != only)
+			continue;
+		char store[600];
+		const char *names[KB_SEATS];
+		kb_learn empty, learned;
+		kb_store_opts quiet = {0, 0, NULL};
+		eval_job jobs[16];
+		double t0 = (double)clock();
+
+		snprintf(store, sizeof store, "%s/%s", root, policy_name[p]);
+		names_for(pol, names);
+		train(pol, store, train_games, seed + (uint64_t)p);
+		/* empty: prior models, no store */
+		memset(&empty, 0, sizeof empty);
+		for (int s = 1; s < KB_SEATS; s++) {
+			kb_model_prior(&empty.model[s]);
+			if (names[s])
+				strcpy(empty.name[s], names[s]);
+		}
+		kb_learn_open(&learned, store, present, names, &quiet, stderr);
+		eval_job base;
+		memset(&base, 0, sizeof base);
+		base.pol = pol;
+		base.seed = seed;
+		base.nvariants = pol == POL_EASY || pol == POL_HARD ? 3 : 2;
+		for (int s = 1; s < KB_SEATS; s++) {
+			if (!(present >> s & 1))
+				continue;
+			base.opp[V_TOLD][s] = pol == POL_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+			base.opp[V_EMPTY][s] = base.opp[V_LEARNED][s] = &kb_opponent_hard;
+		}
+		kb_learn_models(&empty, base.opp[V_EMPTY]);
+		kb_learn_models(&learned, base.opp[V_LEARNED]);
+		base.model_of[V_EMPTY] = &empty;
+		base.model_of[V_LEARNED] = &learned;
+		pthread_t th[16];
+		for (int t = 0; t < threads; t++) {
+			jobs[t] = base;
+			jobs[t].first = n * t / threads;
+			jobs[t].count = n * (t + 1) / threads - jobs[t].first;
+			pthread_create(&th[t], NULL, eval_run, &jobs[t]);
+		}
+		long wins[VARIANTS] = {0}, diff[2] = {0}, diff_sq[2] = {0};
+		for (int t = 0; t < threads; t++) {
+			pthread_join(th[t], NULL);
+			for (int v = 0; v < VARIANTS; v++)
+				wins[v] += jobs[t].wins[v];
+			for (int c = 0; c < 2; c++)
+				diff[c] += jobs[t].diff[c], diff_sq[c] += jobs[t].diff_sq[c];
+		}
+		char belief[64], told[16] = "-", d2[40] = "-";
+		double m1, h1, m2, h2;
+		kb_model_belief(&learned.model[1]);
+		snprintf(belief, sizeof belief, "%s %.2f",
+			 kb_component_name(kb_model_belief(&learned.model[1])),
+			 learned.model[1].weight[kb_model_belief(&learned.model[1])]);
+		interval(diff[0], diff_sq[0], n, &m1, &h1);
+		if (base.nvariants == 3) {
+			interval(diff[1], diff_sq[1], n, &m2, &h2);
+			snprintf(told, sizeof told, "%.3f", (double)wins[V_TOLD] / (double)n);
+			snprintf(d2, sizeof d2, "%+.3f [%+.3f,%+.3f]", m2, m2 - h2, m2 + h2);
+			if (m2 + h2 < 0)
+				failures++;
+		} else if (m1 - h1 <= 0) {
+			failures++;
+		}
+		char d1[40];
+		snprintf(d1, sizeof d1, "%+.3f [%+.3f,%+.3f]", m1, m1 - h1, m1 + h1);
+		printf("%-9s %-7s %6ld %-17s %-8.3f %-8.3f %-8s %-22s %-22s\n", policy_name[p], names[1], n,
+		       belief, (double)wins[V_EMPTY] / (double)n,
+		       (double)wins[V_LEARNED] / (double)n, told, d1, d2);
+		kb_learn_close(&learned);
+		(void)t0;
+	}
+	printf("goal: learned-empty > 0 (interval above zero) for capturer and greedy; "
+	       "learned-told not below zero for easy and hard: %s\n",
+	       failures ? "NOT MET" : "met");
+	return failures;
+}
+
+/* ---- start-up time -------------------------------------------------------- */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Spawn kimble-bot with args, time until its first output byte; then kill
+ * it.  Returns ms, or -1. */
+static double startup_once(const char *bin, char *const argv[])
+{
+	int out[2];
+	pid_t pid;
+	char c;
+	double t0, t = -1;
+
+	if (pipe(out))
+		return -1;
+	t0 = now_ms();
+	pid = fork();
+	if (pid == 0) {
+		int in[2];
+		if (pipe(in) == 0)
+			dup2(in[0], 0); /* stdin stays open and empty */
+		dup2(out[1], 1);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 2);
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	struct pollfd pf = {out[0], POLLIN, 0};
+	if (pid > 0 && poll(&pf, 1, 5000) == 1 && read(out[0], &c, 1) == 1)
+		t = now_ms() - t0;
+	close(out[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void fill_store(const char *store, int opponents, uint64_t seed)
+{
+	kb_store *st;
+	kb_err err;
+	kb_store_add *adds = calloc(1000, sizeof *adds);
+	char (*names)[16] = calloc(1000, 16);
+	kb_rng rng;
+
+	kb_rng_seed(&rng, seed);
+	if (kb_store_open(&st, store, KB_STORE_CREATE, NULL, &err)) {
+		fprintf(stderr, "learning: %s\n", err.msg);
+		exit(1);
+	}
+	for (int base = 0; base < opponents; base += 1000) {
+		for (int i = 0; i < 1000; i++) {
+			kb_store_add *a = &adds[i];
+			memset(a, 0, sizeof *a);
+			snprintf(names[i], 16, "opp%d", base + i);
+			a->name = names[i];
+			a->opponent = 1;
+			a->version = KB_BOT_VERSION;
+			a->delta.games = 50;
+			a->delta.won = 20;
+			a->delta.lost = 10;
+			/* full sample rings of plausible decisions */
+			a->delta.model.decisions = 200;
+			for (int k = 0; k < KB_SAMPLES; k++) {
+				kb_sample *smp = &a->delta.model.sample[k];
+				unsigned mask = 3 | (unsigned)kb_rng_below(&rng, 4) << 2;
+				smp->b[0] = (uint8_t)(mask | kb_rng_below(&rng, 2) << 4);
+				for (int b = 1; b < KB_SAMPLE_LEN; b++)
+					smp->b[b] = (uint8_t)kb_rng_below(&rng, b % 2 ? 256 : 32);
+			}
+		}
+		if (kb_store_apply(st, adds, 1000, NULL, &err)) {
+			fprintf(stderr, "learning: %s\n", err.msg);
+			exit(1);
+		}
+	}
+	kb_store_close(st);
+	free(adds);
+	free(names);
+}
+
+static int startup_table(const char *root, int runs)
+{
+	char bin[600], empty[700], big[700];
+	const char *dir = getenv("KB_BIN");
+	double *t = calloc((size_t)runs, sizeof *t);
+	int failures = 0;
+
+	snprintf(bin, sizeof bin, "%s/kimble-bot", dir ? dir : "bin");
+	snprintf(empty, sizeof empty, "%s/empty-store", root);
+	snprintf(big, sizeof big, "%s/big-store", root);
+	fill_store(big, 10000, 99);
+	printf("\nstart-up to first output: %s, %d runs each\n", bin, runs);
+	printf("%-36s %8s %8s %8s\n", "store", "p50 ms", "p95 ms", "max ms");
+	struct {
+		const char *label;
+		char *argv[8];
+	} cases[] = {
+		{"none (--no-learn)", {bin, "opp1,opp2,opp3", "1", "--no-learn", NULL}},
+		{"empty store", {bin, "opp1,opp2,opp3", "1", "--state", empty, NULL}},
+		{"10,000 opponents (3 of them named)", {bin, "opp1,opp2,opp3", "1", "--state", big, NULL}},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		for (int r = 0; r < runs; r++)
+			t[r] = startup_once(bin, cases[c].argv);
+		qsort(t, (size_t)runs, sizeof *t, cmp_double);
+		double p50 = t[runs / 2], p95 = t[(runs * 95) / 100 < runs ? (runs * 95) / 100 : runs - 1];
+		if (t[0] < 0) {
+			printf("%-36s could not start the bot\n", cases[c].label);
+			failures++;
+			continue;
+		}
+		printf("%-36s %8.2f %8.2f %8.2f\n", cases[c].label, p50, p95, t[runs - 1]);
+		if (p50 >= 5.0)
+			failures++;
+	}
+	printf("goal: p50 under 5 ms with and without a store: %s\n", failures ? "NOT MET" : "met");
+	free(t);
+	return failures;
+}
+
+static void remove_tree(const char *root)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "learning: could not remove %s\n", root);
+}
+
+int main(int argc, char **argv)
+{
+	int train_games = 200, threads = 2, runs = 40, only = -1, startup_only = 0;
+	long games = 1000;
+	uint64_t seed = 2024;
+	char root[] = "/tmp/kimble-learning-XXXXXX";
+
+	for (int i = 1; i < argc; i++) {
+		if (i + 1 < argc && strcmp(argv[i], "--train") == 0)
+			train_games = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--games") == 0)
+			games = atol(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--threads") == 0)
+			threads = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--runs") == 0)
+			runs = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--startup") == 0)
+			startup_only = 1;
+		else if (i + 1 < argc && strcmp(argv[i], "--policy") == 0) {
+			for (only = POLICIES - 1; only >= 0 && strcmp(policy_name[only], argv[i + 1]); only--)
+				;
+			i++;
+		} else if (i + 1 < argc && strcmp(argv[i], "--budget-ms") == 0)
+			budget_ms = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--seats") == 0)
+			present = atoi(argv[++i]) == 2 ? 0x3 : 0xf;
+		else if (i + 1 < argc && strcmp(argv[i], "--seed") == 0)
+			seed = strtoull(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: learning [--train N] [--games N] [--threads N] "
+					"[--runs N] [--seats 2|4] [--budget-ms N] [--seed S]\n"
+					"                [--policy capturer|greedy|easy|hard] [--startup]\n");
+			return 1;
+		}
+	}
+	if (threads < 1 || threads > 16 || games < 1 || runs < 1 || train_games < 0) {
+		fprintf(stderr, "learning: expected 1..16 threads and positive counts\n");
+		return 1;
+	}
+	if (!mkdtemp(root)) {
+		fprintf(stderr, "learning: cannot create a temporary folder: %s\n", strerror(errno));
+		return 1;
+	}
+	double t0 = now_ms();
+	if (!startup_only)
+		learning_table(train_games, games, threads, seed, root, only);
+	printf("(%.1f s)\n", (now_ms() - t0) / 1e3);
+	if (only < 0)
+		startup_table(root, runs);
+	remove_tree(root);
+	return 0;
+}
