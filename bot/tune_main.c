@@ -13,10 +13,11 @@ static const char usage[] =
 	"\n"
 	"SYNOPSIS\n"
 	"    kimble-tune [--rounds R] [--games N] [--depth D] [--epochs E] [--seed S]\n"
-	"                [--spsa ITERS] [--spsa-games G] [--spsa-step A]\n"
+	"                [--spsa ITERS] [--spsa-games G] [--spsa-step A] [--init]\n"
 	"\n"
 	"DESCRIPTION\n"
-	"    Starting from the compiled-in weights, R times: play N games (the bot\n"
+	"    Starting from the compiled-in weights (with --init: every piece worth\n"
+	"    0.12 per square of progress, danger -0.5, -1.0, tempo 0.1), R times: play N games (the bot\n"
 	"    at search depth D in seat A against random lineups of easy, hard and\n"
 	"    absent seats), then fit the softmax evaluation to who won from every\n"
 	"    position seen (E passes of SGD).  Prints the result as the C source of\n"
@@ -39,6 +40,18 @@ static void die(const char *fmt, ...)
 	exit(1);
 }
 
+/* The starting point of a tuning from scratch. */
+static void init_weights(kb_weights *w)
+{
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+			w->piece[t][b] = 0.12f * (b < 30 ? b : 29);
+		w->danger[t] = -0.5f;
+		w->dprog[t] = -1.0f;
+		w->tempo[t] = 0.1f;
+	}
+}
+
 static long num(const char *s, const char *what)
 {
 	char *end;
@@ -55,11 +68,17 @@ int main(int argc, char **argv)
 	double spsa_step = 2.0;
 	kb_weights w = kb_weights_default;
 	char comment[400];
+	int init = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
 			fputs(usage, stdout);
 			return 0;
+		}
+		if (!strcmp(argv[i], "--init")) {
+			init_weights(&w);
+			init = 1;
+			continue;
 		}
 		if (i + 1 >= argc)
 			die("unexpected argument \"%s\" (see --help)", argv[i]);
@@ -97,8 +116,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kimble-tune: win rate after SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
 	}
 	snprintf(comment, sizeof comment,
-		 "kimble-tune --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g",
-		 rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step);
+		 "kimble-tune%s --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g",
+		 init ? " --init" : "", rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step);
 	kb_fit_write(stdout, &w, comment);
 	return 0;
 }
