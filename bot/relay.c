@@ -177,13 +177,8 @@ static int next_msg(relay *r)
 	if (r->pending || !r->nout)
 		return 0;
 	n = kb_msg_scan(r->out, r->nout, &m);
-	if (m.type == KB_MSG_NONE) {
-		if (n) { /* whitespace only */
-			memmove(r->out, r->out + n, r->nout - n);
-			r->nout -= n;
-		}
-		return 0;
-	}
+	if (m.type == KB_MSG_NONE)
+		return 0; /* keep even whitespace: it goes out with the next message */
 	if (m.type == KB_MSG_START)
 		r->present = 1u | (m.lineup[0] ? 2u : 0) | (m.lineup[1] ? 4u : 0) | (m.lineup[2] ? 8u : 0);
 	/* consume trailing line end too, so it is passed on unchanged */
