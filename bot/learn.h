@@ -28,7 +28,7 @@
 
 /* A learned model at least this sure of easy or hard is used as that exact
  * policy (fast path of the search, and its evaluation type). */
-#define KB_LEARN_EXACT 0.95
+#define KB_LEARN_EXACT 0.9
 
 typedef struct kb_learn {
 	kb_store *store;                     /* NULL: nothing is recorded */
