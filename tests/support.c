@@ -1,6 +1,7 @@
 /* support.c - helpers shared by the test files; see support.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,6 +69,17 @@ const char *test_tmpdir(char *buf, size_t size)
 		abort();
 	}
 	return buf;
+}
+
+void test_drop_root(const char *dir)
+{
+	if (geteuid() != 0)
+		return;
+	if (chmod(dir, 0777) != 0 || setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+	    setuid(65534) != 0) {
+		perror("test_drop_root");
+		abort();
+	}
 }
 
 int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin,

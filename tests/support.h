@@ -23,6 +23,12 @@ const char *test_root_path(const char *rel, char *buf, size_t size);
 /* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error. */
 const char *test_tmpdir(char *buf, size_t size);
 
+/* Make file permissions bind this test process: when running as root,
+ * open folder dir to everyone and switch to user and group nobody (65534)
+ * for the rest of the test (each Criterion test is its own process, so
+ * nothing else is affected).  Aborts the test if the switch fails. */
+void test_drop_root(const char *dir);
+
 /* A child process: in writes its stdin, out reads its stdout (-1 if not
  * piped).  stderr goes to err_path when given, else is inherited. */
 typedef struct test_proc {
