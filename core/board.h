@@ -13,14 +13,11 @@
 
 #include <stddef.h>
 
+#include "err.h"
 #include "rules.h"
 
 #define KB_BOARD_LEN 44
 
-/* An error message naming the input and what was expected. */
-typedef struct kb_err {
-	char msg[192];
-} kb_err;
 
 /* Write the board of pos to out (exactly 44 characters, no terminator). */
 void kb_board_format(const kb_pos *pos, char out[KB_BOARD_LEN]);

@@ -14,6 +14,7 @@
 #include "replay.h"
 #include "run.h"
 #include "svg.h"
+#include "core/err.h"
 
 static const char usage[] =
 "usage: kimble-judge [OPTIONS] BOT...              play a tournament\n"
@@ -60,17 +61,7 @@ static const char usage[] =
 "input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
 "cannot start a bot, a worker died); 3 replay --rerun differs.\n";
 
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("kimble-judge: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(code);
-}
+#define die(code, ...) kb_die("kimble-judge", (code), __VA_ARGS__)
 
 static long number(const char *opt, const char *arg, long lo, long hi)
 {

@@ -17,8 +17,7 @@ int kj_table_seat(int n, int k)
 
 static int fail(kb_err *err, const char *what)
 {
-	snprintf(err->msg, sizeof err->msg, "%s", what);
-	return -1;
+	return kb_err_set(err, -1, "%s", what);
 }
 
 /* Advance comb (k indices out of 0..n-1, increasing) to the next

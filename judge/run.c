@@ -32,8 +32,7 @@ typedef struct runner {
 
 static int fail(kb_err *err, const char *what, const char *path)
 {
-	snprintf(err->msg, sizeof err->msg, "%.60s %.100s: %.25s", what, path, strerror(errno));
-	return -1;
+	return kb_err_set(err, -1, "%.60s %.100s: %.25s", what, path, strerror(errno));
 }
 
 static void game_path(char *buf, size_t size, const char *out, uint32_t game, const char *ext)

@@ -65,8 +65,7 @@ static int64_t now_ms(void)
 
 static int fail(kb_err *err, int code, const char *what, const char *detail)
 {
-	snprintf(err->msg, sizeof err->msg, "%s: %s", what, detail);
-	return code;
+	return kb_err_set(err, code, "%s: %s", what, detail);
 }
 
 /* ---- building responses ----------------------------------------------- */
@@ -624,7 +623,7 @@ static void serve(server *s)
 int srv_run(const srv_opts *o, kb_err *err)
 {
 	server s = {.ep = -1, .lfd = -1, .sfd = -1, .spare_fd = -1};
-	int port, rc;
+	int port = 0, rc;
 
 	rc = open_listener(&s, o, &port, err);
 	if (rc == 0)

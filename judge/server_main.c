@@ -11,6 +11,7 @@
 
 #include "core/wire.h"
 #include "server.h"
+#include "core/err.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_BIND = 3 };
 
@@ -36,19 +37,10 @@ static const char usage[] =
 	"Exit status: 0 clean shutdown, 1 runtime error, 2 usage error,\n"
 	"3 no port could be bound.\n";
 
-static void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("kimble-server: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (code == EXIT_USAGE)
-		fputs("try 'kimble-server --help'\n", stderr);
-	exit(code);
-}
+/* Fatal error; a usage error also points at --help. */
+#define die(code, fmt, ...)                                                     \
+	kb_die("kimble-server", (code), fmt "%s", ##__VA_ARGS__,                \
+	       (code) == EXIT_USAGE ? "\ntry 'kimble-server --help'" : "")
 
 static long parse_port(const char *s, const char *opt)
 {

@@ -10,18 +10,6 @@
 /* Longest line: an opponent line with every sample. */
 #define LINE_MAX_LEN (256 + 2 * KB_SAMPLES * KB_SAMPLE_LEN)
 
-static int fail(kb_err *err, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return status;
-}
-
 int kb_export_opponent_line(const char *name, const kb_opp_rec *rec, char *out, size_t size)
 {
 	const kb_model_stats *m = &rec->model;
@@ -83,7 +71,7 @@ int kb_export(kb_store *st, FILE *out, kb_err *err)
 	int rc;
 
 	if (!c)
-		return fail(err, -1, "export: out of memory");
+		return kb_err_set(err, -1, "export: out of memory");
 	c->out = out;
 	fprintf(out, "%s\n", KB_EXPORT_MAGIC);
 	rc = kb_store_each(st, &v, err);
@@ -91,7 +79,7 @@ int kb_export(kb_store *st, FILE *out, kb_err *err)
 	if (rc)
 		return -1;
 	if (fflush(out) || ferror(out))
-		return fail(err, -1, "export: cannot write: %s", strerror(errno));
+		return kb_err_set(err, -1, "export: cannot write: %s", strerror(errno));
 	return 0;
 }
 
@@ -118,13 +106,13 @@ static int labelled(char **p, const char *label, uint64_t *v, kb_err *err)
 	char *l = field(p), *num = field(p), *end;
 
 	if (!l || strcmp(l, label) != 0)
-		return fail(err, -1, "expected \"%s\" here, found \"%.30s\"", label, l ? l : "end of line");
+		return kb_err_set(err, -1, "expected \"%s\" here, found \"%.30s\"", label, l ? l : "end of line");
 	if (!num || !*num || *num < '0' || *num > '9')
-		return fail(err, -1, "expected an unsigned number after \"%s\"", label);
+		return kb_err_set(err, -1, "expected an unsigned number after \"%s\"", label);
 	errno = 0;
 	uintmax_t x = strtoumax(num, &end, 10);
 	if (errno || *end || x > UINT64_MAX)
-		return fail(err, -1, "expected an unsigned 64-bit number after \"%s\", found \"%.30s\"", label, num);
+		return kb_err_set(err, -1, "expected an unsigned 64-bit number after \"%s\", found \"%.30s\"", label, num);
 	*v = (uint64_t)x;
 	return 0;
 }
@@ -148,7 +136,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 	if (strcmp(hex, "-") == 0)
 		len = 0;
 	if (len != (size_t)n * 2 * KB_SAMPLE_LEN)
-		return fail(err, -1, "samples: expected %d samples of %d hex digits for %" PRIu64
+		return kb_err_set(err, -1, "samples: expected %d samples of %d hex digits for %" PRIu64
 			    " decisions, found %zu digits", n, 2 * KB_SAMPLE_LEN, m->decisions, len);
 	for (int j = 0; j < n; j++) {
 		kb_sample *smp = &m->sample[(first + (uint64_t)j) % KB_SAMPLES];
@@ -156,7 +144,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 			const char *h = hex + 2 * (j * KB_SAMPLE_LEN + b);
 			int hi = hexval(h[0]), lo = hexval(h[1]);
 			if (hi < 0 || lo < 0)
-				return fail(err, -1, "samples: expected lowercase hex digits, found \"%.2s\"", h);
+				return kb_err_set(err, -1, "samples: expected lowercase hex digits, found \"%.2s\"", h);
 			smp->b[b] = (uint8_t)(hi << 4 | lo);
 		}
 	}
@@ -166,7 +154,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 static int check_name(const char *what, const char *name, kb_err *err)
 {
 	if (!name || !kb_name_ok(name, strlen(name)))
-		return fail(err, -1, "expected %s of 1..%d letters, digits, '_', '.', '-', found \"%.40s\"",
+		return kb_err_set(err, -1, "expected %s of 1..%d letters, digits, '_', '.', '-', found \"%.40s\"",
 			    what, KB_NAME_MAX, name ? name : "end of line");
 	return 0;
 }
@@ -197,19 +185,19 @@ int kb_import_line(char *line, kb_store_add *add, kb_err *err)
 		    labelled(&p, "hard", &m->hard_hits, err))
 			return -1;
 		if (!(samples = field(&p)) || strcmp(samples, "samples") || !(samples = field(&p)))
-			return fail(err, -1, "expected \"samples\" and the sample digits (or -)");
+			return kb_err_set(err, -1, "expected \"samples\" and the sample digits (or -)");
 		if (parse_samples(samples, m, err))
 			return -1;
 		if (m->easy_hits > m->decisions || m->hard_hits > m->decisions)
-			return fail(err, -1, "easy and hard must not exceed decisions");
+			return kb_err_set(err, -1, "easy and hard must not exceed decisions");
 	} else {
-		return fail(err, -1, "expected a line starting with \"opponent\" or \"results\", found \"%.30s\"",
+		return kb_err_set(err, -1, "expected a line starting with \"opponent\" or \"results\", found \"%.30s\"",
 			    kind ? kind : "");
 	}
 	if (r->won > r->games || r->lost > r->games)
-		return fail(err, -1, "won and lost must not exceed games");
+		return kb_err_set(err, -1, "won and lost must not exceed games");
 	if (p)
-		return fail(err, -1, "unexpected text \"%.30s\" at the end of the line", p);
+		return kb_err_set(err, -1, "unexpected text \"%.30s\" at the end of the line", p);
 	return 0;
 }
 
@@ -238,11 +226,11 @@ static int import_push(import_buf *b, const char *line, kb_err *err)
 		if (l)
 			b->lines = l;
 		if (!a || !l)
-			return fail(err, -1, "import: out of memory");
+			return kb_err_set(err, -1, "import: out of memory");
 		b->cap = cap;
 	}
 	if (!(b->lines[b->n] = strdup(line)))
-		return fail(err, -1, "import: out of memory");
+		return kb_err_set(err, -1, "import: out of memory");
 	b->n++;
 	return 0;
 }
@@ -256,33 +244,33 @@ int kb_import(kb_store *st, FILE *in, const char *what, long *records, kb_err *e
 	kb_err why;
 
 	if (!line)
-		return fail(err, -1, "import: out of memory");
+		return kb_err_set(err, -1, "import: out of memory");
 	while (rc == 0 && fgets(line, LINE_MAX_LEN + 2, in)) {
 		size_t len = strlen(line);
 		lineno++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = 0;
 		else if (!feof(in))
-			rc = fail(err, -2, "%s line %ld: longer than %d characters", what, lineno, LINE_MAX_LEN);
+			rc = kb_err_set(err, -2, "%s line %ld: longer than %d characters", what, lineno, LINE_MAX_LEN);
 		if (len && line[len - 1] == '\r')
 			line[--len] = 0;
 		if (rc)
 			break;
 		if (lineno == 1) {
 			if (strcmp(line, KB_EXPORT_MAGIC) != 0)
-				rc = fail(err, -2, "%s line 1: expected \"%s\"", what, KB_EXPORT_MAGIC);
+				rc = kb_err_set(err, -2, "%s line 1: expected \"%s\"", what, KB_EXPORT_MAGIC);
 			continue;
 		}
 		if (len == 0 || line[0] == '#')
 			continue;
 		rc = import_push(&b, line, err);
 		if (!rc && kb_import_line(b.lines[b.n - 1], &b.adds[b.n - 1], &why))
-			rc = fail(err, -2, "%s line %ld: %s", what, lineno, why.msg);
+			rc = kb_err_set(err, -2, "%s line %ld: %s", what, lineno, why.msg);
 	}
 	if (rc == 0 && lineno == 0)
-		rc = fail(err, -2, "%s: empty, expected \"%s\" on line 1", what, KB_EXPORT_MAGIC);
+		rc = kb_err_set(err, -2, "%s: empty, expected \"%s\" on line 1", what, KB_EXPORT_MAGIC);
 	if (rc == 0 && ferror(in))
-		rc = fail(err, -2, "%s: read error: %s", what, strerror(errno));
+		rc = kb_err_set(err, -2, "%s: read error: %s", what, strerror(errno));
 	if (rc == 0 && b.n > 0 && kb_store_apply(st, b.adds, (int)b.n, NULL, err))
 		rc = -1;
 	if (rc == 0 && records)

@@ -8,6 +8,7 @@
 #include "export.h"
 #include "report.h"
 #include "store.h"
+#include "core/err.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -46,17 +47,7 @@ static const char usage[] =
 	"    kimble-state --state bots/mine/kimble-state list\n"
 	"    kimble-state export > a.txt; kimble-state --state other import a.txt\n";
 
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("kimble-state: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(status);
-}
+#define die(code, ...) kb_die("kimble-state", (code), __VA_ARGS__)
 
 static kb_store *open_store(const char *arg, int writing)
 {

@@ -22,18 +22,6 @@ struct kb_store {
 	char path[512];
 };
 
-static int fail(kb_err *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
 static void warn(const kb_store *st, const char *fmt, ...)
 {
 	va_list ap;
@@ -137,19 +125,19 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 
 	*out = NULL;
 	if (!st)
-		return fail(err, "store %.300s: out of memory", dir);
+		return kb_err_set(err, -1, "store %.300s: out of memory", dir);
 	st->map_max = opts && opts->map_max ? opts->map_max : KB_STORE_MAP_MAX;
 	if (map > st->map_max)
 		map = st->map_max;
 	st->warn = opts ? opts->warn : NULL;
 	if (strlen(dir) >= sizeof st->path) {
 		free(st);
-		return fail(err, "store path \"%.100s...\": expected at most %zu characters",
+		return kb_err_set(err, -1, "store path \"%.100s...\": expected at most %zu characters",
 			    dir, sizeof st->path - 1);
 	}
 	strcpy(st->path, dir);
 	if ((flags & KB_STORE_CREATE) && !(flags & KB_STORE_RDONLY) && make_dirs(dir)) {
-		fail(err, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
+		kb_err_set(err, -1, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
 		free(st);
 		return -1;
 	}
@@ -168,7 +156,7 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 	if (!rc)
 		rc = open_dbi(st);
 	if (rc) {
-		fail(err, "store %.300s: cannot open: %s", dir, mdb_strerror(rc));
+		kb_err_set(err, -1, "store %.300s: cannot open: %s", dir, mdb_strerror(rc));
 		kb_store_close(st);
 		return -1;
 	}
@@ -200,7 +188,7 @@ size_t kb_store_mapsize(kb_store *st)
 
 static int key_error(kb_err *err, const char *name)
 {
-	fail(err, "name \"%.80s\": expected 1..%d of letters, digits, '_', '.', '-'", name,
+	kb_err_set(err, -1, "name \"%.80s\": expected 1..%d of letters, digits, '_', '.', '-'", name,
 	     KB_NAME_MAX);
 	return KB_STORE_ERROR;
 }
@@ -234,17 +222,17 @@ int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err)
 	if (!klen)
 		return key_error(err, name);
 	if ((rc = begin(st, MDB_RDONLY, &txn))) {
-		fail(err, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 		return KB_STORE_ERROR;
 	}
 	rc = get_opp(txn, st->dbi, key, klen, rec);
 	mdb_txn_abort(txn);
 	if (rc == KB_STORE_ERROR)
-		fail(err, "store %.300s: cannot read opponent %s", st->path, name);
+		kb_err_set(err, -1, "store %.300s: cannot read opponent %s", st->path, name);
 	else if (rc == KB_REC_NEWER)
-		fail(err, "store %.300s: opponent %s was written by a newer kimble-state format", st->path, name);
+		kb_err_set(err, -1, "store %.300s: opponent %s was written by a newer kimble-state format", st->path, name);
 	else if (rc == KB_REC_BAD)
-		fail(err, "store %.300s: opponent %s: damaged record", st->path, name);
+		kb_err_set(err, -1, "store %.300s: opponent %s: damaged record", st->path, name);
 	return rc;
 }
 
@@ -258,7 +246,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 	int rc = 0;
 
 	if (st->readonly)
-		return fail(err, "store %.300s: opened read-only, cannot write", st->path);
+		return kb_err_set(err, -1, "store %.300s: opened read-only, cannot write", st->path);
 	for (int attempt = 0; attempt < GROW_ATTEMPTS; attempt++) {
 		if ((rc = begin(st, 0, &txn)))
 			break;
@@ -271,7 +259,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 			break;
 		size_t size = kb_store_mapsize(st);
 		if (size >= st->map_max)
-			return fail(err, "store %.300s: full at %zu bytes (bound %zu): %s",
+			return kb_err_set(err, -1, "store %.300s: full at %zu bytes (bound %zu): %s",
 				    st->path, size, st->map_max, mdb_strerror(rc));
 		size = size * 2 > st->map_max ? st->map_max : size * 2;
 		if ((rc = mdb_env_set_mapsize(st->env, size)))
@@ -280,7 +268,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 		rc = MDB_MAP_FULL;
 	}
 	if (rc)
-		return fail(err, "store %.300s: write failed: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, -1, "store %.300s: write failed: %s", st->path, mdb_strerror(rc));
 	return 0;
 }
 
@@ -435,10 +423,10 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	int rc, stop = 0;
 
 	if ((rc = begin(st, MDB_RDONLY, &txn)))
-		return fail(err, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	if ((rc = mdb_cursor_open(txn, st->dbi, &cur))) {
 		mdb_txn_abort(txn);
-		return fail(err, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	}
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && !stop;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
@@ -448,7 +436,7 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	if (stop)
 		return stop;
 	if (rc != MDB_NOTFOUND)
-		return fail(err, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	return 0;
 }
 
