@@ -4,8 +4,9 @@
  * (bot/search.h at the default budget) and the baselines random, easy and
  * hard play seat A of the same N game seeds (paired dice: seat A rolls the
  * same dice whoever sits there).  Prints a table of win rates with 95%
- * confidence intervals, the bot's decision time p50/p99, and optionally
- * JSON.
+ * confidence intervals, the bot's decision time p50/p99 (wall clock, and
+ * the thread's CPU time, which other processes on a shared machine do not
+ * inflate), and optionally JSON.
  *
  *   strength [--quick] [--games N] [--budget-ms N] [--threads N]
  *            [--seed S] [--json FILE]
@@ -52,7 +53,8 @@ typedef struct job {
 	int threads;
 	int tid;
 	long wins[PLAYERS];
-	float *times;   /* decision times in ms (bot) */
+	float *times;   /* decision times in ms (bot), wall clock */
+	float *cpu;     /* the same in thread CPU time */
 	long ntimes;
 	long decisions;
 } job;
@@ -61,6 +63,15 @@ static double now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* CPU time of this thread: decision cost without other processes'
+ * preemption on a shared machine. */
+static double cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
@@ -81,11 +92,13 @@ static int play(job *j, int player, uint64_t gseed)
 	if (player == P_BOT)
 		kb_bot_init(&bot, g.pos.present, opp, gseed, j->budget);
 	while (kb_game_advance(&g, NULL) == 0) {
-		double t0 = now_ms();
+		double t0 = now_ms(), c0 = cpu_ms();
 		int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, kb_game_pending_mask(&g), NULL);
-		double dt = now_ms() - t0;
-		if (j->ntimes < TIME_SAMPLES)
+		double dc = cpu_ms() - c0, dt = now_ms() - t0;
+		if (j->ntimes < TIME_SAMPLES) {
+			j->cpu[j->ntimes] = (float)dc;
 			j->times[j->ntimes++] = (float)dt;
+		}
 		j->decisions++;
 		kb_game_decide(&g, idx, NULL);
 	}
@@ -123,7 +136,8 @@ int main(int argc, char **argv)
 	int budget = KB_BUDGET_DEFAULT_MS, threads = 2;
 	uint64_t seed = 20260101;
 	const char *json = NULL;
-	double p50[NLINEUPS], p99[NLINEUPS], rate[NLINEUPS][PLAYERS], secs[NLINEUPS];
+	double p50[NLINEUPS], p99[NLINEUPS], c50[NLINEUPS], c99[NLINEUPS];
+	double rate[NLINEUPS][PLAYERS], secs[NLINEUPS];
 	FILE *jf = NULL;
 	int ok = 1;
 
@@ -152,28 +166,33 @@ int main(int argc, char **argv)
 	}
 	printf("strength: %ld games per lineup, budget %d ms, seed %" PRIu64 ", paired dice\n",
 	       games, budget, seed);
-	printf("%-16s %-22s %-8s %-8s %-8s %-8s %-7s %-7s %s\n", "lineup", "bot (95% CI)", "target",
-	       "random", "easy", "hard", "p50 ms", "p99 ms", "bot-hard (paired)");
+	printf("%-16s %-16s %-7s %-7s %-7s %-7s %-8s %-8s %-8s %-8s %s\n", "lineup", "bot (95% CI)",
+	       "target", "random", "easy", "hard", "p50 ms", "p99 ms", "p50 cpu", "p99 cpu", "bot-hard");
 	for (int l = 0; l < NLINEUPS; l++) {
 		job jobs[64];
 		pthread_t th[64];
 		long wins[PLAYERS] = {0}, ntimes = 0;
 		float *all = malloc(sizeof(float) * TIME_SAMPLES * 2);
+		float *allc = malloc(sizeof(float) * TIME_SAMPLES * 2);
 		double t0 = now_ms();
 
 		for (int t = 0; t < threads; t++) {
 			memset(&jobs[t], 0, sizeof jobs[t]);
-			jobs[t] = (job){l, games, seed, budget, threads, t, {0}, NULL, 0, 0};
+			jobs[t] = (job){l, games, seed, budget, threads, t, {0}, NULL, NULL, 0, 0};
 			jobs[t].times = malloc(sizeof(float) * TIME_SAMPLES);
+			jobs[t].cpu = malloc(sizeof(float) * TIME_SAMPLES);
 			pthread_create(&th[t], NULL, run_job, &jobs[t]);
 		}
 		for (int t = 0; t < threads; t++) {
 			pthread_join(th[t], NULL);
 			for (int p = 0; p < PLAYERS; p++)
 				wins[p] += jobs[t].wins[p];
-			for (long k = 0; k < jobs[t].ntimes && ntimes < TIME_SAMPLES * 2; k++)
+			for (long k = 0; k < jobs[t].ntimes && ntimes < TIME_SAMPLES * 2; k++) {
+				allc[ntimes] = jobs[t].cpu[k];
 				all[ntimes++] = jobs[t].times[k];
+			}
 			free(jobs[t].times);
+			free(jobs[t].cpu);
 		}
 		secs[l] = (now_ms() - t0) / 1e3;
 		if (isatty(2))
@@ -181,15 +200,19 @@ int main(int argc, char **argv)
 		qsort(all, (size_t)ntimes, sizeof *all, cmp_float);
 		p50[l] = ntimes ? all[ntimes / 2] : 0;
 		p99[l] = ntimes ? all[(long)(ntimes * 0.99)] : 0;
+		qsort(allc, (size_t)ntimes, sizeof *allc, cmp_float);
+		c50[l] = ntimes ? allc[ntimes / 2] : 0;
+		c99[l] = ntimes ? allc[(long)(ntimes * 0.99)] : 0;
 		free(all);
+		free(allc);
 		for (int p = 0; p < PLAYERS; p++)
 			rate[l][p] = (double)wins[p] / games;
 		double hw = half_width(rate[l][P_BOT], games);
 		char ci[40];
 		snprintf(ci, sizeof ci, "%.1f%% +- %.1f", 100 * rate[l][P_BOT], 100 * hw);
-		printf("%-16s %-22s %-8.0f %-8.1f %-8.1f %-8.1f %-7.3f %-7.3f %+.1f\n", lineups[l].name, ci,
-		       100 * lineups[l].target, 100 * rate[l][P_RANDOM], 100 * rate[l][P_EASY],
-		       100 * rate[l][P_HARD], p50[l], p99[l],
+		printf("%-16s %-16s %-7.0f %-7.1f %-7.1f %-7.1f %-8.3f %-8.3f %-8.3f %-8.3f %+.1f\n",
+		       lineups[l].name, ci, 100 * lineups[l].target, 100 * rate[l][P_RANDOM],
+		       100 * rate[l][P_EASY], 100 * rate[l][P_HARD], p50[l], p99[l], c50[l], c99[l],
 		       100 * (rate[l][P_BOT] - rate[l][P_HARD]));
 		fflush(stdout);
 		if (rate[l][P_BOT] < lineups[l].target)
@@ -200,8 +223,9 @@ int main(int argc, char **argv)
 			games, budget, seed);
 		for (int l = 0; l < NLINEUPS; l++) {
 			fprintf(jf, "  {\"lineup\": \"%s\", \"target\": %.2f, \"seconds\": %.1f, "
-				    "\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"ci95_half\": %.4f",
-				lineups[l].name, lineups[l].target, secs[l], p50[l], p99[l],
+				    "\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"p50_cpu_ms\": %.4f, "
+				    "\"p99_cpu_ms\": %.4f, \"ci95_half\": %.4f",
+				lineups[l].name, lineups[l].target, secs[l], p50[l], p99[l], c50[l], c99[l],
 				half_width(rate[l][P_BOT], games));
 			for (int p = 0; p < PLAYERS; p++)
 				fprintf(jf, ", \"%s\": %.4f", player_name[p], rate[l][p]);
