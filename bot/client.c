@@ -5,20 +5,9 @@
 
 #include "client.h"
 #include "core/wire.h"
+#include "core/err.h"
 
 #define LINE_MAX_LEN 128
-
-static int set_err(kb_err *err, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-		va_end(ap);
-	}
-	return status;
-}
 
 static int word_ok(const char *w, size_t n)
 {
@@ -45,9 +34,9 @@ int kb_lineup_parse(const char *spec, uint8_t lineup[3], unsigned *present,
 		char word[KB_CLIENT_NAME_MAX + 1];
 
 		if (seat > 3)
-			return set_err(err, -1, "OPPONENTS \"%.60s\": more than three seats, expected at most B,C,D", spec);
+			return kb_err_set(err, -1, "OPPONENTS \"%.60s\": more than three seats, expected at most B,C,D", spec);
 		if (!word_ok(p, n))
-			return set_err(err, -1, "OPPONENTS \"%.60s\": seat %c: expected a name of letters, digits, '_', '.' or '-' (at most %d)",
+			return kb_err_set(err, -1, "OPPONENTS \"%.60s\": seat %c: expected a name of letters, digits, '_', '.' or '-' (at most %d)",
 				       spec, 'A' + seat, KB_CLIENT_NAME_MAX);
 		memcpy(word, p, n);
 		word[n] = 0;
@@ -111,7 +100,7 @@ static int send_move(game *g, FILE *out, kb_err *err)
 	int idx;
 
 	if (!mask)
-		return set_err(err, KB_CLIENT_PROTOCOL,
+		return kb_err_set(err, KB_CLIENT_PROTOCOL,
 			       "the server refused every legal move of state line %.44s%c%d",
 			       g->decision, 'A' + t->seat, t->die);
 	idx = kb_bot_decide(g->c->bot, &t->pos, t->die, mask, NULL);
@@ -120,7 +109,7 @@ static int send_move(game *g, FILE *out, kb_err *err)
 	g->decided = 1;
 	g->c->decisions++;
 	if (fprintf(out, "%s%d\n", g->token, idx) < 0 || fflush(out))
-		return set_err(err, KB_CLIENT_IO, "cannot write the move to standard output");
+		return kb_err_set(err, KB_CLIENT_IO, "cannot write the move to standard output");
 	return KB_CLIENT_OK;
 }
 
@@ -153,11 +142,11 @@ static int on_end(game *g, FILE *out, int state_lines, kb_err *err)
 	if (g->over)
 		return KB_CLIENT_OK;
 	if (!g->have_token)
-		return set_err(err, KB_CLIENT_PROTOCOL, "response ended (END) before a token line");
+		return kb_err_set(err, KB_CLIENT_PROTOCOL, "response ended (END) before a token line");
 	if (!state_lines)
-		return set_err(err, KB_CLIENT_PROTOCOL, "response had no state line and no winner");
+		return kb_err_set(err, KB_CLIENT_PROTOCOL, "response had no state line and no winner");
 	if (!t->have || t->seat != 0 || kb_count(t->mask) < 2)
-		return set_err(err, KB_CLIENT_PROTOCOL,
+		return kb_err_set(err, KB_CLIENT_PROTOCOL,
 			       "response ended without a decision for A: the last state line %.46s offers A no choice",
 			       g->decision);
 	return send_move(g, out, err);
@@ -169,21 +158,21 @@ static int on_line(game *g, const char *buf, long n, int *state_lines, kb_err *e
 	kb_err why;
 
 	if (kb_line_parse(buf, (size_t)n, &ln, &why))
-		return set_err(err, KB_CLIENT_PROTOCOL, "%s", why.msg);
+		return kb_err_set(err, KB_CLIENT_PROTOCOL, "%s", why.msg);
 	if (g->over && ln.type != KB_LINE_END)
-		return set_err(err, KB_CLIENT_PROTOCOL, "line \"%.60s\" after the winner line, expected END", buf);
+		return kb_err_set(err, KB_CLIENT_PROTOCOL, "line \"%.60s\" after the winner line, expected END", buf);
 	switch (ln.type) {
 	case KB_LINE_TOKEN:
 		if (g->have_token)
-			return set_err(err, KB_CLIENT_PROTOCOL, "a second token line \"%.20s...\"", buf);
+			return kb_err_set(err, KB_CLIENT_PROTOCOL, "a second token line \"%.20s...\"", buf);
 		memcpy(g->token, ln.token, sizeof g->token);
 		g->have_token = 1;
 		return KB_CLIENT_OK;
 	case KB_LINE_STATE:
 		if (!g->have_token)
-			return set_err(err, KB_CLIENT_PROTOCOL, "state line before the token line");
+			return kb_err_set(err, KB_CLIENT_PROTOCOL, "state line before the token line");
 		if (*state_lines > 0 && g->tr.have && g->tr.seat == 0 && kb_count(g->tr.mask) >= 2)
-			return set_err(err, KB_CLIENT_PROTOCOL,
+			return kb_err_set(err, KB_CLIENT_PROTOCOL,
 				       "state line %.46s follows an A decision line in the same response", buf);
 		(*state_lines)++;
 		return on_state(g, buf, &ln, err);
@@ -194,7 +183,7 @@ static int on_line(game *g, const char *buf, long n, int *state_lines, kb_err *e
 		g->over = 1;
 		return KB_CLIENT_OK;
 	case KB_LINE_ERROR:
-		return set_err(err, KB_CLIENT_SERVER, "the server answered \"%.100s\"", buf);
+		return kb_err_set(err, KB_CLIENT_SERVER, "the server answered \"%.100s\"", buf);
 	default:
 		return KB_CLIENT_OK;
 	}
@@ -213,16 +202,16 @@ int kb_client_run(kb_client *c, FILE *in, FILE *out, kb_err *err)
 	kb_tracker_init(&g.tr, c->present, c->observe, c->observe_ctx);
 	kb_fmt_start(start, c->lineup);
 	if (fwrite(start, 1, 8, out) != 8 || fflush(out))
-		return set_err(err, KB_CLIENT_IO, "cannot write the start message to standard output");
+		return kb_err_set(err, KB_CLIENT_IO, "cannot write the start message to standard output");
 	while (1) {
 		long n = read_line(in, buf);
 		if (n == -1 || n == -3) {
 			if (g.over)
 				return KB_CLIENT_OK; /* winner seen; END missing */
-			return set_err(err, KB_CLIENT_IO, "standard input ended before the game was over");
+			return kb_err_set(err, KB_CLIENT_IO, "standard input ended before the game was over");
 		}
 		if (n == -2)
-			return set_err(err, KB_CLIENT_PROTOCOL, "a line longer than %d characters", LINE_MAX_LEN);
+			return kb_err_set(err, KB_CLIENT_PROTOCOL, "a line longer than %d characters", LINE_MAX_LEN);
 		if (n == 3 && memcmp(buf, "END", 3) == 0) {
 			if ((rc = on_end(&g, out, state_lines, err)) || g.over)
 				return rc;

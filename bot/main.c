@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "learn.h"
+#include "core/err.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -45,17 +46,7 @@ static const char usage[] =
 	"EXAMPLE\n"
 	"    kimble-relay -- kimble-bot easy,hard,none 42 --explain\n";
 
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("kimble-bot: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(status);
-}
+#define die(status, ...) kb_die("kimble-bot", (status), __VA_ARGS__)
 
 static uint64_t parse_u64(const char *s, const char *what)
 {

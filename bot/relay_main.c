@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "relay.h"
+#include "core/err.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -35,17 +36,7 @@ static const char usage[] =
 	"EXAMPLE\n"
 	"    kimble-relay --show -- bin/kimble-bot hard,hard,hard 7\n";
 
-static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("kimble-relay: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(status);
-}
+#define die(status, ...) kb_die("kimble-relay", (status), __VA_ARGS__)
 
 static int parse_int(const char *s, int lo, int hi, const char *what)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "core/err.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -28,17 +29,7 @@ static const char usage[] =
 	"EXIT STATUS\n"
 	"    0 done, 1 usage error or out of memory.\n";
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("kimble-tune: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
+#define die(...) kb_die("kimble-tune", 1, __VA_ARGS__)
 
 /* The starting point of a tuning from scratch. */
 static void init_weights(kb_weights *w)
