@@ -34,6 +34,7 @@ typedef struct relay {
 	double t0;
 	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
+	unsigned decisions;         /* decisions shown so far */
 } relay;
 
 static double now_s(void)
@@ -181,6 +182,8 @@ static int next_msg(relay *r)
 		return 0; /* keep even whitespace: it goes out with the next message */
 	if (m.type == KB_MSG_START)
 		r->present = 1u | (m.lineup[0] ? 2u : 0) | (m.lineup[1] ? 4u : 0) | (m.lineup[2] ? 8u : 0);
+	if (m.type == KB_MSG_MOVE && r->cfg->show)
+		fprintf(r->cfg->diag, "== the bot moves piece %d\n", m.index);
 	/* consume trailing line end too, so it is passed on unchanged */
 	while (n < r->nout && (r->out[n] == '\r' || r->out[n] == '\n') && m.type != KB_MSG_BAD)
 		n++;
@@ -193,13 +196,31 @@ static int next_msg(relay *r)
 	return send_msg(r);
 }
 
-static void show(relay *r, const char *line, size_t n)
+/* --show: draw the position of the response's last state line with a
+ * caption: the bot's decision (and the pieces it may move), or the end. */
+static void show(relay *r, const char *line, size_t n, int winner)
 {
+	FILE *out = r->cfg->diag;
 	kb_line ln;
+	kb_pos pos;
 
 	if (!r->cfg->show || kb_line_parse(line, n, &ln, NULL) || ln.type != KB_LINE_STATE)
 		return;
-	kb_draw_board(r->cfg->diag, ln.board, ln.seat, ln.die, r->present, 0);
+	if (winner >= 0) {
+		fprintf(out, "\n== last roll: %c rolled %d; winner %c%s\n", 'A' + ln.seat, ln.die,
+			'A' + winner, winner == 0 ? " (the bot)" : "");
+	} else {
+		unsigned legal = kb_board_parse(ln.board, KB_BOARD_LEN, r->present, &pos, NULL)
+					 ? 0 : kb_legal(&pos, ln.seat, ln.die);
+		fprintf(out, "\n== decision %u: the bot (A) rolled %d; pieces it may move:",
+			++r->decisions, ln.die);
+		for (int i = 0; i < KB_PIECES; i++)
+			if (legal & (1u << i))
+				fprintf(out, " %d", i);
+		fputc('\n', out);
+	}
+	kb_draw_board(out, ln.board, ln.seat, ln.die, r->present, 0);
+	fflush(out);
 }
 
 /* Log, show and forward the response once its END line arrived. */
@@ -208,7 +229,7 @@ static int check_response(relay *r)
 	size_t start = 0, end = 0;
 	const char *last = NULL;
 	size_t lastn = 0;
-	int complete = 0;
+	int complete = 0, winner = -1;
 
 	for (size_t i = 0; i < r->nresp && !complete; i++)
 		if (r->resp[i] == '\n') {
@@ -227,14 +248,16 @@ static int check_response(relay *r)
 			if (n && r->resp[s + n - 1] == '\r')
 				n--;
 			tx(r, '<', r->resp + s, n);
-			if (!(n == 3 && memcmp(r->resp + s, "END", 3) == 0)) {
+			if (n == 11 && memcmp(r->resp + s, "Voittaja: ", 10) == 0)
+				winner = r->resp[s + 10] - 'A';
+			else if (n == KB_STATE_LEN) {
 				last = r->resp + s;
 				lastn = n;
 			}
 			s = i + 1;
 		}
 	if (last)
-		show(r, last, lastn);
+		show(r, last, lastn, winner);
 	if (r->to_bot >= 0 && write_all(r->to_bot, r->resp, end)) {
 		close(r->to_bot);
 		r->to_bot = -1;
