@@ -1,18 +1,24 @@
 /* eval.c - softmax evaluation over seat scores; see eval.h. */
 #include <math.h>
+#include <stddef.h>
 
 #include "eval.h"
+#include "opponent.h"
 #include "weights.h"
 
 /* Add to the victims' danger what seat o's next roll would hit, for
- * each die, moving the piece its type picks. */
-static void hits_of(const kb_pos *pos, int o, int type, kb_seat_features f[KB_SEATS])
+ * each die, moving the piece its model picks (model non-NULL) or else the
+ * piece its type picks. */
+static void hits_of(const kb_pos *pos, int o, int type, const kb_opponent *model,
+		    kb_seat_features f[KB_SEATS])
 {
 	for (int d = 1; d <= 6; d++) {
 		unsigned mask = kb_legal(pos, o, d);
 		if (!mask)
 			continue;
 		int idx = type == 1 ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
+		if (model && (mask & (mask - 1)))
+			idx = kb_opponent_pick(model, pos, o, d, mask);
 		int r = pos->prog[o][idx];
 		int to = r == KB_HOME ? 0 : r + d;
 		if (to > KB_LAST_TRACK)
@@ -32,8 +38,9 @@ static void hits_of(const kb_pos *pos, int o, int type, kb_seat_features f[KB_SE
 	}
 }
 
-void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
-		      kb_seat_features f[KB_SEATS])
+static void features_with(const kb_pos *pos, const uint8_t types[KB_SEATS],
+			  const kb_opponent *const models[KB_SEATS], int turn,
+			  kb_seat_features f[KB_SEATS])
 {
 	for (int s = 0; s < KB_SEATS; s++) {
 		f[s].danger = f[s].dprog = 0;
@@ -43,7 +50,13 @@ void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn
 	}
 	for (int o = 0; o < KB_SEATS; o++)
 		if (kb_present(pos, o))
-			hits_of(pos, o, types[o], f);
+			hits_of(pos, o, types[o], models ? models[o] : NULL, f);
+}
+
+void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
+		      kb_seat_features f[KB_SEATS])
+{
+	features_with(pos, types, NULL, turn, f);
 }
 
 double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f)
@@ -56,8 +69,8 @@ double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f)
 	return sc;
 }
 
-double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
-	       int turn)
+double kb_eval_models(const kb_weights *w, const uint8_t types[KB_SEATS],
+		      const kb_opponent *const models[KB_SEATS], const kb_pos *pos, int turn)
 {
 	double score[KB_SEATS], sum = 0;
 	kb_seat_features f[KB_SEATS];
@@ -65,7 +78,7 @@ double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos 
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s) && kb_has_won(pos, s))
 			return s == 0 ? 1.0 : 0.0;
-	kb_eval_features(pos, types, turn, f);
+	features_with(pos, types, models, turn, f);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s))
 			score[s] = kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]);
@@ -73,4 +86,10 @@ double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos 
 		if (kb_present(pos, s))
 			sum += exp(score[s] - score[0]);
 	return 1.0 / sum;
+}
+
+double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+	       int turn)
+{
+	return kb_eval_models(w, types, NULL, pos, turn);
 }

@@ -71,4 +71,15 @@ double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);
 double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
 	       int turn);
 
+/* kb_eval, except that for every seat s with models[s] non-NULL the danger
+ * terms move the piece that model predicts (kb_opponent_pick) instead of
+ * the piece its type picks: a learned model then decides what the
+ * opponents' next rolls threaten, not only their replies in the search.
+ * models may be NULL (then exactly kb_eval).  Costs one model evaluation
+ * per die with two or more legal moves of each such seat. */
+struct kb_opponent;
+double kb_eval_models(const kb_weights *w, const uint8_t types[KB_SEATS],
+		      const struct kb_opponent *const models[KB_SEATS], const kb_pos *pos,
+		      int turn);
+
 #endif

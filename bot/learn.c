@@ -109,9 +109,18 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 
 void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
 {
-	for (int s = 1; s < KB_SEATS; s++)
-		if (bot->opp[s] == &l->opp[s] && !l->opp[s].pick_hint && l->easy_like[s])
+	for (int s = 1; s < KB_SEATS; s++) {
+		if (bot->opp[s] != &l->opp[s] || l->opp[s].pick_hint)
+			continue;
+		if (l->easy_like[s])
 			bot->types[s] = 1;
+		/* a fitted heuristic predicts this seat's moves far better than
+		 * foremost or rearmost: let it say what the seat threatens at the
+		 * leaves too (the prior stays on the cheaper type rule) */
+		if (kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
+		    l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF)
+			bot->leaf_model[s] = &l->opp[s];
+	}
 }
 
 void kb_learn_observe(void *ctx, const kb_observation *ob)

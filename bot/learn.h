@@ -30,6 +30,10 @@
  * policy (fast path of the search, and its evaluation type). */
 #define KB_LEARN_EXACT 0.9
 
+/* A learned model at least this sure of the heuristic (logit) explanation
+ * also decides the seat's danger terms in the evaluation (eval.h). */
+#define KB_LEARN_LEAF 0.5
+
 typedef struct kb_learn {
 	kb_store *store;                     /* NULL: nothing is recorded */
 	FILE *diag;                          /* warnings, or NULL */
@@ -59,7 +63,9 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
 
 /* After kb_bot_init: evaluate a learned seat whose choices matched easy
  * more often than hard as an easy-like player (the evaluation's piece
- * order, eval.h), the rest as hard-like (kb_bot_init's default). */
+ * order, eval.h), the rest as hard-like (kb_bot_init's default); a seat
+ * whose model is at least KB_LEARN_LEAF sure of the heuristic also gets
+ * that model as its leaf model (bot->leaf_model, search.h). */
 void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot);
 
 /* A kb_observe_fn (ctx = the kb_learn): records an opponent's choice. */

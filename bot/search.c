@@ -33,11 +33,13 @@ void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_
 	bot->present = present | 1;
 	bot->w = &kb_weights_default;
 	bot->types[0] = 0;
+	bot->leaf_model[0] = NULL;
 	for (int s = 1; s < KB_SEATS; s++) {
 		bot->opp[s] = (bot->present >> s) & 1 ? opp[s] : NULL;
 		if (!bot->opp[s] && (bot->present >> s) & 1)
 			bot->opp[s] = &kb_opponent_hard;
 		bot->types[s] = bot->opp[s] && bot->opp[s]->pick_hint == KB_EASY ? 1 : 2;
+		bot->leaf_model[s] = NULL;
 	}
 	kb_bot_set_level(bot, kb_bot_level_for_budget(budget_ms, __builtin_popcount(bot->present) - 1));
 	kb_rng_stream(&bot->tiebreak, seed, KB_TAG_TIEBREAK, 0);
@@ -56,7 +58,7 @@ void kb_bot_set_level(kb_bot *bot, int level)
 static double leaf(kb_bot *bot, const kb_pos *pos, int turn)
 {
 	bot->nodes++;
-	return kb_eval(bot->w, bot->types, pos, turn);
+	return kb_eval_models(bot->w, bot->types, bot->leaf_model, pos, turn);
 }
 
 /* Value after a move by seat mover that leaves pos with seat turn to roll,

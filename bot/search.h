@@ -31,6 +31,9 @@ typedef struct kb_bot {
 	unsigned present;                      /* seats that play */
 	const kb_opponent *opp[KB_SEATS];      /* model per opponent seat */
 	uint8_t types[KB_SEATS];               /* evaluation type per seat */
+	const kb_opponent *leaf_model[KB_SEATS]; /* decides the seat's danger
+						  * terms at the leaves, or NULL
+						  * (its type does; eval.h) */
 	const kb_weights *w;
 	int depth;                             /* bot rolls expanded after the move */
 	int finish_round;                      /* then the opponents' round too */

@@ -53,9 +53,11 @@
 #include "state/model.h"
 #include "state/store.h"
 
-enum policy { POL_CAPTURER, POL_GREEDY, POL_CAUTIOUS, POL_EASY, POL_HARD, POLICIES };
-static const char *const policy_name[POLICIES] = {"capturer", "greedy", "cautious", "easy", "hard"};
-static const char *const policy_alias[POLICIES] = {"cap1", "greed1", "safe1", "zed", "qux"};
+enum policy { POL_CAPTURER, POL_GREEDY, POL_CAUTIOUS, POL_PACIFIST, POL_EASY, POL_HARD, POLICIES };
+static const char *const policy_name[POLICIES] = {"capturer", "greedy", "cautious", "pacifist",
+						  "easy", "hard"};
+static const char *const policy_alias[POLICIES] = {"cap1", "greed1", "safe1", "dove1", "zed",
+						   "qux"};
 
 static int play_capturer(const kb_pos *p, int s, int d, unsigned m)
 {
@@ -104,6 +106,18 @@ static int play_greedy(const kb_pos *p, int s, int d, unsigned m)
 	return pick;
 }
 
+/* The rearmost piece that captures nothing, else easy's move. */
+static int play_pacifist(const kb_pos *p, int s, int d, unsigned m)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	kb_features(p, s, d, m, f);
+	for (int i = KB_PIECES - 1; i >= 0; i--)
+		if ((m >> i & 1) && !f[i][KB_F_CAPTURE])
+			return i;
+	return kb_pick_easy(m);
+}
+
 static int play_policy(enum policy pol, const kb_pos *p, int s, int d, unsigned m)
 {
 	switch (pol) {
@@ -113,6 +127,8 @@ static int play_policy(enum policy pol, const kb_pos *p, int s, int d, unsigned 
 		return play_cautious(p, s, d, m);
 	case POL_GREEDY:
 		return play_greedy(p, s, d, m);
+	case POL_PACIFIST:
+		return play_pacifist(p, s, d, m);
 	case POL_EASY:
 		return kb_pick_easy(m);
 	default:
@@ -122,13 +138,32 @@ static int play_policy(enum policy pol, const kb_pos *p, int s, int d, unsigned 
 
 /* Seats that play: all four (the default), or A and B (--seats 2). */
 static unsigned present = 0xf;
+/* 0 (--no-leaf-model): the learned models predict the replies only, as
+ * before bot->leaf_model existed - to measure what it adds. */
+static int leaf_models = 1;
 /* The bot's --budget-ms in part 1 (1 keeps make bench short). */
 static int budget_ms = 1;
 
+/* How often a model's most likely move is the move the policy played
+ * (opponent decisions with two or more legal moves). */
+typedef struct tally {
+	const kb_opponent *opp[2][KB_SEATS]; /* the empty and the learned models */
+	long decisions, hits[2];
+} tally;
+
+static void tally_decision(tally *t, const kb_pos *p, int s, int d, unsigned mask, int idx)
+{
+	if (!t || kb_count(mask) < 2)
+		return;
+	t->decisions++;
+	for (int v = 0; v < 2; v++)
+		t->hits[v] += kb_opponent_pick(t->opp[v][s], p, s, d, mask) == idx;
+}
+
 /* One game: A is the bot with models opp, the other seats play pol; observations go
- * to learn when not NULL.  Returns the winner. */
+ * to learn when not NULL, predictions to tl when not NULL.  Returns the winner. */
 static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], uint64_t gseed,
-		     kb_learn *learn, const kb_learn *model_of)
+		     kb_learn *learn, const kb_learn *model_of, tally *tl)
 {
 	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
 	kb_game g;
@@ -141,6 +176,9 @@ static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], ui
 	kb_bot_init(&bot, present, opp, gseed ^ 0x5eed, budget_ms);
 	if (model_of)
 		kb_learn_tune_bot(model_of, &bot);
+	if (!leaf_models)
+		for (int s = 1; s < KB_SEATS; s++)
+			bot.leaf_model[s] = NULL;
 	for (int steps = 0; steps < 100000 && kb_game_advance(&g, NULL) >= 0; steps++) {
 		int s = g.pending_seat, d = g.pending_die;
 		unsigned mask = kb_game_pending_mask(&g);
@@ -150,6 +188,8 @@ static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], ui
 			kb_observation ob = {g.pos, s, d, mask, idx};
 			kb_learn_observe(learn, &ob);
 		}
+		if (s != 0)
+			tally_decision(tl, &g.pos, s, d, mask, idx);
 		kb_game_decide(&g, idx, NULL);
 	}
 	return g.winner;
@@ -178,7 +218,7 @@ static void train(enum policy pol, const char *store, int games, uint64_t seed)
 			opp[s] = names[s] ? kb_opponent_for_name(names[s]) : NULL;
 		kb_learn_open(&l, store, present, names, &quiet, stderr);
 		kb_learn_models(&l, opp);
-		int w = play_game(pol, opp, kb_stream_seed(seed, KB_TAG_USER + 1, (uint64_t)k), &l, &l);
+		int w = play_game(pol, opp, kb_stream_seed(seed, KB_TAG_USER + 1, (uint64_t)k), &l, &l, NULL);
 		kb_learn_commit(&l, w);
 		kb_learn_close(&l);
 	}
@@ -196,6 +236,7 @@ typedef struct eval_job {
 	long wins[VARIANTS];
 	long diff[2];    /* sums of learned-empty and learned-told */
 	long diff_sq[2];
+	tally pred;      /* predictions in the learned games */
 } eval_job;
 
 static void *eval_run(void *arg)
@@ -206,7 +247,8 @@ static void *eval_run(void *arg)
 		uint64_t gs = kb_stream_seed(j->seed, KB_TAG_USER + 2, (uint64_t)k);
 		int won[VARIANTS] = {0};
 		for (int v = 0; v < j->nvariants; v++) {
-			won[v] = play_game(j->pol, j->opp[v], gs, NULL, j->model_of[v]) == 0;
+			won[v] = play_game(j->pol, j->opp[v], gs, NULL, j->model_of[v],
+					   v == V_LEARNED ? &j->pred : NULL) == 0;
 			j->wins[v] += won[v];
 		}
 		for (int c = 0; c < 2 && c + 1 < j->nvariants; c++) {
@@ -233,8 +275,9 @@ static int learning_table(int train_games, long games, int threads, uint64_t see
 
 	printf("learning pays: bot (budget %d ms) vs %d seat(s) of one policy, %d training games, "
 	       "then paired evaluation games\n", budget_ms, kb_count(present) - 1, train_games);
-	printf("%-9s %-7s %6s %-17s %-8s %-8s %-8s %-22s %-22s\n", "policy", "name", "games", "belief",
-	       "empty", "learned", "told", "learned-empty [95%]", "learned-told [95%]");
+	printf("%-9s %-7s %6s %-17s %-11s %-8s %-8s %-8s %-22s %-22s\n", "policy", "name", "games",
+	       "belief", "predicted", "empty", "learned", "told", "learned-empty [95%]",
+	       "learned-told [95%]");
 	for (int p = 0; p < POLICIES; p++) {
 		enum policy pol = (enum policy)p;
 		/* easy and hard learned are played exactly as told, so fewer
@@ -276,6 +319,8 @@ static int learning_table(int train_games, long games, int threads, uint64_t see
 		kb_learn_models(&learned, base.opp[V_LEARNED]);
 		base.model_of[V_EMPTY] = &empty;
 		base.model_of[V_LEARNED] = &learned;
+		memcpy(base.pred.opp[0], base.opp[V_EMPTY], sizeof base.pred.opp[0]);
+		memcpy(base.pred.opp[1], base.opp[V_LEARNED], sizeof base.pred.opp[1]);
 		pthread_t th[16];
 		for (int t = 0; t < threads; t++) {
 			jobs[t] = base;
@@ -283,13 +328,16 @@ static int learning_table(int train_games, long games, int threads, uint64_t see
 			jobs[t].count = n * (t + 1) / threads - jobs[t].first;
 			pthread_create(&th[t], NULL, eval_run, &jobs[t]);
 		}
-		long wins[VARIANTS] = {0}, diff[2] = {0}, diff_sq[2] = {0};
+		long wins[VARIANTS] = {0}, diff[2] = {0}, diff_sq[2] = {0}, decisions = 0, hits[2] = {0};
 		for (int t = 0; t < threads; t++) {
 			pthread_join(th[t], NULL);
 			for (int v = 0; v < VARIANTS; v++)
 				wins[v] += jobs[t].wins[v];
 			for (int c = 0; c < 2; c++)
 				diff[c] += jobs[t].diff[c], diff_sq[c] += jobs[t].diff_sq[c];
+			decisions += jobs[t].pred.decisions;
+			for (int c = 0; c < 2; c++)
+				hits[c] += jobs[t].pred.hits[c];
 		}
 		char belief[64], told[16] = "-", d2[40] = "-";
 		double m1, h1, m2, h2;
@@ -307,10 +355,13 @@ static int learning_table(int train_games, long games, int threads, uint64_t see
 			heuristic++;
 			separated += m1 - h1 > 0;
 		}
-		char d1[40];
+		char d1[40], predicted[24];
 		snprintf(d1, sizeof d1, "%+.3f [%+.3f,%+.3f]", m1, m1 - h1, m1 + h1);
-		printf("%-9s %-7s %6ld %-17s %-8.3f %-8.3f %-8s %-22s %-22s\n", policy_name[p], names[1], n,
-		       belief, (double)wins[V_EMPTY] / (double)n,
+		snprintf(predicted, sizeof predicted, "%.2f/%.2f",
+			 decisions ? (double)hits[0] / (double)decisions : 0.0,
+			 decisions ? (double)hits[1] / (double)decisions : 0.0);
+		printf("%-9s %-7s %6ld %-17s %-11s %-8.3f %-8.3f %-8s %-22s %-22s\n", policy_name[p],
+		       names[1], n, belief, predicted, (double)wins[V_EMPTY] / (double)n,
 		       (double)wins[V_LEARNED] / (double)n, told, d1, d2);
 		kb_learn_close(&learned);
 		(void)t0;
@@ -484,6 +535,8 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--startup") == 0)
 			startup_only = 1;
+		else if (strcmp(argv[i], "--no-leaf-model") == 0)
+			leaf_models = 0;
 		else if (i + 1 < argc && strcmp(argv[i], "--policy") == 0) {
 			for (only = POLICIES - 1; only >= 0 && strcmp(policy_name[only], argv[i + 1]); only--)
 				;
@@ -497,7 +550,8 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: learning [--train N] [--games N] [--threads N] "
 					"[--runs N] [--seats 2|4] [--budget-ms N] [--seed S]\n"
-					"                [--policy capturer|greedy|cautious|easy|hard] [--startup]\n");
+					"                [--policy capturer|greedy|cautious|pacifist|easy|hard]"
+					" [--no-leaf-model] [--startup]\n");
 			return 1;
 		}
 	}
