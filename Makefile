@@ -104,6 +104,10 @@ bench: all $(TESTBOTS) $(BENCHES)
 strength: build/rel/bench/strength
 	nice build/rel/bench/strength --games 10000 --json build/strength.json
 
+# Learning pays, with game counts that separate gains of a few points.
+learning: build/rel/bench/learning
+	nice build/rel/bench/learning --games 3000
+
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
@@ -139,6 +143,6 @@ deps:
 clean:
 	rm -rf build bin
 
-.PHONY: strength all test bench fuzz run install deps clean
+.PHONY: strength learning all test bench fuzz run install deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:
