@@ -1,5 +1,6 @@
 /* search.c - expectimax over the dice; see search.h. */
 #include "core/policy.h"
+#include "rollout.h"
 #include "search.h"
 
 int kb_bot_level_for_budget(int budget_ms, int opponents)
@@ -127,6 +128,7 @@ int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
 {
 	double v[KB_PIECES], best = -1.0;
 	int ties[KB_PIECES], nties = 0;
+	uint64_t nodes_before = bot->nodes;
 
 	for (int i = 0; i < KB_PIECES; i++) {
 		v[i] = -1.0;
@@ -152,6 +154,10 @@ int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
 			if ((mask >> i) & 1)
 				fprintf(bot->explain, "kimble-bot: die %d, piece %d (progress %d): win %.4f\n",
 					die, i, pos->prog[0][i], v[i]);
+	int refined = kb_rollout_choose(bot, NULL, pos, die, mask, v,
+					    bot->nodes - nodes_before);
+	if (refined >= 0)
+		return refined;
 	if (nties == 1)
 		return ties[0];
 	return ties[kb_rng_below(&bot->tiebreak, (uint32_t)nties)];
