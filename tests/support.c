@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -93,6 +94,9 @@ int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin
 	if (p->pid < 0)
 		return -1;
 	if (p->pid == 0) {
+		/* A test that fails ends its process at once; its children go
+		 * with it instead of living on and holding pipes open. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		int null = open("/dev/null", O_RDWR);
 		dup2(pipe_stdin ? in[0] : null, 0);
 		dup2(pipe_stdout ? out[1] : null, 1);
