@@ -61,6 +61,25 @@ const char *test_root_path(const char *rel, char *buf, size_t size)
 	return buf;
 }
 
+const char *test_read_file(const char *dir, const char *name)
+{
+	static char buf[1 << 18];
+	char path[1024];
+	FILE *f;
+	size_t n = 0;
+
+	if (dir)
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+	else
+		snprintf(path, sizeof path, "%s", name);
+	if ((f = fopen(path, "r"))) {
+		n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *test_tmpdir(char *buf, size_t size)
 {
 	const char *tmp = getenv("TMPDIR");

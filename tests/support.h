@@ -20,6 +20,11 @@ const char *test_bin(const char *prog, char *buf, size_t size);
 /* Path below the repository root: $KB_ROOT/rel ("." if unset). */
 const char *test_root_path(const char *rel, char *buf, size_t size);
 
+/* The text of file dir/name (dir NULL: name alone), NUL-terminated, in a
+ * static buffer that the next call overwrites; at most 256 KiB are read,
+ * and a missing file reads as "". */
+const char *test_read_file(const char *dir, const char *name);
+
 /* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error. */
 const char *test_tmpdir(char *buf, size_t size);
 

@@ -208,17 +208,6 @@ static int exit_code(int st)
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *path)
-{
-	static char buf[1 << 16];
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return buf;
-}
-
 /* Play seeds through the pipe server; the bot must finish every game. */
 static void play_games(const char *opps, int n)
 {
@@ -231,11 +220,11 @@ static void play_games(const char *opps, int n)
 		fake_init(&f, 77 + (uint64_t)k);
 		int w = fake_play_pipes(&f, b.p.out, b.p.in, 20000);
 		cr_assert_geq(w, 0, "game %d (%s): fake server result %d; bot stderr: %s", k, opps, w,
-			      slurp(b.err_path));
+			      test_read_file(NULL, b.err_path));
 		cr_assert_eq(f.refused, 0, "the bot sent an illegal move");
 		close(b.p.in);
 		int st = test_wait(&b.p, 2000);
-		cr_assert_eq(exit_code(st), 0, "bot exit %d: %s", st, slurp(b.err_path));
+		cr_assert_eq(exit_code(st), 0, "bot exit %d: %s", st, test_read_file(NULL, b.err_path));
 		fake_free(&f);
 	}
 }
@@ -275,7 +264,7 @@ static size_t bot_transcript(const char *seed, uint64_t game, char *out, size_t 
 			continue;
 		}
 		ssize_t k = read(b.p.out, buf + len, sizeof buf - len);
-		cr_assert_gt(k, 0, "bot stopped: %s", slurp(b.err_path));
+		cr_assert_gt(k, 0, "bot stopped: %s", test_read_file(NULL, b.err_path));
 		len += (size_t)k;
 		cr_assert_lt(n + len, cap);
 	}
@@ -298,7 +287,7 @@ Test(bot_proc, same_seed_same_bytes, .timeout = 60)
 }
 
 /* Feed input text to a bot; returns its exit status, stderr in err. */
-static int feed(const char *opps, const char *input, char **err)
+static int feed(const char *opps, const char *input, const char **err)
 {
 	botrun b;
 	start_bot(&b, opps, "1", NULL);
@@ -311,7 +300,7 @@ static int feed(const char *opps, const char *input, char **err)
 	while (test_getline(&rd, buf, sizeof buf, 3000) >= 0)
 		;
 	int st = test_wait(&b.p, 3000);
-	*err = slurp(b.err_path);
+	*err = test_read_file(NULL, b.err_path);
 	return exit_code(st);
 }
 
@@ -320,7 +309,7 @@ static int feed(const char *opps, const char *input, char **err)
 
 Test(bot_hostile, rejects_malformed_lines, .timeout = 30)
 {
-	char *err;
+	const char *err;
 	cr_assert_eq(feed("hard", "garbage\n", &err), 2);
 	cr_assert(strstr(err, "garbage"), "%s", err);
 	cr_assert_eq(feed("hard", TOK "\n" EMPTY "A\n", &err), 2, "%s", err);
@@ -333,7 +322,7 @@ Test(bot_hostile, rejects_malformed_lines, .timeout = 30)
 
 Test(bot_hostile, rejects_impossible_games, .timeout = 30)
 {
-	char *err;
+	const char *err;
 	/* a piece of absent seat C */
 	cr_assert_eq(feed("hard", TOK "\n" "00000000000000C00000000000000000000000000000A6\nEND\n", &err), 2,
 		     "%s", err);
@@ -352,7 +341,7 @@ Test(bot_hostile, rejects_impossible_games, .timeout = 30)
 
 Test(bot_hostile, virhe_eof_and_long_lines, .timeout = 30)
 {
-	char *err;
+	const char *err;
 	static char big[300000];
 	cr_assert_eq(feed("hard", "Virhe: tuntematon viesti\nEND\n", &err), 3, "%s", err);
 	cr_assert(strstr(err, "Virhe"), "%s", err);
@@ -366,7 +355,7 @@ Test(bot_hostile, virhe_eof_and_long_lines, .timeout = 30)
 
 Test(bot_hostile, game_over_before_first_decision, .timeout = 30)
 {
-	char *err;
+	const char *err;
 	/* B wins with its last piece: 27+4 into goal */
 	const char *in = TOK "\n"
 		"000000000000000000000000000000000BBB0000000000" "\n";
@@ -418,7 +407,7 @@ Test(bot_hostile, refused_move_gets_another_index, .timeout = 30)
 	test_write_all(b.p.in, "END\n", 4);
 	close(b.p.in);
 	cr_assert_eq(exit_code(test_wait(&b.p, 3000)), 2, "every move refused");
-	cr_assert(strstr(slurp(b.err_path), "refused"), "%s", slurp(b.err_path));
+	cr_assert(strstr(test_read_file(NULL, b.err_path), "refused"), "%s", test_read_file(NULL, b.err_path));
 }
 
 Test(bot_proc, help_and_usage_errors, .timeout = 10)

@@ -151,19 +151,6 @@ static int run_relay(char **extra, int nextra, const char *opps, const char *dir
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static const char *file_text(const char *dir, const char *name)
-{
-	static char buf[1 << 18];
-	char path[700];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = 0;
-	return buf;
-}
-
 static void play_through_relay(int close_every, int restart_after, const char *opps)
 {
 	tcp_fake t;
@@ -181,11 +168,11 @@ static void play_through_relay(int close_every, int restart_after, const char *o
 	int rc = run_relay(extra, 4, opps, dir);
 	pthread_join(th, NULL);
 	if (rc)
-		fprintf(stderr, "transcript: %s\n", file_text(dir, "transcript"));
-	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, file_text(dir, "relay.err"));
-	cr_assert(t.game.over, "the game was played to the end: %s", file_text(dir, "transcript"));
+		fprintf(stderr, "transcript: %s\n", test_read_file(dir, "transcript"));
+	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, test_read_file(dir, "relay.err"));
+	cr_assert(t.game.over, "the game was played to the end: %s", test_read_file(dir, "transcript"));
 	cr_assert_eq(t.game.refused, 0);
-	const char *tx = file_text(dir, "transcript");
+	const char *tx = test_read_file(dir, "transcript");
 	cr_assert(strstr(tx, " > v001"), "transcript has the start message");
 	cr_assert(strstr(tx, " < END"), "transcript has responses");
 	if (close_every)
@@ -207,7 +194,7 @@ Test(relay, no_server_reachable, .timeout = 30)
 	char *extra[] = {"--port", port, "--retry-ms", "200"};
 	int rc = run_relay(extra, 4, "hard", dir);
 	cr_assert_eq(rc, 69, "exit %d", rc);
-	cr_assert(strstr(file_text(dir, "relay.err"), "no Kimble server"), "%s", file_text(dir, "relay.err"));
+	cr_assert(strstr(test_read_file(dir, "relay.err"), "no Kimble server"), "%s", test_read_file(dir, "relay.err"));
 }
 
 /* Without --port the relay tries 65430..65439 in order: serve on the
@@ -237,10 +224,10 @@ Test(relay, port_fallback, .timeout = 60)
 	char *extra[] = {"--transcript", tpath};
 	int rc = run_relay(extra, 2, "easy", dir);
 	pthread_join(th, NULL);
-	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, file_text(dir, "relay.err"));
+	cr_assert_eq(rc, 0, "relay exit %d: %s", rc, test_read_file(dir, "relay.err"));
 	char want[64];
 	snprintf(want, sizeof want, "connected to 127.0.0.1 port %d", port);
-	cr_assert(strstr(file_text(dir, "transcript"), want), "%s", file_text(dir, "transcript"));
+	cr_assert(strstr(test_read_file(dir, "transcript"), want), "%s", test_read_file(dir, "transcript"));
 	fake_free(&t.game);
 }
 
@@ -286,8 +273,8 @@ static void against_server(const char *const lineups[], int n)
 		snprintf(tpath, sizeof tpath, "%s/t%d", dir, k);
 		char *extra[] = {"--port", port, "--transcript", tpath};
 		int rc = run_relay(extra, 4, lineups[k], dir);
-		cr_assert_eq(rc, 0, "lineup %s: relay exit %d: %s", lineups[k], rc, file_text(dir, "relay.err"));
-		const char *tx = file_text(dir, strrchr(tpath, '/') + 1);
+		cr_assert_eq(rc, 0, "lineup %s: relay exit %d: %s", lineups[k], rc, test_read_file(dir, "relay.err"));
+		const char *tx = test_read_file(dir, strrchr(tpath, '/') + 1);
 		cr_assert(strstr(tx, "< Voittaja: "), "lineup %s: no winner line", lineups[k]);
 		cr_assert_null(strstr(tx, "< Virhe"), "lineup %s: %s", lineups[k], tx);
 	}

@@ -53,22 +53,6 @@ static int exit_status(int st)
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static char *slurp(const char *dir, const char *name)
-{
-	static char buf[1 << 16];
-	char path[700];
-	FILE *f;
-	size_t n = 0;
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if ((f = fopen(path, "r"))) {
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-	}
-	buf[n] = 0;
-	return buf;
-}
-
 typedef struct counts {
 	uint64_t games, won, lost, res_games, res_won, res_lost;
 	int status;
@@ -123,7 +107,7 @@ static void worker(const char *root, const char *store, int id, int n)
 		int st = test_wait(&p, BOT_TIMEOUT_MS);
 		if (w < 0 || exit_status(st) != 0) {
 			fprintf(stderr, "worker %d game %d: winner %d, exit %d: %s\n", id, k, w,
-				exit_status(st), slurp(dir, "stderr"));
+				exit_status(st), test_read_file(dir, "stderr"));
 			_exit(255);
 		}
 		wins += w == 0;
@@ -177,7 +161,7 @@ Test(state_bot, sigkill_during_final_transaction_leaves_sound_store, .timeout = 
 	for (int k = 0; k < ROUNDS; k++) {
 		test_proc p;
 		start_bot(&p, root, "bob", (uint64_t)k, store);
-		cr_assert_geq(play_one(&p, 500 + (uint64_t)k), 0, "game %d: %s", k, slurp(root, "stderr"));
+		cr_assert_geq(play_one(&p, 500 + (uint64_t)k), 0, "game %d: %s", k, test_read_file(root, "stderr"));
 		/* the bot now commits and exits: kill it somewhere in there */
 		struct timespec ts = {0, (long)kb_rng_below(&rng, 1500) * 1000};
 		nanosleep(&ts, NULL);
@@ -212,9 +196,9 @@ static const char *play_expect_ok(const char *dir, const char *store, const char
 	start_bot(&p, dir, opps, 7, store);
 	int w = play_one(&p, 99);
 	int st = test_wait(&p, BOT_TIMEOUT_MS);
-	cr_assert_geq(w, 0, "bot stderr: %s", slurp(dir, "stderr"));
-	cr_assert_eq(exit_status(st), 0, "bot stderr: %s", slurp(dir, "stderr"));
-	return slurp(dir, "stderr");
+	cr_assert_geq(w, 0, "bot stderr: %s", test_read_file(dir, "stderr"));
+	cr_assert_eq(exit_status(st), 0, "bot stderr: %s", test_read_file(dir, "stderr"));
+	return test_read_file(dir, "stderr");
 }
 
 Test(state_bot, default_store_created_in_working_folder, .timeout = 30)
