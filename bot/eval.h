@@ -3,8 +3,14 @@
  * Each present seat s gets a strength score
  *
  *     S_s = sum over its pieces of piece[type][bucket(progress)]
+ *           + sum over its pairs of pieces of pair[type][bucket][bucket]
  *           + danger[type] * (expected pieces lost to the opponents' next rolls)
  *           + dprog[type]  * (the same weighted by progress / 28)
+ *           + sum over those next-roll hits of hit[type][bucket] / 6
+ *           + sum over its ring pieces and every opponent piece k = 1..12
+ *             squares behind that can still reach it of
+ *             behind[type][k][progress / 4] (k = 0: it stands on the
+ *             start square of an opponent with a piece at home)
  *           + tempo[type]  * (1 if s rolls next)
  *
  * where type is the kind of player in the seat (the bot itself, easy or
@@ -25,12 +31,18 @@
 #define KB_EVAL_KINDS 3   /* 0 the bot, 1 easy, 2 hard (and others) */
 #define KB_EVAL_TYPES 9   /* kind + 3 * (opponents - 1): a set per game size */
 #define KB_EVAL_BUCKETS 33
+#define KB_EVAL_REACH 13  /* behind distances 0..12 */
+#define KB_EVAL_ZONES 7   /* ring progress / 4 */
 
 typedef struct kb_weights {
 	float piece[KB_EVAL_TYPES][KB_EVAL_BUCKETS];
 	float danger[KB_EVAL_TYPES];
 	float dprog[KB_EVAL_TYPES];
 	float tempo[KB_EVAL_TYPES];
+	/* [bucket of the foremost of the two][bucket of the other] */
+	float pair[KB_EVAL_TYPES][KB_EVAL_BUCKETS][KB_EVAL_BUCKETS];
+	float hit[KB_EVAL_TYPES][KB_EVAL_BUCKETS];
+	float behind[KB_EVAL_TYPES][KB_EVAL_REACH][KB_EVAL_ZONES];
 } kb_weights;
 
 /* The committed weights (bot/weights.h). */
@@ -42,6 +54,10 @@ typedef struct kb_seat_features {
 	double danger;         /* sum over opponent rolls of 1/6 per piece hit */
 	double dprog;          /* the same weighted by (progress + 1) / 28 */
 	int tempo;             /* 1 if this seat rolls next */
+	int nhit;              /* next-roll hits on this seat (each 1/6) */
+	uint8_t hit[3 * 6];    /* bucket of the piece each would hit */
+	int nnear;             /* opponent pieces within reach */
+	uint8_t near[KB_PIECES * 3 * (KB_PIECES + 1)]; /* behind cell: k * ZONES + zone */
 } kb_seat_features;
 
 /* Bucket of a progress value. */
@@ -65,6 +81,10 @@ static inline int kb_eval_type(const kb_pos *pos, int kind)
 
 /* Score S_s of one seat of type (kb_eval_type) from its features. */
 double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);
+
+/* Add delta times the gradient of kb_eval_score(w, type, f) with respect
+ * to the weights to w (one step of gradient ascent on the seat's score). */
+void kb_eval_step(kb_weights *w, int type, const kb_seat_features *f, double delta);
 
 /* P(A wins) when seat turn rolls next; types[s] is the kind of seat s.
  * 1 or 0 when a seat has already won. */

@@ -5,7 +5,12 @@
 
 #include "core/game.h"
 #include "fit.h"
+#include "rollout.h"
 #include "search.h"
+
+/* Self-play here measures the evaluation, so the bot plays without its
+ * rollouts (which also keeps the tuning reproducible as it was first run). */
+static const kb_rollout_params no_rollouts = {0, 0, 0, 0, 0};
 
 static int push(kb_fit_data *d, const kb_fit_sample *s)
 {
@@ -73,6 +78,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		kb_game_init(&game, gseed, ctl);
 		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
 		bot.w = w;
+		bot.rollout = &no_rollouts;
 		kb_bot_set_level(&bot, depth);
 		kb_hooks h = {on_rolled, NULL, &r};
 		while (kb_game_advance(&game, &h) == 0) {
@@ -125,6 +131,8 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 				int ty = kb_eval_type(&s->pos, s->types[t]);
 				if (t == s->winner)
 					loss -= log(p[t] > 1e-12 ? p[t] : 1e-12);
+				/* the base weights only (the interaction tables are
+				 * kb_td_train's), L2 on the piece values */
 				for (int i = 0; i < KB_PIECES; i++) {
 					float *wp = &w->piece[ty][f[t].bucket[i]];
 					*wp -= (float)(rate * (g + l2 * *wp));
@@ -138,6 +146,32 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 	}
 	/* home is the zero of each row: subtract a constant per seat score */
 	return loss;
+}
+
+/* One per-type table [type][rows][cols] as a designated initializer;
+ * zeros written as 0 to keep the file small. */
+static void write_table(FILE *out, const char *name, const float *v, int rows, int cols)
+{
+	fprintf(out, "\t.%s = {\n", name);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		fprintf(out, "\t\t{%s", rows > 1 ? "\n" : "");
+		for (int r = 0; r < rows; r++) {
+			if (rows > 1)
+				fprintf(out, "\t\t\t{");
+			for (int c = 0; c < cols; c++) {
+				float x = *v++;
+				fprintf(out, "%s", c ? (c % 10 ? ", " : ",\n\t\t\t ") : "");
+				if (x == 0)
+					fprintf(out, "0");
+				else
+					fprintf(out, "%.5ff", x);
+			}
+			if (rows > 1)
+				fprintf(out, "},\n");
+		}
+		fprintf(out, "%s},\n", rows > 1 ? "\t\t" : "");
+	}
+	fprintf(out, "\t},\n");
 }
 
 void kb_fit_write(FILE *out, const kb_weights *w, const char *comment)
@@ -159,6 +193,9 @@ void kb_fit_write(FILE *out, const kb_weights *w, const char *comment)
 			fprintf(out, "%s%.5ff", t ? ", " : "", rows[k][t]);
 		fprintf(out, "},\n");
 	}
+	write_table(out, "pair", &w->pair[0][0][0], KB_EVAL_BUCKETS, KB_EVAL_BUCKETS);
+	write_table(out, "hit", &w->hit[0][0], 1, KB_EVAL_BUCKETS);
+	write_table(out, "behind", &w->behind[0][0][0], KB_EVAL_REACH, KB_EVAL_ZONES);
 	fprintf(out, "};\n");
 }
 
@@ -175,32 +212,41 @@ static const uint8_t spsa_lineups[][3] = {
 };
 #define SPSA_LINEUPS (int)(sizeof spsa_lineups / sizeof spsa_lineups[0])
 
-double kb_fit_winrate(const kb_weights *w, int level, long games, uint64_t seed)
+double kb_fit_lineup_winrate(const kb_weights *w, int level, int rollouts,
+			     const uint8_t lineup[3], long games, uint64_t seed)
 {
+	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, lineup[0], lineup[1], lineup[2]};
+	const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
 	long wins = 0;
 
-	for (int l = 0; l < SPSA_LINEUPS; l++) {
-		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, spsa_lineups[l][0], spsa_lineups[l][1],
-					 spsa_lineups[l][2]};
-		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
-		for (int s = 1; s < KB_SEATS; s++)
-			if (ctl[s])
-				opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
-		for (long g = 0; g < games; g++) {
-			uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
-			kb_game game;
-			kb_bot bot;
-			kb_game_init(&game, gseed, ctl);
-			kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
-			bot.w = w;
-			kb_bot_set_level(&bot, level);
-			while (kb_game_advance(&game, NULL) == 0)
-				kb_game_decide(&game, kb_bot_decide(&bot, &game.pos, game.pending_die,
-								    kb_game_pending_mask(&game), NULL), NULL);
-			wins += game.winner == 0;
-		}
+	for (int s = 1; s < KB_SEATS; s++)
+		if (ctl[s])
+			opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+	for (long g = 0; g < games; g++) {
+		uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
+		kb_game game;
+		kb_bot bot;
+		kb_game_init(&game, gseed, ctl);
+		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
+		bot.w = w;
+		if (!rollouts)
+			bot.rollout = &no_rollouts;
+		kb_bot_set_level(&bot, level);
+		while (kb_game_advance(&game, NULL) == 0)
+			kb_game_decide(&game, kb_bot_decide(&bot, &game.pos, game.pending_die,
+							    kb_game_pending_mask(&game), NULL), NULL);
+		wins += game.winner == 0;
 	}
-	return (double)wins / (double)(games * SPSA_LINEUPS);
+	return (double)wins / (double)(games ? games : 1);
+}
+
+double kb_fit_winrate(const kb_weights *w, int level, long games, uint64_t seed)
+{
+	double sum = 0;
+
+	for (int l = 0; l < SPSA_LINEUPS; l++)
+		sum += kb_fit_lineup_winrate(w, level, 0, spsa_lineups[l], games, seed);
+	return sum / SPSA_LINEUPS;
 }
 
 /* The weights as a flat vector (pointers into w). */

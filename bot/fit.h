@@ -37,15 +37,23 @@ typedef struct kb_fit_data {
 int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		   uint64_t seed, int keep);
 
-/* Fit w to the samples: epochs passes with learning rate lr decaying to
- * lr/10, L2 penalty l2.  Returns the final mean log-loss. */
+/* Fit the base weights of w (piece, danger, dprog, tempo; the interaction
+ * tables are left to bot/td.h) to the samples: epochs passes with
+ * learning rate lr decaying to lr/10, L2 penalty l2 on the piece values.
+ * Returns the final mean log-loss. */
 double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, double l2,
 		    uint64_t seed);
 
-/* Mean win rate of the bot at search level with weights w over the
+/* Mean win rate of the bot at search level with weights w (no rollouts) over the
  * direct-tuning lineups (hard x3, easy x3, hard, easy+hard+easy, easy,
  * hard+easy), games each, game seeds from seed. */
 double kb_fit_winrate(const kb_weights *w, int level, long games, uint64_t seed);
+
+/* Win rate of the bot at search level with weights w in one lineup
+ * (digits of seats B, C, D), games seeded from seed; rollouts 0 turns
+ * the bot's rollouts (rollout.h) off, 1 leaves its defaults. */
+double kb_fit_lineup_winrate(const kb_weights *w, int level, int rollouts,
+			     const uint8_t lineup[3], long games, uint64_t seed);
 
 /* Direct tuning of w for win rate at level 0: iters steps of SPSA
  * (simultaneous perturbation of every weight by +-0.05, both sides

@@ -10,7 +10,7 @@
  * (level 1) rollouts gained nothing measurable (hard x3 -1.0 +-2.0,
  * easy,hard,easy +1.5 +-2.6), so they stay off there. */
 const kb_rollout_params kb_rollout_default[KB_SEATS] = {
-	{0, 0, 0, 0, 0}, {2, 96, 20, 0.02, 12000}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0},
+	{0, 0, 0, 0, 0}, {3, 192, 20, 0.03, 12000}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0},
 };
 
 /* The bot's greedy one-ply move: the legal index whose resulting position

@@ -44,6 +44,7 @@ void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_
 	}
 	kb_bot_set_level(bot, kb_bot_level_for_budget(budget_ms, __builtin_popcount(bot->present) - 1));
 	kb_rng_stream(&bot->tiebreak, seed, KB_TAG_TIEBREAK, 0);
+	bot->rollout = NULL;
 	bot->explain = NULL;
 	bot->nodes = 0;
 }
@@ -154,7 +155,7 @@ int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
 			if ((mask >> i) & 1)
 				fprintf(bot->explain, "kimble-bot: die %d, piece %d (progress %d): win %.4f\n",
 					die, i, pos->prog[0][i], v[i]);
-	int refined = kb_rollout_choose(bot, NULL, pos, die, mask, v,
+	int refined = kb_rollout_choose(bot, bot->rollout, pos, die, mask, v,
 					    bot->nodes - nodes_before);
 	if (refined >= 0)
 		return refined;

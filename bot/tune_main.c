@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fit.h"
+#include "td.h"
 #include "core/err.h"
 
 static const char usage[] =
@@ -15,6 +16,8 @@ static const char usage[] =
 	"SYNOPSIS\n"
 	"    kimble-tune [--rounds R] [--games N] [--depth D] [--epochs E] [--seed S]\n"
 	"                [--spsa ITERS] [--spsa-games G] [--spsa-step A] [--init]\n"
+	"                [--td N] [--td-lambda L] [--td-rate A] [--td-lineup BCD]\n"
+	"                [--report G] [--report-level V]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Starting from the compiled-in weights (with --init: every piece worth\n"
@@ -25,6 +28,12 @@ static const char usage[] =
 	"    bot/weights.h on stdout and progress on stderr.  Deterministic for S.\n"
 	"    Then, with --spsa, ITERS steps of direct win-rate tuning (SPSA, both\n"
 	"    perturbations playing the same G games per lineup, greedy play).\n"
+	"    Then, with --td, N games of TD(lambda) self-play training (bot/td.h;\n"
+	"    lambda L, default 0.8, learning rate A decaying to A/10, default\n"
+	"    0.005), which also trains the interaction tables; --td-lineup plays\n"
+	"    only that lineup (digits of seats B, C, D: 200 is hard alone).  With --report,\n"
+	"    prints the win rate at search level V (default 0) in each measured\n"
+	"    lineup over G paired games, before and after, on stderr.\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 done, 1 usage error or out of memory.\n";
@@ -34,6 +43,7 @@ static const char usage[] =
 /* The starting point of a tuning from scratch. */
 static void init_weights(kb_weights *w)
 {
+	memset(w, 0, sizeof *w); /* interaction tables start at zero */
 	for (int t = 0; t < KB_EVAL_TYPES; t++) {
 		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
 			w->piece[t][b] = 0.12f * (b < 30 ? b : 29);
@@ -41,6 +51,27 @@ static void init_weights(kb_weights *w)
 		w->dprog[t] = -1.0f;
 		w->tempo[t] = 0.1f;
 	}
+}
+
+static void print_report(const kb_weights *w, const char *when, int level, long games)
+{
+	double rate[KB_TD_LINEUPS];
+
+	kb_td_winrates(w, level, games, 99, rate);
+	fprintf(stderr, "kimble-tune: %s, level %d, %ld games:", when, level, games);
+	for (int l = 0; l < KB_TD_LINEUPS; l++)
+		fprintf(stderr, " %s %.2f%%%s", kb_td_lineup_names[l], 100 * rate[l],
+			l + 1 < KB_TD_LINEUPS ? "," : "\n");
+}
+
+/* A lineup as three digits 0..2 (seats B, C, D), e.g. 200 for hard alone. */
+static const uint8_t *lineup_digits(const char *s, uint8_t d[3])
+{
+	if (strlen(s) != 3 || strspn(s, "012") != 3 || !strcmp(s, "000"))
+		die("--td-lineup \"%s\": expected three digits 0-2 for seats B, C, D, not all 0", s);
+	for (int i = 0; i < 3; i++)
+		d[i] = (uint8_t)(s[i] - '0');
+	return d;
 }
 
 static long num(const char *s, const char *what)
@@ -56,7 +87,10 @@ static long num(const char *s, const char *what)
 int main(int argc, char **argv)
 {
 	long rounds = 3, games = 4000, depth = 0, epochs = 4, seed = 1, spsa = 0, spsa_games = 3000;
-	double spsa_step = 2.0;
+	double spsa_step = 2.0, td_lambda = 0.8, td_rate = 0.005;
+	long td = 0, report = 0, report_level = 0;
+	uint8_t td_lineup[3];
+	const uint8_t *td_only = NULL;
 	kb_weights w = kb_weights_default;
 	char comment[400];
 	int init = 0;
@@ -87,11 +121,25 @@ int main(int argc, char **argv)
 			spsa_games = num(argv[++i], "--spsa-games");
 		else if (!strcmp(argv[i], "--spsa-step"))
 			spsa_step = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--td"))
+			td = num(argv[++i], "--td");
+		else if (!strcmp(argv[i], "--td-lambda"))
+			td_lambda = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--td-lineup"))
+			td_only = lineup_digits(argv[++i], td_lineup);
+		else if (!strcmp(argv[i], "--td-rate"))
+			td_rate = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--report"))
+			report = num(argv[++i], "--report");
+		else if (!strcmp(argv[i], "--report-level"))
+			report_level = num(argv[++i], "--report-level");
 		else if (!strcmp(argv[i], "--seed"))
 			seed = num(argv[++i], "--seed");
 		else
 			die("unexpected argument \"%s\" (see --help)", argv[i]);
 	}
+	if (report)
+		print_report(&w, "before", (int)report_level, report);
 	for (long r = 0; r < rounds; r++) {
 		kb_fit_data d = {0};
 		if (kb_fit_collect(&d, &w, (int)depth, games, (uint64_t)(seed * 1000 + r), 1))
@@ -106,9 +154,19 @@ int main(int argc, char **argv)
 		kb_fit_spsa(&w, (int)spsa, spsa_games, spsa_step, (uint64_t)seed, stderr);
 		fprintf(stderr, "kimble-tune: win rate after SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
 	}
+	if (td) {
+		kb_td_params tp = {td, td_lambda, td_rate, (uint64_t)seed, td_only};
+		kb_td_train(&w, &tp, stderr);
+	}
+	if (report)
+		print_report(&w, "after", (int)report_level, report);
 	snprintf(comment, sizeof comment,
-		 "kimble-tune%s --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g",
-		 init ? " --init" : "", rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step);
+		 "kimble-tune%s --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g --td %ld --td-lambda %g --td-rate %g",
+		 init ? " --init" : "", rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step,
+		 td, td_lambda, td_rate);
+	if (td_only)
+		snprintf(comment + strlen(comment), sizeof comment - strlen(comment),
+			 " --td-lineup %d%d%d", td_only[0], td_only[1], td_only[2]);
 	kb_fit_write(stdout, &w, comment);
 	return 0;
 }

@@ -9,10 +9,11 @@
  * inflate), and optionally JSON.
  *
  *   strength [--quick] [--games N] [--budget-ms N] [--threads N]
- *            [--seed S] [--json FILE]
+ *            [--seed S] [--json FILE] [--lineup NAME]
  *
  * The default (and --quick) plays 400 games per lineup, for make bench;
  * make strength runs --games 10000, a half-width of at most 1 point.
+ * --lineup plays only the lineup of that name (e.g. "hard x3").
  */
 #include <inttypes.h>
 #include <math.h>
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 	long games = 400;
 	int budget = KB_BUDGET_DEFAULT_MS, threads = 2;
 	uint64_t seed = 20260101;
-	const char *json = NULL;
+	const char *json = NULL, *only = NULL;
 	double p50[NLINEUPS], p99[NLINEUPS], c50[NLINEUPS], c99[NLINEUPS];
 	double rate[NLINEUPS][PLAYERS], secs[NLINEUPS];
 	FILE *jf = NULL;
@@ -154,9 +155,11 @@ int main(int argc, char **argv)
 			seed = strtoull(argv[++i], NULL, 10);
 		else if (!strcmp(argv[i], "--json") && i + 1 < argc)
 			json = argv[++i];
+		else if (!strcmp(argv[i], "--lineup") && i + 1 < argc)
+			only = argv[++i];
 		else {
 			fprintf(stderr, "usage: strength [--quick] [--games N] [--budget-ms N] "
-					"[--threads N] [--seed S] [--json FILE]\n");
+					"[--threads N] [--seed S] [--json FILE] [--lineup NAME]\n");
 			return 1;
 		}
 	}
@@ -169,6 +172,10 @@ int main(int argc, char **argv)
 	printf("%-16s %-16s %-7s %-7s %-7s %-7s %-8s %-8s %-8s %-8s %s\n", "lineup", "bot (95% CI)",
 	       "target", "random", "easy", "hard", "p50 ms", "p99 ms", "p50 cpu", "p99 cpu", "bot-hard");
 	for (int l = 0; l < NLINEUPS; l++) {
+		if (only && strcmp(only, lineups[l].name)) {
+			rate[l][P_BOT] = -1; /* not played: no row, no JSON entry */
+			continue;
+		}
 		job jobs[64];
 		pthread_t th[64];
 		long wins[PLAYERS] = {0}, ntimes = 0;
@@ -221,7 +228,11 @@ int main(int argc, char **argv)
 	if (json && (jf = fopen(json, "w"))) {
 		fprintf(jf, "{\"games\": %ld, \"budget_ms\": %d, \"seed\": %" PRIu64 ", \"lineups\": [\n",
 			games, budget, seed);
-		for (int l = 0; l < NLINEUPS; l++) {
+		for (int l = 0, first = 1; l < NLINEUPS; l++) {
+			if (rate[l][P_BOT] < 0)
+				continue;
+			fprintf(jf, "%s", first ? "" : ",\n");
+			first = 0;
 			fprintf(jf, "  {\"lineup\": \"%s\", \"target\": %.2f, \"seconds\": %.1f, "
 				    "\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"p50_cpu_ms\": %.4f, "
 				    "\"p99_cpu_ms\": %.4f, \"ci95_half\": %.4f",
@@ -229,9 +240,9 @@ int main(int argc, char **argv)
 				half_width(rate[l][P_BOT], games));
 			for (int p = 0; p < PLAYERS; p++)
 				fprintf(jf, ", \"%s\": %.4f", player_name[p], rate[l][p]);
-			fprintf(jf, "}%s\n", l + 1 < NLINEUPS ? "," : "");
+			fprintf(jf, "}");
 		}
-		fprintf(jf, "]}\n");
+		fprintf(jf, "\n]}\n");
 		fclose(jf);
 	} else if (json) {
 		fprintf(stderr, "strength: cannot write %s\n", json);
