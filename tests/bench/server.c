@@ -15,12 +15,15 @@
  * 3. idle: a fresh server gets N idle connections (default 10,000; the
  *    descriptor limit is raised as far as allowed, and the table says if
  *    it capped the count); reports the server's VmRSS and VmHWM.
- * The server binary is $KB_BIN/kimble-server (bin/ when unset). */
+ * With two or more CPUs the servers run pinned to CPU 0 and the client to
+ * CPU 1 (pin_to).  The server binary is $KB_BIN/kimble-server (bin/ when
+ * unset). */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -82,6 +85,24 @@ static int connect_to(int port)
 	return fd;
 }
 
+/* On a machine with two or more CPUs the server (and the echo server)
+ * runs on CPU 0 and the load client on CPU 1, so that neither waits for
+ * the other's time slice: what is measured is the server's answer time,
+ * not the scheduler's. */
+static int pinned; /* the client pinned itself */
+
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) == 0)
+		pinned++;
+}
+
 /* ---- the server child ------------------------------------------------------ */
 
 static pid_t start_server(int *port)
@@ -97,6 +118,7 @@ static pid_t start_server(int *port)
 			die("%s", "pipe");
 		pid_t pid = fork();
 		if (pid == 0) {
+			pin_to(0);
 			dup2(out[1], 1);
 			close(out[0]);
 			execl(bin, bin, "--port", portarg, "--seed", "1", (char *)NULL);
@@ -129,6 +151,7 @@ typedef struct conn {
 	size_t len;
 	double sent_at;
 	double next_at;          /* paced runs: when to send (0: nothing due) */
+	double slot;             /* paced runs: this game's last send slot */
 	char next[KB_MOVE_LEN + 8];
 	size_t next_len;
 	int next_is_move;
@@ -153,17 +176,31 @@ static void write_req(conn *c, const char *msg, size_t n, int is_move)
 		die("%s", "write");
 }
 
-/* Send now, or in a paced run keep it until the game's next slot. */
+/* Send now, or in a paced run keep it until the game's next slot.  Each
+ * game owns a fixed phase (slots one interval apart, the games' phases
+ * spread evenly over the interval), so that the games do not drift into
+ * bursts: a game whose answer came after its slot sends at once and then
+ * returns to its phase. */
 static void send_req(conn *c, load *L, const char *msg, size_t n, int is_move)
 {
-	if (L->interval <= 0 || c->sent_at == 0) {
+	double t;
+
+	if (L->interval <= 0) {
+		write_req(c, msg, n, is_move);
+		return;
+	}
+	t = now_s();
+	c->slot += L->interval;
+	while (c->slot < t - L->interval)
+		c->slot += L->interval;
+	if (c->slot <= t) {
 		write_req(c, msg, n, is_move);
 		return;
 	}
 	memcpy(c->next, msg, n);
 	c->next_len = n;
 	c->next_is_move = is_move;
-	c->next_at = c->sent_at + L->interval;
+	c->next_at = c->slot;
 }
 
 /* Send the requests that are due; returns when the next one is (0: none). */
@@ -257,7 +294,9 @@ static load_result run_load(int port, int nconn, double secs, int echo, double r
 	struct epoll_event evs[256];
 	load_result res = {0};
 
+	double phase0 = now_s();
 	for (int i = 0; i < nconn; i++) {
+		cs[i].slot = phase0 + L.interval * ((double)i / nconn - 1);
 		cs[i].fd = connect_to(port);
 		if (cs[i].fd < 0)
 			die("%s", "connect");
@@ -269,7 +308,7 @@ static load_result run_load(int port, int nconn, double secs, int echo, double r
 			send_start(&cs[i], &L);
 	}
 	double t0 = now_s(), warm = t0 + 0.5, stop_at = warm + secs;
-	double due = 0;
+	double due = L.interval > 0 ? send_due(cs, nconn, now_s()) : 0;
 	while (now_s() < stop_at) {
 		/* sleep until the next paced request (no busy waiting: the
 		 * server needs the CPU) */
@@ -374,6 +413,7 @@ static pid_t start_echo(int *port, size_t resp_len)
 	*port = ntohs(a.sin_port);
 	pid_t pid = fork();
 	if (pid == 0) {
+		pin_to(0);
 		echo_serve(lfd, resp_len);
 		_exit(0);
 	}
@@ -478,7 +518,7 @@ static idle_result run_idle(int wanted)
 int main(int argc, char **argv)
 {
 	int games = 256, idle = 10000;
-	double secs = 4, rate = 25000;
+	double secs = 4, rate = 62500;
 	const char *json = NULL;
 
 	for (int i = 1; i < argc; i++) {
@@ -502,6 +542,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	pin_to(1);
 	int port, eport;
 	pid_t srv = start_server(&port);
 	double cpu0 = proc_cpu(srv);
@@ -518,6 +559,7 @@ int main(int argc, char **argv)
 
 	printf("kimble-server on loopback, %d concurrent games, %.1f s measured\n", games, secs);
 	printf("%-34s %12s\n", "measure", "value");
+	printf("%-34s %12s\n", "CPU pinning (server, client)", pinned ? "0, 1" : "none");
 	printf("%-34s %12.0f\n", "saturated: moves/s", s.moves_per_s);
 	printf("%-34s %12.3f\n", "saturated: latency p50 ms", s.p50_ms);
 	printf("%-34s %12.3f\n", "saturated: latency p99 ms", s.p99_ms);
@@ -542,13 +584,13 @@ int main(int argc, char **argv)
 		FILE *f = fopen(json, "w");
 		if (!f)
 			die("cannot write %s", json);
-		fprintf(f, "{\"games\": %d, \"seconds\": %.1f, \"moves_per_s\": %.0f, \"p50_ms\": %.3f, "
+		fprintf(f, "{\"pinned\": %s, \"games\": %d, \"seconds\": %.1f, \"moves_per_s\": %.0f, \"p50_ms\": %.3f, "
 			"\"p99_ms\": %.3f, \"cpu_us_per_move\": %.1f, \"avg_response_bytes\": %.0f, \"paced_rate\": %.0f, "
 			"\"paced_per_s\": %.0f, \"paced_p50_ms\": %.3f, \"paced_p99_ms\": %.3f, \"load_hwm_kib\": %ld, "
 			"\"echo_per_s\": %.0f, \"echo_p99_ms\": %.3f, \"ratio\": %.3f, "
 			"\"idle_wanted\": %d, \"idle_opened\": %d, \"idle_rss_kib\": %ld, "
 			"\"idle_hwm_kib\": %ld}\n",
-			games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
+			pinned ? "true" : "false", games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
 			paced.p50_ms, paced.p99_ms, hwm, e.moves_per_s,
 			e.p99_ms, e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0, id.wanted,
 			id.opened, id.rss_kb, id.hwm_kb);
