@@ -3,6 +3,7 @@
 #   make            build every program into bin/
 #   make test       build (also with ASan+UBSan) and run the whole suite
 #   make bench      build and run the benchmarks (tables on stdout)
+#   make strength, make learning, make agree   the long strength runs
 #   make run        one visible game: local server, the bot through the relay
 #   make fuzz       build the libFuzzer targets with clang and run each briefly
 #   make deps       install the Debian packages the project needs
@@ -108,6 +109,11 @@ strength: build/rel/bench/strength
 learning: build/rel/bench/learning
 	nice build/rel/bench/learning --games 3000
 
+# The strength table's lineups at process level: bot, relay and server.
+agree: all
+	for o in hard,hard,hard easy,easy,easy hard,none,none easy,hard,easy; do \
+		tests/bench/relay-strength.sh --games 2000 --opponents $$o || exit 1; done
+
 # ---- fuzzing (clang + libFuzzer) -------------------------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
@@ -143,6 +149,6 @@ deps:
 clean:
 	rm -rf build bin
 
-.PHONY: strength learning all test bench fuzz run install deps clean
+.PHONY: strength learning agree all test bench fuzz run install deps clean
 .DELETE_ON_ERROR:
 .SECONDARY:

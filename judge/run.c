@@ -262,8 +262,29 @@ static int mkdirs(const char *out, kb_err *err)
 	return 0;
 }
 
-/* Mark games resumed from complete result files, or outside the shard. */
-static void resume(runner *r)
+/* 0 when res was played by the seats that game g puts at the table, or
+ * -1 with err naming the first seat that differs. */
+static int same_seats(const kj_run_opts *opt, const kj_game_spec *g, const kj_result *res,
+		      const char *path, kb_err *err)
+{
+	for (int s = 0; s < KB_SEATS; s++) {
+		const char *want = g->seat[s] >= 0 ? opt->bots[g->seat[s]].name : "(absent)";
+		const char *had = res->seat[s].present ? res->seat[s].name : "(absent)";
+		if (strcmp(want, had) != 0) {
+			snprintf(err->msg, sizeof err->msg,
+				 "%.56s is another tournament's game (seat %c: %.24s, now %.24s); "
+				 "use another --out or remove it",
+				 path, 'A' + s, had, want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Mark games resumed from complete result files, or outside the shard.
+ * Returns -1 with err when OUT holds a game of another lineup: resuming
+ * would mix two tournaments' results. */
+static int resume(runner *r, kb_err *err)
 {
 	const kj_run_opts *opt = r->opt;
 
@@ -279,10 +300,13 @@ static void resume(runner *r)
 		game_path(path, sizeof path, opt->out, i, ".res");
 		if (read_result_file(path, &game, &r->res[i], &ignored) == 0 && game == i &&
 		    r->res[i].seed == opt->plan->games[i].seed) {
+			if (same_seats(opt, &opt->plan->games[i], &r->res[i], path, err))
+				return -1;
 			r->state[i] = DONE;
 			r->done++;
 		}
 	}
+	return 0;
 }
 
 static int run_all(runner *r, kb_err *err)
@@ -335,7 +359,8 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 		snprintf(err->msg, sizeof err->msg, "plan of %" PRIu32 " games: out of memory", n);
 		goto out;
 	}
-	resume(&r);
+	if (resume(&r, err))
+		goto out;
 	if (run_all(&r, err)) {
 		for (uint32_t i = 0; i < n; i++)
 			if (r.state[i] == RUNNING)

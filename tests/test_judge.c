@@ -342,6 +342,35 @@ Test(judge, resume_skips_finished_games, .timeout = 60)
 	free(first), free(second);
 }
 
+/* A resume must not mix tournaments: another lineup into the same folder
+ * is refused, and the first tournament's results stay as they were. */
+Test(judge, resume_refuses_another_lineup, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], path[1200];
+	const char *args[20];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bots, sizeof bots, "%s/bots", dir);
+	mkdir(bots, 0755);
+	make_bot(bots, "alpha", "hard");
+	snprintf(out, sizeof out, "%s/out", dir);
+	rr_args(args, bots, out);
+	cr_assert_eq(judge(dir, "first", args), 0);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	char *first = slurp(path);
+	args[15] = "hard"; /* alpha easy hard instead of alpha easy random */
+	cr_expect_eq(judge(dir, "other", args), 2);
+	snprintf(path, sizeof path, "%s/other.err", dir);
+	char *msg = slurp(path);
+	cr_expect(strstr(msg, "another tournament's game (seat") != NULL, "%s", msg);
+	cr_expect(strstr(msg, "now hard") != NULL, "%s", msg);
+	free(msg);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	char *after = slurp(path);
+	cr_expect_str_eq(first, after);
+	free(first), free(after);
+}
+
 Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 {
 	char dir[512], bots[1024], full[1024], s1[1024], s2[1024], merged[1024], p[1100], q[1100];
