@@ -196,3 +196,27 @@ double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos 
 {
 	return kb_eval_models(w, types, NULL, pos, turn);
 }
+
+int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+		   int d, unsigned mask)
+{
+	double best = -1.0;
+	int pick = __builtin_ctz(mask);
+
+	if (!(mask & (mask - 1)))
+		return pick;
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!((mask >> i) & 1))
+			continue;
+		kb_pos p = *pos;
+		kb_apply(&p, 0, i, d);
+		if (kb_has_won(&p, 0))
+			return i;
+		double v = kb_eval(w, types, &p, kb_next_seat(&p, 0, d));
+		if (v > best) {
+			best = v;
+			pick = i;
+		}
+	}
+	return pick;
+}

@@ -91,6 +91,13 @@ void kb_eval_step(kb_weights *w, int type, const kb_seat_features *f, double del
 double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
 	       int turn);
 
+/* Seat A's greedy one-ply move with die d: the index in mask (legal
+ * moves, non-zero) whose resulting position kb_eval scores best, a winning
+ * move at once; ties go to the lowest index.  Used where a search is too
+ * dear: rollouts and self-play training. */
+int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+		   int d, unsigned mask);
+
 /* kb_eval, except that for every seat s with models[s] non-NULL the danger
  * terms move the piece that model predicts (kb_opponent_pick) instead of
  * the piece its type picks: a learned model then decides what the

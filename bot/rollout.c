@@ -14,31 +14,6 @@ const kb_rollout_params kb_rollout_default[KB_SEATS] = {
 	{0, 0, 0, 0, 0}, {3, 192, 20, 0.03, 12000}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0},
 };
 
-/* The bot's greedy one-ply move: the legal index whose resulting position
- * the evaluation scores best (a winning move at once). */
-static int greedy(const kb_bot *bot, const kb_pos *pos, int d, unsigned mask)
-{
-	double best = -1.0;
-	int pick = __builtin_ctz(mask);
-
-	if (!(mask & (mask - 1)))
-		return pick;
-	for (int i = 0; i < KB_PIECES; i++) {
-		if (!((mask >> i) & 1))
-			continue;
-		kb_pos p = *pos;
-		kb_apply(&p, 0, i, d);
-		if (kb_has_won(&p, 0))
-			return i;
-		double v = kb_eval(bot->w, bot->types, &p, kb_next_seat(&p, 0, d));
-		if (v > best) {
-			best = v;
-			pick = i;
-		}
-	}
-	return pick;
-}
-
 /* Play on from pos with seat turn to roll, seat s rolling dice[s][0],
  * dice[s][1]... for at most horizon rolls; the value reached. */
 static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
@@ -50,7 +25,7 @@ static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		int d = dice[turn][used[turn]++];
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? greedy(bot, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
 				  : !(mask & (mask - 1)) ? __builtin_ctz(mask)
 				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
 			kb_apply(&pos, turn, idx, d);

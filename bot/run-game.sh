@@ -34,29 +34,11 @@ done
 [ -z "$seed" ] && seed=$(( (RANDOM << 30) | (RANDOM << 15) | RANDOM ))
 case "$seed" in *[!0-9]*|"") die "--seed takes an unsigned decimal, got '$seed'" ;; esac
 
-for p in kimble-server kimble-relay kimble-bot; do
-	[ -x "$root/bin/$p" ] || die "bin/$p is missing: run 'make' first"
-done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kimble-run.XXXXXX")
-server_pid=""
-cleanup() {
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
+# shellcheck source=local-server.sh
+. "$root/bot/local-server.sh"
+local_server_start kimble-run --seed "$seed"
 [ -z "$state" ] && state="$work/state"
-
-# The server takes the first free port of 65430..65439 and announces it on
-# its first line; read that line (bounded wait) instead of guessing.
-mkfifo "$work/announce"
-"$root/bin/kimble-server" --seed "$seed" --log-dir "$work" >"$work/announce" 2>"$work/server.err" &
-server_pid=$!
-exec 3<"$work/announce"
-read -r -t 10 line <&3 || die "the server did not start: $(cat "$work/server.err")"
-port=${line##*:}
-port=${port%% *}
-echo "server: $line"
+echo "server: $server_line"
 echo "bot:    kimble-bot $opponents $seed ${bot_opts[*]:-}"
 echo
 

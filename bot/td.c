@@ -48,31 +48,6 @@ static void predict(const kb_weights *w, const uint8_t types[KB_SEATS], const kb
 		p[s] /= sum;
 }
 
-/* Seat A's greedy move: the legal index whose position scores best. */
-static int greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
-		  int d, unsigned mask)
-{
-	double best = -1.0;
-	int pick = __builtin_ctz(mask);
-
-	if (!(mask & (mask - 1)))
-		return pick;
-	for (int i = 0; i < KB_PIECES; i++) {
-		if (!((mask >> i) & 1))
-			continue;
-		kb_pos p = *pos;
-		kb_apply(&p, 0, i, d);
-		if (kb_has_won(&p, 0))
-			return i;
-		double v = kb_eval(w, types, &p, kb_next_seat(&p, 0, d));
-		if (v > best) {
-			best = v;
-			pick = i;
-		}
-	}
-	return pick;
-}
-
 /* Play one game with lineup digits ctl[1..3] from rng, recording it. */
 static void play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, td_game *g)
 {
@@ -97,7 +72,7 @@ static void play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, 
 		int d = kb_rng_die(rng);
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? greedy(w, g->types, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(w, g->types, &pos, d, mask)
 				  : kb_pick(ctl[turn], mask, NULL);
 			kb_apply(&pos, turn, idx, d);
 			if (kb_has_won(&pos, turn)) {

@@ -1,6 +1,7 @@
 /* support.c - helpers shared by the test files; see support.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -80,6 +81,28 @@ const char *test_read_file(const char *dir, const char *name)
 	return buf;
 }
 
+/* The folders test_tmpdir made in this process, removed when it exits
+ * (not in its forked children, which share the list). */
+#define MAX_TMPDIRS 16
+static char tmpdirs[MAX_TMPDIRS][512];
+static int ntmpdirs;
+static pid_t tmpdir_owner;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tmpdirs(void)
+{
+	if (getpid() != tmpdir_owner || getenv("KB_KEEP_TMP"))
+		return;
+	for (int i = 0; i < ntmpdirs; i++)
+		nftw(tmpdirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *test_tmpdir(char *buf, size_t size)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -87,6 +110,13 @@ const char *test_tmpdir(char *buf, size_t size)
 	if (!mkdtemp(buf)) {
 		perror("mkdtemp");
 		abort();
+	}
+	if (ntmpdirs < MAX_TMPDIRS && strlen(buf) < sizeof tmpdirs[0]) {
+		if (ntmpdirs == 0) {
+			tmpdir_owner = getpid();
+			atexit(remove_tmpdirs);
+		}
+		strcpy(tmpdirs[ntmpdirs++], buf);
 	}
 	return buf;
 }

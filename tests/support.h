@@ -25,7 +25,9 @@ const char *test_root_path(const char *rel, char *buf, size_t size);
  * and a missing file reads as "". */
 const char *test_read_file(const char *dir, const char *name);
 
-/* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error. */
+/* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error.
+ * Removed with its contents when the test's process exits, unless
+ * KB_KEEP_TMP is set (to look at a failed test's files). */
 const char *test_tmpdir(char *buf, size_t size);
 
 /* Make file permissions bind this test process: when running as root,

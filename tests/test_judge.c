@@ -234,6 +234,16 @@ static void same_files(const char *a, const char *b, int ngames)
 		}
 }
 
+/* A fresh test folder dir and a bots folder inside it holding the test
+ * bot "alpha" in mode hard. */
+static void alpha_setup(char dir[512], char bots[1024])
+{
+	test_tmpdir(dir, 512);
+	snprintf(bots, 1024, "%s/bots", dir);
+	mkdir(bots, 0755);
+	make_bot(bots, "alpha", "hard");
+}
+
 static void rr_args(const char **args, const char *bots, const char *out)
 {
 	const char *base[] = {"-q", "--no-timing", "-j2", "-s", "42", "-g", "2", "-t", "3",
@@ -241,15 +251,20 @@ static void rr_args(const char **args, const char *bots, const char *out)
 	memcpy(args, base, sizeof base);
 }
 
+/* alpha_setup, then the round-robin arguments into dir/out. */
+static void rr_setup(char dir[512], char bots[1024], char out[1024], const char **args)
+{
+	alpha_setup(dir, bots);
+	snprintf(out, 1024, "%s/out", dir);
+	rr_args(args, bots, out);
+}
+
 Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 {
 	char dir[512], bots[1024], o1[1024], o2[1024], p1[1100], p2[1100];
 	const char *args[20];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
+	alpha_setup(dir, bots);
 	snprintf(o1, sizeof o1, "%s/o1", dir);
 	snprintf(o2, sizeof o2, "%s/o2", dir);
 	rr_args(args, bots, o1);
@@ -281,12 +296,7 @@ Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
 	char dir[512], bots[1024], out[1024], tx[1200], alpha[1100], other[1100], state[1200];
 	const char *args[20];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
-	snprintf(out, sizeof out, "%s/out", dir);
-	rr_args(args, bots, out);
+	rr_setup(dir, bots, out, args);
 	cr_assert_eq(judge(dir, "run", args), 0);
 	snprintf(alpha, sizeof alpha, "%s/alpha", bots);
 	for (int g = 0; g < 6; g++) {
@@ -317,12 +327,7 @@ Test(judge, resume_skips_finished_games, .timeout = 60)
 	const char *args[20];
 	struct stat before, after;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
-	snprintf(out, sizeof out, "%s/out", dir);
-	rr_args(args, bots, out);
+	rr_setup(dir, bots, out, args);
 	cr_assert_eq(judge(dir, "first", args), 0);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *first = slurp(path);
@@ -349,22 +354,14 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	char dir[512], bots[1024], out[1024], path[1200];
 	const char *args[20];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
-	snprintf(out, sizeof out, "%s/out", dir);
-	rr_args(args, bots, out);
+	rr_setup(dir, bots, out, args);
 	cr_assert_eq(judge(dir, "first", args), 0);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *first = slurp(path);
 	args[15] = "hard"; /* alpha easy hard instead of alpha easy random */
 	cr_expect_eq(judge(dir, "other", args), 2);
-	snprintf(path, sizeof path, "%s/other.err", dir);
-	char *msg = slurp(path);
-	cr_expect(strstr(msg, "another tournament's game (seat") != NULL, "%s", msg);
-	cr_expect(strstr(msg, "now hard") != NULL, "%s", msg);
-	free(msg);
+	const char *msg = test_read_file(dir, "other.err");
+	cr_expect(strstr(msg, "another tournament's game (seat") && strstr(msg, "now hard"), "%s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
@@ -376,10 +373,7 @@ Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 	char dir[512], bots[1024], full[1024], s1[1024], s2[1024], merged[1024], p[1100], q[1100];
 	const char *args[24];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
+	alpha_setup(dir, bots);
 	snprintf(full, sizeof full, "%s/full", dir);
 	snprintf(s1, sizeof s1, "%s/s1", dir);
 	snprintf(s2, sizeof s2, "%s/s2", dir);
@@ -492,10 +486,7 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 	const char *args[] = {"-q", "--no-timing", "-j2", "--bots", bots, "-o", out,
 			      "--sprt", "0,60", "alpha", "crasher", NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "alpha", "hard");
+	alpha_setup(dir, bots);
 	make_bot(bots, "crasher", "crash");
 	snprintf(out, sizeof out, "%s/h1", dir);
 	cr_assert_eq(judge(dir, "h1", args), 0);

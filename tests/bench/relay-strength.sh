@@ -35,26 +35,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$lanes" -ge 1 ] || die "--lanes must be at least 1"
-for p in kimble-server kimble-relay kimble-bot; do
-	[ -x "$root/bin/$p" ] || die "bin/$p is missing: run 'make' first"
-done
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/kimble-relay-strength.XXXXXX")
-server_pid=""
-cleanup() {
-	[ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-
-# The server announces its port on its first line: read it (bounded wait).
-mkfifo "$work/announce"
-"$root/bin/kimble-server" --seed "$seed" >"$work/announce" 2>"$work/server.err" &
-server_pid=$!
-exec 3<"$work/announce"
-read -r -t 10 line <&3 || die "the server did not start: $(cat "$work/server.err")"
-port=${line##*:}
-port=${port%% *}
+# shellcheck source=../../bot/local-server.sh
+. "$root/bot/local-server.sh"
+local_server_start kimble-relay-strength --seed "$seed"
 
 # Lane k plays games k, k + K, ...; each game's relay transcript holds its
 # Voittaja line.
@@ -86,4 +69,7 @@ awk -v o="$opponents" -v n="$finished" -v w="$wins" 'BEGIN {
 	printf "opponents %s: %d games, %d won by the bot, %.1f%% [%.1f%%, %.1f%%]\n",
 		o, n, w, 100 * p, 100 * (c - h), 100 * (c + h)
 }'
-[ "$finished" = "$games" ] || die "$((games - finished)) of $games games did not finish (see a lane's stderr)"
+if [ "$finished" != "$games" ]; then
+	tail -n 5 "$work"/lane*.err >&2 || true
+	die "$((games - finished)) of $games games did not finish"
+fi
