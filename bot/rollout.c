@@ -6,10 +6,12 @@
 /* Measured with paired games (the same 10,000 hard-alone seeds,
  * strength --lineup "hard alone", TD-trained evaluation): two best
  * candidates x 96 samples 74.1-74.3%, x 192 samples 75.0%, three best
- * within 0.03 x 192 samples 75.1% (CPU p99 4.6 ms).  With the first
- * evaluation, against two and three opponents (level 1) rollouts gained
- * nothing measurable (hard x3 -1.0 +-2.0, easy,hard,easy +1.5 +-2.6), so
- * they stay off there. */
+ * within 0.03 x 192 samples 75.1% (CPU p99 4.6 ms).  Against three
+ * (hard x3, the same 10,000 seeds, strength --rollout C,K,T,M,L): off
+ * 39.4%, 3 x 192 x 20 rolls 39.9%, 3 x 128 x 32 38.7%, 2 x 256 x 24
+ * 39.8%, all within the noise (+-1.0) and at CPU p99 4.4-4.7 ms instead
+ * of 1.6, so they stay off against two and three (with the first
+ * evaluation: hard x3 -1.0 +-2.0, easy,hard,easy +1.5 +-2.6). */
 const kb_rollout_params kb_rollout_default[KB_SEATS] = {
 	{0, 0, 0, 0, 0}, {3, 192, 20, 0.03, 12000}, {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0},
 };

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bot/rollout.h"
 #include "bot/search.h"
 #include "core/game.h"
 
@@ -76,6 +77,11 @@ static double cpu_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* --rollout: the bot's rollouts in every lineup instead of
+ * kb_rollout_default (an experiment; the table is then not the default's) */
+static kb_rollout_params rollout;
+static int use_rollout;
+
 static int play(job *j, int player, uint64_t gseed)
 {
 	const lineup *l = &lineups[j->lineup];
@@ -90,8 +96,11 @@ static int play(job *j, int player, uint64_t gseed)
 	for (int s = 1; s < KB_SEATS; s++)
 		if (l->ctl[s - 1] != KB_ABSENT)
 			opp[s] = l->ctl[s - 1] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
-	if (player == P_BOT)
+	if (player == P_BOT) {
 		kb_bot_init(&bot, g.pos.present, opp, gseed, j->budget);
+		if (use_rollout)
+			bot.rollout = &rollout;
+	}
 	while (kb_game_advance(&g, NULL) == 0) {
 		double t0 = now_ms(), c0 = cpu_ms();
 		int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, kb_game_pending_mask(&g), NULL);
@@ -157,9 +166,20 @@ int main(int argc, char **argv)
 			json = argv[++i];
 		else if (!strcmp(argv[i], "--lineup") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--rollout") && i + 1 < argc) {
+			kb_rollout_params *r = &rollout;
+			if (sscanf(argv[++i], "%d,%d,%d,%lf,%d", &r->candidates, &r->samples,
+				   &r->horizon, &r->margin, &r->max_leaves) != 5) {
+				fprintf(stderr, "strength: --rollout takes C,K,T,MARGIN,MAXLEAVES "
+						"(kb_rollout_params), got '%s'\n", argv[i]);
+				return 1;
+			}
+			use_rollout = 1;
+		}
 		else {
 			fprintf(stderr, "usage: strength [--quick] [--games N] [--budget-ms N] "
-					"[--threads N] [--seed S] [--json FILE] [--lineup NAME]\n");
+					"[--threads N] [--seed S] [--json FILE] [--lineup NAME]\n"
+					"                [--rollout C,K,T,MARGIN,MAXLEAVES]\n");
 			return 1;
 		}
 	}
