@@ -33,7 +33,8 @@ typedef struct kb_rollout_params {
 			  * (bounds the worst-case decision time by counts) */
 } kb_rollout_params;
 
-/* The defaults per number of opponents (index 1..3; README, "The bot"). */
+/* The defaults per number of opponents (index 1..3; README, "The bot"):
+ * all off, measured in rollout.c. */
 extern const kb_rollout_params kb_rollout_default[KB_SEATS];
 
 /* The index to play for die in pos, chosen among the legal moves in mask
@@ -42,8 +43,8 @@ extern const kb_rollout_params kb_rollout_default[KB_SEATS];
  * with parameters rp or, when rp is NULL, kb_rollout_default for the
  * number of seats present; leaves is how many positions the search
  * scored for this decision (more than rp->max_leaves: no rollouts, which
- * bounds the slowest decisions by counts).  Returns -1 when fewer than two candidates qualify (the caller keeps its own
- * choice).  Draws one value from bot->tiebreak when it plays rollouts. */
+ * bounds the slowest decisions by counts).  Returns -1 when fewer than
+ * two candidates qualify (the caller keeps its own choice).  Draws one value from bot->tiebreak when it plays rollouts. */
 int kb_rollout_choose(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die,
 		      unsigned mask, const double v[KB_PIECES], uint64_t leaves);
 

@@ -35,13 +35,18 @@ typedef struct lineup {
 	const char *name;
 	uint8_t ctl[3];
 	double target;
+	int extra;      /* played only when named by --lineup */
 } lineup;
 
 static const lineup lineups[] = {
-	{"hard x3", {KB_HARD, KB_HARD, KB_HARD}, 0.39},
-	{"easy x3", {KB_EASY, KB_EASY, KB_EASY}, 0.65},
-	{"hard alone", {KB_HARD, KB_ABSENT, KB_ABSENT}, 0.75},
-	{"easy,hard,easy", {KB_EASY, KB_HARD, KB_EASY}, 0.52},
+	{"hard x3", {KB_HARD, KB_HARD, KB_HARD}, 0.39, 0},
+	{"easy x3", {KB_EASY, KB_EASY, KB_EASY}, 0.65, 0},
+	{"hard alone", {KB_HARD, KB_ABSENT, KB_ABSENT}, 0.75, 0},
+	{"easy,hard,easy", {KB_EASY, KB_HARD, KB_EASY}, 0.52, 0},
+	/* the other two seats of a single hard opponent (the judge's two-seat
+	 * table puts it in C) */
+	{"hard at C", {KB_ABSENT, KB_HARD, KB_ABSENT}, 0, 1},
+	{"hard at D", {KB_ABSENT, KB_ABSENT, KB_HARD}, 0, 1},
 };
 #define NLINEUPS (int)(sizeof lineups / sizeof lineups[0])
 
@@ -192,7 +197,7 @@ int main(int argc, char **argv)
 	printf("%-16s %-16s %-7s %-7s %-7s %-7s %-8s %-8s %-8s %-8s %s\n", "lineup", "bot (95% CI)",
 	       "target", "random", "easy", "hard", "p50 ms", "p99 ms", "p50 cpu", "p99 cpu", "bot-hard");
 	for (int l = 0; l < NLINEUPS; l++) {
-		if (only && strcmp(only, lineups[l].name)) {
+		if (only ? strcmp(only, lineups[l].name) != 0 : lineups[l].extra) {
 			rate[l][P_BOT] = -1; /* not played: no row, no JSON entry */
 			continue;
 		}
@@ -237,8 +242,11 @@ int main(int argc, char **argv)
 		double hw = half_width(rate[l][P_BOT], games);
 		char ci[40];
 		snprintf(ci, sizeof ci, "%.1f%% +- %.1f", 100 * rate[l][P_BOT], 100 * hw);
-		printf("%-16s %-16s %-7.0f %-7.1f %-7.1f %-7.1f %-8.3f %-8.3f %-8.3f %-8.3f %+.1f\n",
-		       lineups[l].name, ci, 100 * lineups[l].target, 100 * rate[l][P_RANDOM],
+		char target[8] = "-"; /* the extra lineups have none */
+		if (lineups[l].target > 0)
+			snprintf(target, sizeof target, "%.0f", 100 * lineups[l].target);
+		printf("%-16s %-16s %-7s %-7.1f %-7.1f %-7.1f %-8.3f %-8.3f %-8.3f %-8.3f %+.1f\n",
+		       lineups[l].name, ci, target, 100 * rate[l][P_RANDOM],
 		       100 * rate[l][P_EASY], 100 * rate[l][P_HARD], p50[l], p99[l], c50[l], c99[l],
 		       100 * (rate[l][P_BOT] - rate[l][P_HARD]));
 		fflush(stdout);
@@ -253,10 +261,13 @@ int main(int argc, char **argv)
 				continue;
 			fprintf(jf, "%s", first ? "" : ",\n");
 			first = 0;
-			fprintf(jf, "  {\"lineup\": \"%s\", \"target\": %.2f, \"seconds\": %.1f, "
+			char target[16] = "null";
+			if (lineups[l].target > 0)
+				snprintf(target, sizeof target, "%.2f", lineups[l].target);
+			fprintf(jf, "  {\"lineup\": \"%s\", \"target\": %s, \"seconds\": %.1f, "
 				    "\"p50_ms\": %.4f, \"p99_ms\": %.4f, \"p50_cpu_ms\": %.4f, "
 				    "\"p99_cpu_ms\": %.4f, \"ci95_half\": %.4f",
-				lineups[l].name, lineups[l].target, secs[l], p50[l], p99[l], c50[l], c99[l],
+				lineups[l].name, target, secs[l], p50[l], p99[l], c50[l], c99[l],
 				half_width(rate[l][P_BOT], games));
 			for (int p = 0; p < PLAYERS; p++)
 				fprintf(jf, ", \"%s\": %.4f", player_name[p], rate[l][p]);
