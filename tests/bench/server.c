@@ -582,6 +582,7 @@ int main(int argc, char **argv)
 	kill(echo, SIGKILL);
 	waitpid(echo, NULL, 0);
 	idle_result id = run_idle(idle);
+	double ratio = e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0;
 
 	printf("kimble-server on loopback, %d concurrent games, %.1f s measured\n", games, secs);
 	printf("%-34s %12s\n", "measure", "value");
@@ -600,7 +601,7 @@ int main(int argc, char **argv)
 	printf("%-34s %12.0f\n", "requests/s (echo, same client)", e.moves_per_s);
 	printf("%-34s %12.3f\n", "echo latency p99 ms", e.p99_ms);
 	printf("%-34s %12.3f\n", "echo paced: latency p99 ms", e_paced.p99_ms);
-	printf("%-34s %12.2f\n", "server / echo ratio", e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0);
+	printf("%-34s %12.2f\n", "server / echo ratio", ratio);
 	printf("%-34s %12d\n", "idle connections opened", id.opened);
 	printf("%-34s %12ld\n", "server VmRSS before KiB", id.rss0_kb);
 	printf("%-34s %12ld\n", "server VmRSS idle KiB", id.rss_kb);
@@ -626,7 +627,7 @@ int main(int argc, char **argv)
 			"\"idle_hwm_kib\": %ld}\n",
 			pinned ? "true" : "false", games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
 			paced.p50_ms, paced.p99_ms, hwm, e.moves_per_s,
-			e.p99_ms, e_paced.p99_ms, e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0, sys_us, id.wanted,
+			e.p99_ms, e_paced.p99_ms, ratio, sys_us, id.wanted,
 			id.opened, id.rss_kb, id.hwm_kb);
 		fclose(f);
 	}
