@@ -140,7 +140,8 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 			    dir, sizeof st->path - 1);
 	}
 	strcpy(st->path, dir);
-	if ((flags & KB_STORE_CREATE) && !(flags & KB_STORE_RDONLY) && make_dirs(dir)) {
+	if ((flags & KB_STORE_CREATE) && !(flags & (KB_STORE_RDONLY | KB_STORE_FROZEN)) &&
+	    make_dirs(dir)) {
 		kb_err_set(err, -1, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
 		free(st);
 		return -1;

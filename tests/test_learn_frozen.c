@@ -174,14 +174,26 @@ static void store_of(const char *bot, char store[700])
 	snprintf(store, 700, "%s/kimble-state", bot);
 }
 
+/* A fresh test folder dir with the repository's bot in bot (repo_bot),
+ * after a learning run: its store is store. */
+static void learned_bot(char dir[256], char bot[600], char store[700])
+{
+	test_tmpdir(dir, 256);
+	repo_bot(dir, bot);
+	learn_some(dir, bot);
+	store_of(bot, store);
+	char data[800];
+	struct stat st;
+	snprintf(data, sizeof data, "%s/data.mdb", store);
+	cr_assert_eq(stat(data, &st), 0, "the learning run made %s", data);
+}
+
 /* (a) */
 Test(frozen, judge_runs_with_the_repository_bot_are_byte_identical, .timeout = 300)
 {
-	char dir[256], bot[600], o1[300], o2[300];
+	char dir[256], bot[600], store[700], o1[300], o2[300];
 
-	test_tmpdir(dir, sizeof dir);
-	repo_bot(dir, bot);
-	learn_some(dir, bot);
+	learned_bot(dir, bot, store);
 	frozen_run(dir, "d1", bot, "3");
 	frozen_run(dir, "d2", bot, "3");
 	snprintf(o1, sizeof o1, "%s/d1", dir);
@@ -199,12 +211,8 @@ Test(frozen, judge_run_leaves_every_store_file_untouched, .timeout = 300)
 	char dir[256], bot[600], store[700];
 	files before, after;
 
-	test_tmpdir(dir, sizeof dir);
-	repo_bot(dir, bot);
-	learn_some(dir, bot);
-	store_of(bot, store);
+	learned_bot(dir, bot, store);
 	list_files(store, &before);
-	cr_assert_geq(before.n, 1, "the learning run made a store");
 	frozen_run(dir, "d1", bot, "3");
 	list_files(store, &after);
 	same_files(&before, &after, "store after a --no-learn run");
@@ -238,10 +246,7 @@ Test(frozen, bot_with_kimble_learn_0_leaves_store_untouched, .timeout = 120)
 	char dir[256], bot[600], store[700];
 	files before, after;
 
-	test_tmpdir(dir, sizeof dir);
-	repo_bot(dir, bot);
-	learn_some(dir, bot);
-	store_of(bot, store);
+	learned_bot(dir, bot, store);
 	list_files(store, &before);
 	setenv("KIMBLE_LEARN", "0", 1);
 	play_bot(bot, "random,hard,bob");
@@ -276,11 +281,8 @@ Test(frozen, rerun_of_every_game_agrees_and_state_unchanged, .timeout = 300)
 	char dir[256], bot[600], store[700], tx[400];
 	files before, after;
 
-	test_tmpdir(dir, sizeof dir);
-	repo_bot(dir, bot);
-	learn_some(dir, bot);
+	learned_bot(dir, bot, store);
 	frozen_run(dir, "d1", bot, "2");
-	store_of(bot, store);
 	list_files(store, &before);
 	for (int round = 0; round < 2; round++)
 		for (int g = 0; g < 8; g++) {
@@ -313,10 +315,7 @@ Test(frozen, fingerprint_follows_learning_not_opening, .timeout = 120)
 	char dir[256], bot[600], store[700], fp1[17], fp2[17];
 	const char *args[] = {"--state", store, "list", NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	repo_bot(dir, bot);
-	learn_some(dir, bot);
-	store_of(bot, store);
+	learned_bot(dir, bot, store);
 	fingerprint_of(bot, fp1);
 	/* kimble-state opens the store with LMDB's lock (it rewrites lock.mdb) */
 	cr_assert_eq(run(dir, "list", "kimble-state", args), 0, "%s",
