@@ -1,7 +1,9 @@
 /* learn.c - learned opponent models and the end-of-game update; see
  * learn.h. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/policy.h"
 #include "learn.h"
@@ -53,16 +55,19 @@ void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1])
 	}
 }
 
-void kb_learn_open(kb_learn *l, const char *path, unsigned present,
-		   const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag)
+/* kb_learn_open and kb_learn_open_frozen. */
+static void open_store(kb_learn *l, const char *path, unsigned present,
+		       const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag,
+		       int frozen)
 {
-	char dir[512];
+	char dir[512], data[600];
 	kb_store_opts o = {0, 0, diag};
 	kb_err err;
 
 	memset(l, 0, sizeof *l);
 	l->diag = diag;
 	l->present = present;
+	l->frozen = frozen;
 	const char *max = getenv(KB_STORE_ENV_MAP_MAX);
 	if (max && *max)
 		o.map_max = (size_t)strtoull(max, NULL, 10);
@@ -77,7 +82,14 @@ void kb_learn_open(kb_learn *l, const char *path, unsigned present,
 		say(l, "not learning this game", "the store path is too long");
 		return;
 	}
-	if (kb_store_open(&l->store, dir, KB_STORE_CREATE, &o, &err)) {
+	snprintf(data, sizeof data, "%s/data.mdb", dir);
+	if (frozen && access(data, F_OK) != 0 && errno == ENOENT) {
+		if (l->diag)
+			fprintf(l->diag, "kimble-bot: learning frozen: no store at %s (none created): "
+				"playing with the prior models\n", dir);
+		return;
+	}
+	if (kb_store_open(&l->store, dir, frozen ? KB_STORE_FROZEN : KB_STORE_CREATE, &o, &err)) {
 		say(l, "not learning this game", err.msg);
 		l->store = NULL;
 		return;
@@ -85,6 +97,19 @@ void kb_learn_open(kb_learn *l, const char *path, unsigned present,
 	for (int s = 1; s < KB_SEATS; s++)
 		if (l->name[s][0])
 			load_seat(l, s);
+}
+
+void kb_learn_open(kb_learn *l, const char *path, unsigned present,
+		   const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag)
+{
+	open_store(l, path, present, names, opts, diag, 0);
+}
+
+void kb_learn_open_frozen(kb_learn *l, const char *path, unsigned present,
+			  const char *const names[KB_SEATS], const kb_store_opts *opts,
+			  FILE *diag)
+{
+	open_store(l, path, present, names, opts, diag, 1);
 }
 
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
@@ -138,6 +163,8 @@ int kb_learn_commit(kb_learn *l, int winner)
 	int n = 0, skipped = 0;
 	kb_err err;
 
+	if (l->frozen)
+		return 0;
 	if (!l->store)
 		return -1;
 	if (kb_store_readonly(l->store)) {

@@ -36,6 +36,7 @@
 
 typedef struct kb_learn {
 	kb_store *store;                     /* NULL: nothing is recorded */
+	int frozen;                          /* use the store, change nothing */
 	FILE *diag;                          /* warnings, or NULL */
 	unsigned present;
 	char name[KB_SEATS][KB_NAME_MAX + 1];/* opponent names, "" for A/absent */
@@ -57,6 +58,17 @@ void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1]);
 void kb_learn_open(kb_learn *l, const char *path, unsigned present,
 		   const char *const names[KB_SEATS], const kb_store_opts *opts, FILE *diag);
 
+/* As kb_learn_open with learning frozen (KIMBLE_LEARN=0): the store is
+ * read as a KB_STORE_FROZEN store (store.h: no file created, written or
+ * locked, lock.mdb included) and kb_learn_commit records nothing, so the
+ * store's files stay byte for byte as they were.  A missing store is not
+ * created: the bot plays with the prior models, the same as with an empty
+ * store, and says so on diag.  The models, and so the bot's decisions, are
+ * those kb_learn_open would give for the same store. */
+void kb_learn_open_frozen(kb_learn *l, const char *path, unsigned present,
+			  const char *const names[KB_SEATS], const kb_store_opts *opts,
+			  FILE *diag);
+
 /* Replace opp[s] by the learned model for every seat whose name is not
  * "easy" or "hard". */
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
@@ -72,8 +84,9 @@ void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot);
 void kb_learn_observe(void *ctx, const kb_observation *ob);
 
 /* Record the finished game (winner seat from the bot's point of view) in
- * one write transaction.  Returns 0, or -1 after a warning on diag when
- * nothing could be recorded. */
+ * one write transaction.  Returns 0 (also when learning is frozen: nothing
+ * is written), or -1 after a warning on diag when nothing could be
+ * recorded. */
 int kb_learn_commit(kb_learn *l, int winner);
 
 /* Close the store. */

@@ -37,6 +37,14 @@ static const char usage[] =
 	"    --no-learn      neither read nor update the store\n"
 	"    --help          this text\n"
 	"\n"
+	"ENVIRONMENT\n"
+	"    KIMBLE_LEARN=0  learning frozen (the judge's --no-learn and reruns):\n"
+	"                    play with what the store holds and change nothing on\n"
+	"                    disk, not even LMDB's lock.mdb; a missing store is not\n"
+	"                    created (the prior models, as with an empty store).\n"
+	"                    Any other value, or none: learn.\n"
+	"    KIMBLE_STATE    the store folder when --state is not given\n"
+	"\n"
 	"EXIT STATUS\n"
 	"    0 game over (Voittaja seen), 1 usage error, 2 input no legal game\n"
 	"    produces or a malformed line, 3 the server answered Virhe, 4 input\n"
@@ -60,6 +68,14 @@ static uint64_t parse_u64(const char *s, const char *what)
 	if (errno || *end || v > UINT64_MAX)
 		die(1, "%s \"%s\": expected an unsigned 64-bit decimal number", what, s);
 	return (uint64_t)v;
+}
+
+/* KIMBLE_LEARN=0 in the environment (KIMBLE.md section 3). */
+static int learning_frozen(void)
+{
+	const char *v = getenv("KIMBLE_LEARN");
+
+	return v && strcmp(v, "0") == 0;
 }
 
 int main(int argc, char **argv)
@@ -111,7 +127,10 @@ int main(int argc, char **argv)
 		name_of[s] = names[s][0] ? names[s] : NULL;
 	memset(&lrn, 0, sizeof lrn);
 	if (learn) {
-		kb_learn_open(&lrn, state, c.present, name_of, NULL, stderr);
+		if (learning_frozen())
+			kb_learn_open_frozen(&lrn, state, c.present, name_of, NULL, stderr);
+		else
+			kb_learn_open(&lrn, state, c.present, name_of, NULL, stderr);
 		kb_learn_models(&lrn, opp);
 		c.observe = kb_learn_observe;
 		c.observe_ctx = &lrn;

@@ -8,7 +8,9 @@
 #include <sys/stat.h>
 
 #include "bots.h"
+#include "core/hash.h"
 #include "core/policy.h"
+#include "state/store.h"
 
 /* fmt takes a path (clipped to its last 100 characters), a line number
  * and a word. */
@@ -114,16 +116,39 @@ int kj_bot_resolve(const char *word, const char *bots_dir, kj_bot *bot, kb_err *
 
 /* ---- fingerprints ------------------------------------------------------ */
 
-#define FNV_OFFSET 0xcbf29ce484222325ull
-#define FNV_PRIME 0x100000001b3ull
-
-static uint64_t fnv(uint64_t h, const void *data, size_t len)
+/* LMDB's lock files (lock.mdb; NAME-lock beside an MDB_NOSUBDIR
+ * environment) change whenever any process opens the store: they say
+ * nothing about what was learned. */
+static int lock_file(const char *name)
 {
-	const unsigned char *p = data;
+	size_t n = strlen(name);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * FNV_PRIME;
-	return h;
+	return strcmp(name, "lock.mdb") == 0 || (n > 5 && strcmp(name + n - 5, "-lock") == 0);
+}
+
+/* The records of the LMDB environment in folder (kb_store_digest, read
+ * without touching any file) into *h.  Returns 0, or -1 when folder holds
+ * no environment that can be read. */
+static int hash_lmdb(uint64_t *h, const char *folder)
+{
+	static const char tag[] = "lmdb records";
+	kb_store *st;
+	kb_err err;
+	uint64_t digest;
+	uint8_t le[8];
+	int rc;
+
+	if (kb_store_open(&st, folder, KB_STORE_FROZEN, NULL, &err))
+		return -1;
+	rc = kb_store_digest(st, &digest, &err);
+	kb_store_close(st);
+	if (rc)
+		return -1;
+	*h = kb_fnv1a(*h, tag, sizeof tag);
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(digest >> (8 * i));
+	*h = kb_fnv1a(*h, le, sizeof le);
+	return 0;
 }
 
 static int by_name(const struct dirent **a, const struct dirent **b)
@@ -132,9 +157,10 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 }
 
 /* Hash path (file or folder) into h; rel is its name relative to the
- * state path, hashed too so renames change the fingerprint.  depth bounds
- * recursion through odd trees. */
-static uint64_t hash_tree(uint64_t h, const char *path, const char *rel, int depth)
+ * state path, hashed too so renames change the fingerprint; name is its
+ * last component.  depth bounds recursion through odd trees. */
+static uint64_t hash_tree(uint64_t h, const char *path, const char *rel, const char *name,
+			  int depth)
 {
 	struct stat st;
 
@@ -148,7 +174,7 @@ static uint64_t hash_tree(uint64_t h, const char *path, const char *rel, int dep
 			if (strcmp(list[i]->d_name, ".") && strcmp(list[i]->d_name, "..")) {
 				snprintf(sub, sizeof sub, "%s/%s", path, list[i]->d_name);
 				snprintf(subrel, sizeof subrel, "%s/%s", rel, list[i]->d_name);
-				h = hash_tree(h, sub, subrel, depth + 1);
+				h = hash_tree(h, sub, subrel, list[i]->d_name, depth + 1);
 			}
 			free(list[i]);
 		}
@@ -156,17 +182,16 @@ static uint64_t hash_tree(uint64_t h, const char *path, const char *rel, int dep
 			free(list);
 		return h;
 	}
-	if (!S_ISREG(st.st_mode))
+	if (!S_ISREG(st.st_mode) || lock_file(name))
 		return h;
-	h = fnv(h, rel, strlen(rel) + 1);
-	FILE *f = fopen(path, "rb");
-	if (f) {
-		char buf[8192];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-			h = fnv(h, buf, got);
-		fclose(f);
+	h = kb_fnv1a(h, rel, strlen(rel) + 1);
+	if (strcmp(name, "data.mdb") == 0) {
+		char folder[1024];
+		snprintf(folder, sizeof folder, "%.*s", (int)(strlen(path) - strlen(name) - 1), path);
+		if (hash_lmdb(&h, folder) == 0)
+			return h;
 	}
+	kb_fnv1a_file(&h, path); /* unreadable: its name alone */
 	return h;
 }
 
@@ -180,7 +205,9 @@ void kj_bot_fingerprint(const kj_bot *bot, char out[17])
 		snprintf(out, 17, "-");
 		return;
 	}
-	snprintf(out, 17, "%016llx", (unsigned long long)hash_tree(FNV_OFFSET, path, ".", 0));
+	const char *slash = strrchr(bot->state, '/');
+	snprintf(out, 17, "%016llx", (unsigned long long)hash_tree(KB_FNV_OFFSET, path, ".",
+								    slash ? slash + 1 : bot->state, 0));
 }
 
 int kj_bots_list(const char *dir, char names[][256], int max, kb_err *err)

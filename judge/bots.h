@@ -7,8 +7,8 @@
  *   3  arguments     split at spaces; may be empty
  *   4  stderr flag   0 discard the bot's stderr, 1 keep it in the log dir
  *   5  state path    optional: file or folder (relative to the bot directory)
- *                    whose contents fingerprint the learned state; default
- *                    the folder kimble-state
+ *                    whose contents fingerprint the learned state (see
+ *                    kj_bot_fingerprint); default the folder kimble-state
  * The bot is started as `command arguments OPPONENTS SEED`.
  *
  * Built-in seats are the words easy, hard and random; they need no
@@ -44,10 +44,19 @@ int kj_bot_resolve(const char *word, const char *bots_dir, kj_bot *bot, kb_err *
 /* Parse a meta file in directory dir.  Errors as kj_bot_resolve. */
 int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err);
 
-/* Fingerprint of the bot's learned state: FNV-1a 64 over the names and
- * contents of the regular files under its state path (sorted, recursive),
- * as 16 hex digits; "-" for a built-in or when the path does not exist.
- * Never fails (unreadable files hash as their name alone). */
+/* Fingerprint of the bot's learned state, as 16 hex digits: FNV-1a 64
+ * (core/hash.h) over the regular files under its state path (sorted by
+ * name, recursive), each as its path relative to the state path and its
+ * contents, where
+ *   - LMDB lock files (lock.mdb, and NAME-lock of an MDB_NOSUBDIR store)
+ *     are left out: any process opening the store rewrites them;
+ *   - a data.mdb whose folder opens as an LMDB environment counts as its
+ *     records (kb_store_digest), not its bytes, so page reuse inside the
+ *     file does not count; the store is read without touching any file;
+ *   - every other file counts as its bytes.
+ * So the fingerprint changes exactly when what the bot keeps changes.
+ * "-" for a built-in or when the path does not exist.  Never fails
+ * (unreadable files hash as their name alone). */
 void kj_bot_fingerprint(const kj_bot *bot, char out[17]);
 
 /* List the bot directories (those with a meta file) under dir, sorted by

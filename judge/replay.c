@@ -105,6 +105,9 @@ static void check_fingerprints(FILE *out, const kb_transcript *tx,
 				"seat %c: %s's learned state changed since the game was played "
 				"(fingerprint %s, now %s)\n",
 				'A' + s, bots[s]->name, tx->fingerprint[s], now);
+		else
+			fprintf(out, "seat %c: %s's learned state unchanged (fingerprint %s)\n",
+				'A' + s, bots[s]->name, now);
 	}
 }
 

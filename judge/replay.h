@@ -20,8 +20,9 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 /* Play the transcript's game again with bots[s] in the seats whose
  * transcript control is external (the others are built-ins), learning
  * frozen, and compare roll by roll.  Messages go to out: a line per seat
- * whose learned-state fingerprint changed, and the first roll that
- * differs.  Returns 0 when the whole game agrees, 1 when it differs, -1
+ * with a recorded fingerprint saying whether its learned state changed
+ * since (kj_bot_fingerprint now against the transcript's), and the first
+ * roll that differs.  Returns 0 when the whole game agrees, 1 when it differs, -1
  * with err when the game cannot be played. */
 int kj_rerun(FILE *out, const kb_transcript *tx, const kj_bot *const bots[KB_SEATS],
 	     const kj_match_opts *opt, kb_err *err);

@@ -7,16 +7,20 @@
 #include <sys/stat.h>
 
 #include "store.h"
+#include "core/hash.h"
 
 /* Retries of one write transaction after MDB_MAP_FULL (each doubles). */
 #define GROW_ATTEMPTS 8
 /* Retries of mdb_txn_begin after MDB_MAP_RESIZED / MDB_READERS_FULL. */
 #define BEGIN_ATTEMPTS 4
+/* Reads of a frozen store again after writers changed it meanwhile. */
+#define FROZEN_READ_ATTEMPTS 8
 
 struct kb_store {
 	MDB_env *env;
 	MDB_dbi dbi;
 	int readonly;
+	int nolock;     /* no lock file: check each snapshot (store.h) */
 	size_t map_max;
 	FILE *warn;
 	char path[512];
@@ -136,21 +140,26 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 			    dir, sizeof st->path - 1);
 	}
 	strcpy(st->path, dir);
-	if ((flags & KB_STORE_CREATE) && !(flags & KB_STORE_RDONLY) && make_dirs(dir)) {
+	if ((flags & KB_STORE_CREATE) && !(flags & (KB_STORE_RDONLY | KB_STORE_FROZEN)) &&
+	    make_dirs(dir)) {
 		kb_err_set(err, -1, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
 		free(st);
 		return -1;
 	}
-	st->readonly = (flags & KB_STORE_RDONLY) != 0;
-	rc = env_try_open(st, st->readonly ? MDB_RDONLY : 0, map);
+	st->readonly = (flags & (KB_STORE_RDONLY | KB_STORE_FROZEN)) != 0;
+	st->nolock = (flags & KB_STORE_FROZEN) != 0;
+	rc = env_try_open(st, st->nolock ? MDB_RDONLY | MDB_NOLOCK : st->readonly ? MDB_RDONLY : 0,
+			  map);
 	if (!st->readonly && (rc == EACCES || rc == EROFS)) {
 		warn(st, "not writable (%s): opened read-only, nothing learned this run",
 		     mdb_strerror(rc));
 		st->readonly = 1;
 		rc = env_try_open(st, MDB_RDONLY, map);
 	}
-	if (st->readonly && (rc == EACCES || rc == EROFS))
+	if (st->readonly && !st->nolock && (rc == EACCES || rc == EROFS)) {
+		st->nolock = 1;
 		rc = env_try_open(st, MDB_RDONLY | MDB_NOLOCK, map);
+	}
 	if (!rc && !st->readonly && mdb_reader_check(st->env, &dead) == 0 && dead > 0)
 		warn(st, "cleared %d stale reader slot(s) of crashed processes", dead);
 	if (!rc)
@@ -184,6 +193,22 @@ size_t kb_store_mapsize(kb_store *st)
 
 	mdb_env_info(st->env, &info);
 	return info.me_mapsize;
+}
+
+/* 1 when the snapshot of read transaction txn was intact until now.  A
+ * reader without the lock file holds no reader slot, so writers do not
+ * spare its pages: pages a commit frees are reused from the second commit
+ * after it on (LMDB reuses pages freed by transactions older than the
+ * oldest reader, and without readers that is the last commit).  With at
+ * most one commit since txn's, no page of its snapshot has been reused. */
+static int snapshot_intact(kb_store *st, MDB_txn *txn)
+{
+	MDB_envinfo info;
+
+	if (!st->nolock)
+		return 1;
+	mdb_env_info(st->env, &info);
+	return info.me_last_txnid <= mdb_txn_id(txn) + 1;
 }
 
 static int key_error(kb_err *err, const char *name)
@@ -221,12 +246,23 @@ int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err)
 	memset(rec, 0, sizeof *rec);
 	if (!klen)
 		return key_error(err, name);
-	if ((rc = begin(st, MDB_RDONLY, &txn))) {
-		kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
-		return KB_STORE_ERROR;
+	for (int attempt = 0;; attempt++) {
+		if ((rc = begin(st, MDB_RDONLY, &txn))) {
+			kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+			return KB_STORE_ERROR;
+		}
+		rc = get_opp(txn, st->dbi, key, klen, rec);
+		int intact = snapshot_intact(st, txn);
+		mdb_txn_abort(txn);
+		if (intact)
+			break;
+		if (attempt + 1 == FROZEN_READ_ATTEMPTS) {
+			memset(rec, 0, sizeof *rec);
+			kb_err_set(err, -1, "store %.300s: changed while read (frozen), opponent %s",
+				   st->path, name);
+			return KB_STORE_ERROR;
+		}
 	}
-	rc = get_opp(txn, st->dbi, key, klen, rec);
-	mdb_txn_abort(txn);
 	if (rc == KB_STORE_ERROR)
 		kb_err_set(err, -1, "store %.300s: cannot read opponent %s", st->path, name);
 	else if (rc == KB_REC_NEWER)
@@ -432,10 +468,69 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
 		stop = visit(vis, &k, &v);
 	mdb_cursor_close(cur);
+	int intact = snapshot_intact(st, txn);
 	mdb_txn_abort(txn);
+	if (!intact)
+		return kb_err_set(err, -1, "store %.300s: changed while read (frozen)", st->path);
 	if (stop)
 		return stop;
 	if (rc != MDB_NOTFOUND)
+		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+	return 0;
+}
+
+/* Hash one record: lengths as 4 little-endian bytes keep "ab"+"c" apart
+ * from "a"+"bc". */
+static uint64_t hash_record(uint64_t h, const MDB_val *k, const MDB_val *v)
+{
+	const MDB_val *part[2] = {k, v};
+
+	for (int i = 0; i < 2; i++) {
+		uint8_t len[4];
+		for (int b = 0; b < 4; b++)
+			len[b] = (uint8_t)(part[i]->mv_size >> (8 * b));
+		h = kb_fnv1a(h, len, sizeof len);
+		h = kb_fnv1a(h, part[i]->mv_data, part[i]->mv_size);
+	}
+	return h;
+}
+
+/* One pass of kb_store_digest: an LMDB code, or -1 when a frozen
+ * reader's snapshot was overwritten meanwhile. */
+static int digest_once(kb_store *st, uint64_t *digest)
+{
+	MDB_txn *txn;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	uint64_t h = KB_FNV_OFFSET;
+	int rc;
+
+	if ((rc = begin(st, MDB_RDONLY, &txn)))
+		return rc;
+	if ((rc = mdb_cursor_open(txn, st->dbi, &cur))) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+		h = hash_record(h, &k, &v);
+	mdb_cursor_close(cur);
+	if (rc == MDB_NOTFOUND)
+		rc = snapshot_intact(st, txn) ? 0 : -1;
+	mdb_txn_abort(txn);
+	*digest = h;
+	return rc;
+}
+
+int kb_store_digest(kb_store *st, uint64_t *digest, kb_err *err)
+{
+	int rc = -1;
+
+	for (int attempt = 0; attempt < FROZEN_READ_ATTEMPTS && rc == -1; attempt++)
+		rc = digest_once(st, digest);
+	if (rc == -1)
+		return kb_err_set(err, -1, "store %.300s: changed while read (frozen)", st->path);
+	if (rc)
 		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	return 0;
 }

@@ -38,8 +38,19 @@ typedef struct kb_store kb_store;
 
 enum kb_store_flags {
 	KB_STORE_RDONLY = 1, /* never write (inspection) */
-	KB_STORE_CREATE = 2  /* create the folder (and parents) if missing */
+	KB_STORE_CREATE = 2, /* create the folder (and parents) if missing */
+	KB_STORE_FROZEN = 4  /* read-only and no file touched, see below */
 };
+
+/* KB_STORE_FROZEN (learning frozen, fingerprints): the store is opened
+ * read-only without LMDB's lock file (MDB_NOLOCK), so no file of the store
+ * is created, written or even opened for writing, lock.mdb included; a
+ * missing store stays missing (kb_store_open fails).  Such a reader is
+ * invisible to writers, which may reuse the pages of its snapshot from the
+ * second commit after it on: every read checks that at most one commit
+ * happened meanwhile and reads again otherwise (a few times, then
+ * KB_STORE_ERROR "changed while read").  Implies KB_STORE_RDONLY and
+ * ignores KB_STORE_CREATE. */
 
 typedef struct kb_store_opts {
 	size_t map_size; /* initial map size in bytes (0: KB_STORE_MAP_INITIAL) */
@@ -107,6 +118,16 @@ typedef struct kb_store_visitor {
 	void *ctx;
 } kb_store_visitor;
 int kb_store_each(kb_store *st, const kb_store_visitor *v, kb_err *err);
+
+/* Digest of the store's contents: FNV-1a 64 (core/hash.h) over every
+ * record in key order, each as its key's length (4 bytes, little-endian),
+ * key, value length and value, from one snapshot.  It changes exactly when
+ * a record is added, removed or changed, never when LMDB merely reuses
+ * pages or a process opens the store.  The records are hashed as stored,
+ * whatever their format, so any LMDB environment can be digested (named
+ * databases count as their entries in the main one).  Returns 0 with
+ * *digest set, or -1 with err. */
+int kb_store_digest(kb_store *st, uint64_t *digest, kb_err *err);
 
 /* Delete opponent NAME's record and its results under every version, or
  * every record when name is NULL, in one write transaction; *deleted (may

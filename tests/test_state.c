@@ -697,3 +697,68 @@ static void put_raw(kb_store *st, const char *name, const uint8_t *val, size_t l
 
 	cr_assert_eq(kb_store_put_raw(st, name, val, len, &err), 0, "%s", err.msg);
 }
+
+static uint64_t digest_of(kb_store *st)
+{
+	uint64_t digest = 0;
+	kb_err err;
+
+	cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	return digest;
+}
+
+/* The digest is of the records: two stores that reached the same records
+ * by different writes agree, one more game changes it. */
+Test(state_store, digest_follows_records_not_history, .timeout = 20)
+{
+	char dir[256], a[300], b[300];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	kb_store *sa = open_at(a, 0, 0, NULL), *sb = open_at(b, 0, 0, NULL);
+	add_game(sa, "bob", 1, 0, NULL);
+	add_game(sa, "eve", 0, 1, NULL);
+	add_game(sb, "eve", 0, 1, NULL);
+	add_game(sb, "tmp", 1, 1, NULL);
+	add_game(sb, "bob", 1, 0, NULL);
+	cr_assert_eq(kb_store_reset(sb, "tmp", NULL, &err), 0, "%s", err.msg);
+	uint64_t da = digest_of(sa);
+	cr_assert_eq(da, digest_of(sb), "same records, same digest");
+	add_game(sb, "bob", 1, 0, NULL);
+	cr_assert_neq(da, digest_of(sb), "one more game");
+	kb_store_close(sa);
+	kb_store_close(sb);
+}
+
+/* A frozen store is read without touching any file: no lock file made,
+ * nothing written, a missing store not created. */
+Test(state_store, frozen_touches_no_file, .timeout = 20)
+{
+	char dir[256], lock[300], none[300];
+	struct stat st;
+	kb_store *frozen;
+	kb_opp_rec got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_store *w = open_at(dir, 0, 0, NULL);
+	add_game(w, "bob", 1, 0, NULL);
+	uint64_t digest = digest_of(w);
+	kb_store_close(w);
+	snprintf(lock, sizeof lock, "%s/lock.mdb", dir);
+	cr_assert_eq(unlink(lock), 0);
+	cr_assert_eq(kb_store_open(&frozen, dir, KB_STORE_FROZEN, NULL, &err), 0, "%s", err.msg);
+	cr_assert(kb_store_readonly(frozen));
+	cr_assert_eq(kb_store_get(frozen, "bob", &got, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_eq(got.games, 1);
+	cr_assert_eq(digest_of(frozen), digest);
+	kb_store_add add = {.name = "bob", .opponent = 1, .delta.games = 1};
+	cr_assert_eq(kb_store_apply(frozen, &add, 1, NULL, &err), -1);
+	kb_store_close(frozen);
+	cr_assert_neq(stat(lock, &st), 0, "lock.mdb made by a frozen reader");
+	snprintf(none, sizeof none, "%s/none", dir);
+	cr_assert_eq(kb_store_open(&frozen, none, KB_STORE_FROZEN | KB_STORE_CREATE, NULL, &err), -1);
+	cr_assert_neq(stat(none, &st), 0, "a frozen open created %s", none);
+}
