@@ -145,6 +145,7 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 		_exit(2);
 	}
 	if (kj_match_play(seats, g->seed, &mo, tx, &res, &err)) {
+		unlink(wf.tx_tmp);
 		fprintf(stderr, "kimble-judge: game %" PRIu32 ": %s\n", g->index, err.msg);
 		_exit(2);
 	}
