@@ -59,7 +59,12 @@ static const char usage[] =
 "\n"
 "Exit status: 0 done (replay --rerun: the game agrees); 1 bad usage or\n"
 "input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
-"cannot start a bot, a worker died); 3 replay --rerun differs.\n";
+"cannot start a bot, a worker died); 3 replay --rerun differs; 128+N\n"
+"stopped by signal N: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.  A\n"
+"stopped tournament first stops and reaps its workers and bots and keeps\n"
+"only finished games; the same command again resumes it, with the same\n"
+"results as a run never stopped.  After kill -9 the workers and bots die\n"
+"too; resume the same way.\n";
 
 #define die(code, ...) kb_die("kimble-judge", (code), __VA_ARGS__)
 
@@ -217,6 +222,41 @@ static void parse_sprt(const char *arg, kj_sprt *s)
 	kj_sprt_init(s);
 }
 
+static int main_argc;
+static char **main_argv;
+
+/* Argument arg as one word of a POSIX shell command line. */
+static void put_shell_word(FILE *f, const char *arg)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				    "0123456789-_./=,:+@%";
+
+	if (arg[0] && !arg[strspn(arg, plain)]) {
+		fputs(arg, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *arg; arg++)
+		if (*arg == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*arg, f);
+	fputc('\'', f);
+}
+
+/* The tournament was stopped by a signal: say so, and how to resume. */
+static _Noreturn void stopped(int status, const kb_err *err)
+{
+	fprintf(stderr, "kimble-judge: %s\nkimble-judge: to resume, run the same command again:\n ",
+		err->msg);
+	for (int i = 0; i < main_argc; i++) {
+		fputc(' ', stderr);
+		put_shell_word(stderr, main_argv[i]);
+	}
+	fputc('\n', stderr);
+	exit(status);
+}
+
 static int tournament(cli *c, char **words, int n)
 {
 	static kj_bot bots[KJ_MAX_BOTS];
@@ -258,7 +298,10 @@ static int tournament(cli *c, char **words, int n)
 		die(1, "--shard %s: expected K/N with 1 <= K <= N", c->shard);
 	printf("kimble-judge: seed %" PRIu64 ", %" PRIu32 " games (%" PRIu32 " deals of %d seats), out %s\n",
 	       c->seed, plan.ngames, plan.ndeals, c->table, c->out);
-	if (kj_run(&ro, &err))
+	int rc = kj_run(&ro, &err);
+	if (rc > 0)
+		stopped(rc, &err);
+	if (rc)
 		die(2, "%s", err.msg);
 	kj_plan_free(&plan);
 	free(starts);
@@ -413,6 +456,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, stop);
 	signal(SIGTERM, stop);
+	signal(SIGHUP, stop);
+	main_argc = argc, main_argv = argv;
 	const char *cmd = argc > 1 ? argv[1] : "";
 	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
 

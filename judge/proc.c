@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +33,19 @@ void kj_proc_kill_all(void)
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live[i] > 0)
 			kill(-live[i], SIGKILL);
+	/* Reaped before the caller exits: a stopped judge leaves no bot. */
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] > 0)
+			while (waitpid(live[i], NULL, 0) < 0 && errno == EINTR)
+				;
+}
+
+void kj_proc_stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
 }
 
 double kj_now_ms(void)
@@ -53,10 +67,16 @@ static void limit(int res, long value)
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
 static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
-		     const kj_limits *lim)
+		     const kj_limits *lim, pid_t parent, const sigset_t *mask)
 {
 	static const char msg[] = "kimble-judge: cannot run the bot's command in its directory\n";
 
+	/* The bot dies with the process that runs it, even one killed with
+	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(126);
+	sigprocmask(SIG_SETMASK, mask, NULL);
 	setpgid(0, 0);
 	dup2(in, 0);
 	dup2(out, 1);
@@ -75,11 +95,11 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 
 /* Start the bot's command with its arguments; returns the pid or -1. */
 static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, int in, int out,
-		   int errfd, const kj_limits *lim)
+		   int errfd, const kj_limits *lim, const sigset_t *mask)
 {
 	char *argv[KJ_MAX_ARGS + 4];
 	int n = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	argv[n++] = (char *)bot->cmd;
 	for (int i = 0; i < bot->argc; i++)
@@ -93,7 +113,7 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	 * tables for each would cost more than the game itself. */
 	pid = vfork();
 	if (pid == 0)
-		exec_bot(bot, argv, in, out, errfd, lim);
+		exec_bot(bot, argv, in, out, errfd, lim, parent, mask);
 	if (!lim->learn)
 		unsetenv("KIMBLE_LEARN");
 	return pid;
@@ -103,6 +123,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		  const char *err_path, const kj_limits *lim, kb_err *err)
 {
 	int to[2], from[2], errfd;
+	sigset_t stops, mask;
 
 	memset(p, 0, sizeof *p);
 	p->in = p->out = -1;
@@ -119,17 +140,23 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		     err_path ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0644);
 	if (errfd < 0)
 		errfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	p->pid = spawn(bot, opponents, seed, to[0], from[1], errfd, lim);
+	/* No stop signal between the start and track(): its handler's
+	 * kj_proc_kill_all() must see every bot. */
+	kj_proc_stop_signals(&stops);
+	sigprocmask(SIG_BLOCK, &stops, &mask);
+	p->pid = spawn(bot, opponents, seed, to[0], from[1], errfd, lim, &mask);
 	close(to[0]);
 	close(from[1]);
 	close(errfd);
 	if (p->pid < 0) {
 		p->pid = 0;
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		close(to[1]), close(from[0]);
 		goto fail;
 	}
 	setpgid(p->pid, p->pid); /* also here, so a kill right away hits the group */
 	track(p->pid, 0);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	p->in = to[1];
 	p->out = from[0];
 	fcntl(p->in, F_SETFL, O_NONBLOCK);

@@ -1,6 +1,7 @@
 /* proc.h - a bot process under the judge's control.
  *
- * Each bot runs in its own process group, in its own directory, with
+ * Each bot runs in its own process group, in its own directory, dies with
+ * the process that started it (PR_SET_PDEATHSIG, SIGKILL), with
  * resource limits (CPU seconds, address space, open files), its stdin and
  * stdout on nonblocking pipes and its stderr in a file or /dev/null.  The
  * judge buffers what it sends (a bot that never reads cannot block it) and
@@ -13,6 +14,7 @@
 #ifndef KJ_PROC_H
 #define KJ_PROC_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -65,9 +67,13 @@ void kj_proc_finish(kj_proc *p, int grace_ms);
  * for all to exit, kill the rest. */
 void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms);
 
-/* SIGKILL the process group of every bot this process has running
- * (async-signal-safe: for SIGINT/SIGTERM handlers). */
+/* SIGKILL the process group of every bot this process has running and
+ * reap the bots (async-signal-safe: for SIGINT/SIGTERM handlers).  Stop
+ * signals are blocked while a bot starts, so a handler sees every bot. */
 void kj_proc_kill_all(void);
+
+/* The signals that stop the judge: SIGINT, SIGTERM, SIGHUP. */
+void kj_proc_stop_signals(sigset_t *set);
 
 /* Milliseconds on the monotonic clock. */
 double kj_now_ms(void);

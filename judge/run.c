@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@ typedef struct runner {
 	uint32_t done, total;
 	int running;
 	int stop;                /* SPRT decided: start nothing more */
+	int signo;               /* a stop signal arrived: end the run */
+	sigset_t mask;           /* the signal mask before kj_run, for workers */
 	uint32_t stop_deal;      /* deals up to this one count */
 	uint32_t round_wins[KJ_MAX_BOTS], round_place[KJ_MAX_BOTS], round_games[KJ_MAX_BOTS];
 	uint32_t all_wins[KJ_MAX_BOTS], all_games[KJ_MAX_BOTS];
@@ -52,22 +55,84 @@ static int read_result_file(const char *path, uint32_t *game, kj_result *res, kb
 	return rc;
 }
 
+/* The files of the game a worker plays, for its stop handler: temporary
+ * ones named after the worker (an orphan of an earlier run cannot touch a
+ * new run's), renamed into place only once the game is over. */
+static struct worker_files {
+	char tx_tmp[1024], res_tmp[1024], err[KB_SEATS][1100];
+} wf;
+
+/* A worker stopped (Ctrl-C, kill, its judge gone) takes its bots with it
+ * and removes every file of its unfinished game, so what remains in the
+ * folder is only finished games. */
+static void worker_stop(int sig)
+{
+	kj_proc_kill_all();
+	unlink(wf.tx_tmp);
+	unlink(wf.res_tmp);
+	for (int s = 0; s < KB_SEATS; s++)
+		unlink(wf.err[s]);
+	_exit(128 + sig);
+}
+
+/* In the worker: stop signals run worker_stop, and the worker dies with
+ * its judge even when the judge is killed with SIGKILL.  Returns -1 when
+ * the judge is already gone. */
+static int worker_signals(pid_t judge, const sigset_t *mask)
+{
+	struct sigaction sa = {0};
+
+	sa.sa_handler = worker_stop;
+	kj_proc_stop_signals(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGCHLD, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != judge)
+		return -1;
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	return 0;
+}
+
+/* In the worker: the finished game's files, the transcript first: a .res
+ * in place means both are complete.  Stop signals wait until both are. */
+static int commit_game(const char *tx_path, const char *res_path, uint32_t game,
+		       const kj_result *res, FILE *tx)
+{
+	sigset_t stops;
+	FILE *rf;
+
+	kj_proc_stop_signals(&stops);
+	sigprocmask(SIG_BLOCK, &stops, NULL);
+	if (fclose(tx) || !(rf = fopen(wf.res_tmp, "w")))
+		return -1;
+	if (kj_result_write(rf, game, res) | fclose(rf))
+		return -1;
+	return rename(wf.tx_tmp, tx_path) || rename(wf.res_tmp, res_path) ? -1 : 0;
+}
+
 /* In the worker process: play game g and leave its files.  Never returns. */
 static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 {
-	char tx_path[1024], res_tmp[1024], res_path[1024], prefix[1024];
+	char tx_path[1024], res_path[1024], prefix[1024], tmp[32];
 	const kj_bot *seats[KB_SEATS];
 	kj_match_opts mo = opt->match;
 	kj_result res;
 	kb_err err;
-	FILE *tx, *rf;
+	FILE *tx;
 
+	snprintf(tmp, sizeof tmp, ".tx.%ld.tmp", (long)getpid());
+	game_path(wf.tx_tmp, sizeof wf.tx_tmp, opt->out, g->index, tmp);
+	snprintf(tmp, sizeof tmp, ".res.%ld.tmp", (long)getpid());
+	game_path(wf.res_tmp, sizeof wf.res_tmp, opt->out, g->index, tmp);
 	game_path(tx_path, sizeof tx_path, opt->out, g->index, ".tx");
-	game_path(res_tmp, sizeof res_tmp, opt->out, g->index, ".res.tmp");
 	game_path(res_path, sizeof res_path, opt->out, g->index, ".res");
 	game_path(prefix, sizeof prefix, opt->out, g->index, "");
-	for (int s = 0; s < KB_SEATS; s++)
+	for (int s = 0; s < KB_SEATS; s++) {
 		seats[s] = g->seat[s] >= 0 ? &opt->bots[g->seat[s]] : NULL;
+		snprintf(wf.err[s], sizeof wf.err[s], "%s.%c.err", prefix, 'A' + s);
+	}
 	mo.err_prefix = prefix;
 	if (g->start >= 0 && opt->starts) {
 		mo.has_start = 1;
@@ -75,19 +140,18 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 		mo.start_turn = opt->starts[g->start].turn;
 		mo.start_die = opt->starts[g->start].die;
 	}
-	/* The .res file, renamed into place last, marks the game as played;
-	 * a transcript without one is rewritten on resume. */
-	if (!(tx = fopen(tx_path, "w"))) {
-		fprintf(stderr, "kimble-judge: cannot write %s: %s\n", tx_path, strerror(errno));
+	if (!(tx = fopen(wf.tx_tmp, "w"))) {
+		fprintf(stderr, "kimble-judge: cannot write %s: %s\n", wf.tx_tmp, strerror(errno));
 		_exit(2);
 	}
 	if (kj_match_play(seats, g->seed, &mo, tx, &res, &err)) {
+		unlink(wf.tx_tmp);
 		fprintf(stderr, "kimble-judge: game %" PRIu32 ": %s\n", g->index, err.msg);
 		_exit(2);
 	}
 	res.deal = g->deal;
-	if (fclose(tx) || !(rf = fopen(res_tmp, "w")) || kj_result_write(rf, g->index, &res) ||
-	    fclose(rf) || rename(res_tmp, res_path)) {
+	if (commit_game(tx_path, res_path, g->index, &res, tx)) {
+		unlink(wf.tx_tmp), unlink(wf.res_tmp);
 		fprintf(stderr, "kimble-judge: cannot write the files of game %" PRIu32 ": %s\n",
 			g->index, strerror(errno));
 		_exit(2);
@@ -103,25 +167,18 @@ static int uses_removed(const runner *r, const kj_game_spec *g)
 	return 0;
 }
 
-/* A worker interrupted (Ctrl-C, a failed run) takes its bots with it. */
-static void worker_stop(int sig)
-{
-	kj_proc_kill_all();
-	_exit(128 + sig);
-}
-
 static int start_game(runner *r, uint32_t i, kb_err *err)
 {
 	const kj_game_spec *g = &r->opt->plan->games[i];
-	pid_t pid;
+	pid_t pid, judge = getpid();
 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		return fail(err, "cannot fork a worker for game", "");
 	if (pid == 0) {
-		signal(SIGINT, worker_stop);
-		signal(SIGTERM, worker_stop);
+		if (worker_signals(judge, &r->mask))
+			_exit(128 + SIGKILL);
 		worker(r->opt, g);
 	}
 	r->pid[i] = pid;
@@ -210,19 +267,30 @@ static void progress(const runner *r)
 	fflush(stderr);
 }
 
-static int reap_one(runner *r, kb_err *err)
+/* The stop signal pending, taking it, or 0. */
+static int take_stop_signal(void)
 {
-	int st;
-	pid_t pid = waitpid(-1, &st, 0);
+	static const struct timespec now = {0, 0};
+	sigset_t stops;
+	int sig;
+
+	kj_proc_stop_signals(&stops);
+	sig = sigtimedwait(&stops, NULL, &now);
+	return sig > 0 ? sig : 0;
+}
+
+/* Worker pid ended with wait status st: its game is done when it exited 0
+ * and left a readable result.  Returns 0, or -1 with err when it failed. */
+static int worker_ended(runner *r, pid_t pid, int st, kb_err *err)
+{
 	uint32_t n = r->opt->plan->ngames, game;
 	char path[1024];
 
-	if (pid < 0)
-		return errno == EINTR ? 0 : fail(err, "waiting for workers", "");
 	for (uint32_t i = 0; i < n; i++) {
 		if (r->state[i] != RUNNING || r->pid[i] != pid)
 			continue;
 		r->running--;
+		r->state[i] = PENDING;
 		game_path(path, sizeof path, r->opt->out, i, ".res");
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
 		    read_result_file(path, &game, &r->res[i], err)) {
@@ -234,7 +302,77 @@ static int reap_one(runner *r, kb_err *err)
 		r->done++;
 		return 0;
 	}
-	return 0; /* not ours (a bot reaped late): ignore */
+	return 0; /* not ours: ignore */
+}
+
+/* Wait until a worker ends or a stop signal arrives (then r->signo is set).
+ * SIGCHLD and the stop signals are blocked in kj_run and taken here, so
+ * none is lost between a check and the wait.  Returns 0, or -1 with err. */
+static int next_event(runner *r, kb_err *err)
+{
+	sigset_t wake;
+	int st;
+
+	kj_proc_stop_signals(&wake);
+	sigaddset(&wake, SIGCHLD);
+	for (;;) {
+		if ((r->signo = take_stop_signal()))
+			return 0;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid > 0) {
+			if (worker_ended(r, pid, st, err) == 0)
+				return 0;
+			/* a worker hit by the same Ctrl-C as its judge */
+			return (r->signo = take_stop_signal()) ? 0 : -1;
+		}
+		if (pid < 0 && errno != EINTR)
+			return fail(err, "waiting for workers", "");
+		int sig = sigwaitinfo(&wake, NULL);
+		if (sig > 0 && sig != SIGCHLD) {
+			r->signo = sig;
+			return 0;
+		}
+	}
+}
+
+/* Stop every running worker (each kills and reaps its bots and removes
+ * its unfinished game's files) and reap them all: SIGTERM, then SIGKILL
+ * after STOP_GRACE_MS or at a second stop signal. */
+#define STOP_GRACE_MS 5000
+static void stop_workers(runner *r)
+{
+	double deadline = kj_now_ms() + STOP_GRACE_MS;
+	uint32_t n = r->opt->plan->ngames;
+	int sig = SIGTERM;
+	sigset_t chld;
+	kb_err ignored;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	while (r->running > 0) {
+		if (sig) {
+			for (uint32_t i = 0; i < n; i++)
+				if (r->state[i] == RUNNING)
+					kill(r->pid[i], sig);
+			sig = 0;
+		}
+		int st;
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+		if (pid > 0) {
+			worker_ended(r, pid, st, &ignored);
+			continue;
+		}
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (kj_now_ms() >= deadline || take_stop_signal()) {
+			sig = SIGKILL;
+			deadline += 3600e3;
+			continue;
+		}
+		long left = (long)(deadline - kj_now_ms()) + 1;
+		struct timespec ts = {left / 1000, left % 1000 * 1000000L};
+		sigtimedwait(&chld, NULL, &ts);
+	}
 }
 
 static void advance_accounting(runner *r)
@@ -315,7 +453,7 @@ static int run_all(runner *r, kb_err *err)
 	uint32_t n = opt->plan->ngames, next = 0;
 
 	advance_accounting(r);
-	for (;;) {
+	while (!r->signo) {
 		while (r->running < opt->concurrency && next < n) {
 			uint32_t i = next++;
 			if (r->state[i] != PENDING)
@@ -331,7 +469,7 @@ static int run_all(runner *r, kb_err *err)
 		progress(r);
 		if (r->running == 0)
 			break;
-		if (reap_one(r, err))
+		if (next_event(r, err))
 			return -1;
 		advance_accounting(r);
 	}
@@ -339,6 +477,32 @@ static int run_all(runner *r, kb_err *err)
 	if (opt->progress)
 		fprintf(stderr, "\n");
 	return 0;
+}
+
+/* Run the games with SIGCHLD and the stop signals blocked (next_event
+ * takes them).  Returns 0, -1 with err, or 128 + the stop signal, every
+ * worker and bot stopped and reaped either way. */
+static int run_blocked(runner *r, kb_err *err)
+{
+	sigset_t block;
+	int rc;
+
+	kj_proc_stop_signals(&block);
+	sigaddset(&block, SIGCHLD);
+	signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap workers for us */
+	sigprocmask(SIG_BLOCK, &block, &r->mask);
+	rc = run_all(r, err);
+	if (rc || r->signo)
+		stop_workers(r);
+	if (rc == 0 && r->signo) {
+		rc = 128 + r->signo;
+		snprintf(err->msg, sizeof err->msg,
+			 "stopped by %s: %" PRIu32 " of %" PRIu32 " games done and kept in %.80s",
+			 r->signo == SIGINT ? "SIGINT" : r->signo == SIGTERM ? "SIGTERM" : "SIGHUP",
+			 r->done, r->total, r->opt->out);
+	}
+	sigprocmask(SIG_SETMASK, &r->mask, NULL);
+	return rc;
 }
 
 int kj_run(const kj_run_opts *opt, kb_err *err)
@@ -359,16 +523,8 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 		snprintf(err->msg, sizeof err->msg, "plan of %" PRIu32 " games: out of memory", n);
 		goto out;
 	}
-	if (resume(&r, err))
+	if (resume(&r, err) || (rc = run_blocked(&r, err)) != 0)
 		goto out;
-	if (run_all(&r, err)) {
-		for (uint32_t i = 0; i < n; i++)
-			if (r.state[i] == RUNNING)
-				kill(r.pid[i], SIGTERM);
-		while (wait(NULL) > 0)
-			;
-		goto out;
-	}
 	{
 		size_t m = 0;
 		for (uint32_t i = 0; i < n; i++)

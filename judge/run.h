@@ -6,10 +6,12 @@
  *   OUT/games/NNNNNN.res      its result ("kimble-result 1", match.h)
  *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
  *   OUT/results.txt, OUT/results.json   the report (report.h)
- * A game counts as played when its .res file is complete, so running the
- * same command again resumes an interrupted tournament without replaying
- * finished games.  Each game runs in a forked worker process; at most
- * `concurrency` run at once.
+ * A game counts as played when its .res file is in place.  A worker writes
+ * NNNNNN.tx.PID.tmp and NNNNNN.res.PID.tmp and renames them into place
+ * only when the game is over, the transcript first, so a .res means both
+ * files are complete, and running the same command again resumes an
+ * interrupted tournament without replaying finished games.  Each game runs
+ * in a forked worker process; at most `concurrency` run at once.
  */
 #ifndef KJ_RUN_H
 #define KJ_RUN_H
@@ -39,7 +41,12 @@ typedef struct kj_run_opts {
 
 /* Play the plan.  Prints the report to stdout and writes it to OUT.
  * Returns 0, or -1 with err (cannot create OUT, a worker failed, a result
- * file is unreadable). */
+ * file is unreadable), or 128 + N with err saying how many games are done
+ * when stop signal N (SIGINT, SIGTERM, SIGHUP) arrived: then every worker
+ * and bot has been stopped and reaped, the unfinished games' files are
+ * removed, and no report is written.  Running the same plan again then
+ * completes the run exactly as an uninterrupted one.  A worker dies with
+ * the judge even after SIGKILL (PR_SET_PDEATHSIG), removing its files. */
 int kj_run(const kj_run_opts *opt, kb_err *err);
 
 /* Read every complete OUT/games/NNNNNN.res of the folders dirs[0..n) (later

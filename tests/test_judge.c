@@ -1,12 +1,19 @@
 /* test_judge.c - kimble-judge: misbehaving bots, determinism, reruns,
  * resume, shards and merge, meta errors, start positions, SPRT, replays
- * and pictures, and the plan and statistics underneath. */
+ * and pictures, stopping by signals, and the plan and statistics
+ * underneath. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "judge/match.h"
@@ -574,4 +581,300 @@ Test(judge, statistics_and_results_round_trip, .timeout = 10)
 	cr_assert_eq(back.seat[0].decisions, 17u);
 	cr_assert_str_eq(back.seat[0].fingerprint, "00ff");
 	cr_assert_eq(back.seat[1].present, 0);
+}
+
+/* ---- stopping the judge: signals, then a resume ------------------------ */
+
+/* Start kimble-judge with args in cwd as the leader of a session of its
+ * own (its workers and bots stay in it), stdout to /dev/null, stderr to
+ * cwd/NAME.err.  Returns its pid. */
+static pid_t judge_start(const char *cwd, const char *name, const char *const args[])
+{
+	char bin[1024], err[1024];
+	char *argv[64];
+	int n = 0;
+
+	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
+	for (; args[n - 1] && n < 63; n++)
+		argv[n] = (char *)args[n - 1];
+	argv[n] = NULL;
+	snprintf(err, sizeof err, "%s/%s.err", cwd, name);
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setsid();
+		int null = open("/dev/null", O_RDWR), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(null, 0), dup2(null, 1), dup2(e, 2);
+		if (chdir(cwd) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* 1 when live process pid (not a zombie) belongs to the judge of session
+ * sid: in the session, or working below folder dir (its bots' folders). */
+static int judges_process(long pid, long sid, const char *dir)
+{
+	char path[64], text[1024], cwd[1024];
+	long session = 0;
+	char state = 'Z';
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	size_t got = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[got] = '\0';
+	const char *after = strrchr(text, ')');
+	if (!after || sscanf(after + 1, " %c %*d %*d %ld", &state, &session) != 2 || state == 'Z')
+		return 0;
+	snprintf(path, sizeof path, "/proc/%ld/cwd", pid);
+	ssize_t len = readlink(path, cwd, sizeof cwd - 1);
+	cwd[len > 0 ? len : 0] = '\0';
+	return session == sid || !strncmp(cwd, dir, strlen(dir));
+}
+
+/* Live processes of the judge of session sid whose folders are below dir. */
+static int judge_processes(pid_t sid, const char *dir)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	cr_assert_not_null(proc);
+	while ((e = readdir(proc)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && atol(e->d_name) != (long)getpid())
+			n += judges_process(atol(e->d_name), (long)sid, dir);
+	closedir(proc);
+	return n;
+}
+
+/* Every file of folder dir as "name size inode mtime\n", sorted by name,
+ * and the count of names ending in ext in *count (ext may be NULL). */
+static char *snapshot(const char *dir, const char *ext, int *count)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+	size_t cap = 64 * (size_t)(n > 0 ? n : 1), len = 0;
+	char *text = calloc(cap, 1), path[1200];
+	struct stat st;
+
+	cr_assert(n >= 0 && text, "cannot list %s", dir);
+	*count = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = names[i]->d_name;
+		size_t nl = strlen(name);
+		snprintf(path, sizeof path, "%s/%s", dir, name);
+		if (name[0] != '.' && stat(path, &st) == 0)
+			len += (size_t)snprintf(text + len, cap - len, "%s %lld %llu %lld.%09ld\n", name,
+						(long long)st.st_size, (unsigned long long)st.st_ino,
+						(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		if (name[0] != '.' && ext && nl > strlen(ext) && !strcmp(name + nl - strlen(ext), ext))
+			++*count;
+		free(names[i]);
+		cr_assert_lt(len, cap, "listing of %s too long", dir);
+	}
+	free(names);
+	return text;
+}
+
+static int files_ending(const char *dir, const char *ext)
+{
+	int n;
+
+	free(snapshot(dir, ext, &n));
+	return n;
+}
+
+/* Milliseconds on the monotonic clock, for the deadlines of polls. */
+static double clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Poll (every millisecond, at most timeout_ms) until judge pid has left at
+ * least res_files results in out/games, or has exited.  Returns 1 when it
+ * is still running. */
+static int await_results(pid_t pid, const char *out, int res_files, int timeout_ms)
+{
+	char games[1100];
+	double deadline = clock_ms() + timeout_ms;
+
+	snprintf(games, sizeof games, "%s/games", out);
+	while (clock_ms() < deadline) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return 0;
+		if (access(games, F_OK) == 0 && files_ending(games, ".res") >= res_files)
+			return 1;
+		poll(NULL, 0, 1); /* polling the folder, not synchronising */
+	}
+	return 0;
+}
+
+/* Poll until the judge of session sid has at least min and at most max
+ * processes (see judge_processes); returns the count at the end, when the
+ * condition held or after timeout_ms. */
+static int await_processes(pid_t sid, const char *dir, int min, int max, int timeout_ms)
+{
+	double deadline = clock_ms() + timeout_ms;
+	int n = judge_processes(sid, dir);
+
+	while ((n < min || n > max) && clock_ms() < deadline) {
+		poll(NULL, 0, 2); /* polling for processes, not synchronising */
+		n = judge_processes(sid, dir);
+	}
+	return n;
+}
+
+/* The judge pid was sent signal sig (to its group when to_group): it must
+ * end with status 128+sig having stopped and reaped every worker and bot
+ * (SIGKILL: they must die on their own at once), leaving nothing to change
+ * and only finished games (a .tx with every .res, no temporary file). */
+static void check_stopped(pid_t pid, int sig, const char *dir, const char *out)
+{
+	char games[1100];
+	int st, ntx, nres, ntmp;
+	test_proc p = {pid, -1, -1};
+
+	snprintf(games, sizeof games, "%s/games", out);
+	st = test_wait(&p, RUN_MS);
+	char *at_exit = snapshot(games, NULL, &ntx);
+	if (sig == SIGKILL) {
+		cr_assert(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		cr_assert_eq(await_processes(pid, dir, 0, 0, 10000), 0,
+			     "workers or bots of a judge killed -9 still run");
+	} else {
+		cr_assert(st >= 0 && WIFEXITED(st), "the judge did not exit after signal %d", sig);
+		cr_assert_eq(WEXITSTATUS(st), 128 + sig);
+		cr_assert_eq(judge_processes(pid, dir), 0, "workers or bots outlive the judge");
+		char *later = snapshot(games, NULL, &ntx);
+		cr_assert_str_eq(at_exit, later, "files changed after the judge returned");
+		free(later);
+		const char *err = test_read_file(dir, "stopped.err");
+		cr_expect(strstr(err, "to resume, run the same command again"), "%s", err);
+	}
+	free(at_exit);
+	free(snapshot(games, ".tx", &ntx));
+	nres = files_ending(games, ".res");
+	ntmp = files_ending(games, ".tmp");
+	cr_assert_eq(ntmp, 0, "temporary files left");
+	cr_assert_eq(ntx, nres, "%d transcripts but %d results", ntx, nres);
+}
+
+/* Every file of folders a and b (names and contents) is the same. */
+static void same_folder(const char *a, const char *b)
+{
+	struct dirent **na, **nb;
+	int n = scandir(a, &na, NULL, alphasort), m = scandir(b, &nb, NULL, alphasort);
+	char pa[1200], pb[1200];
+
+	cr_assert(n >= 0 && m >= 0);
+	cr_assert_eq(n, m, "%s holds %d files, %s %d", a, n, b, m);
+	for (int i = 0; i < n; i++) {
+		cr_assert_str_eq(na[i]->d_name, nb[i]->d_name);
+		snprintf(pa, sizeof pa, "%s/%s", a, na[i]->d_name);
+		snprintf(pb, sizeof pb, "%s/%s", b, nb[i]->d_name);
+		struct stat st;
+		if (stat(pa, &st) == 0 && S_ISREG(st.st_mode)) {
+			char *x = slurp(pa), *y = slurp(pb);
+			cr_assert(x && y && !strcmp(x, y), "%s and %s differ", pa, pb);
+			free(x), free(y);
+		}
+		free(na[i]), free(nb[i]);
+	}
+	free(na), free(nb);
+}
+
+/* 90 games (alpha, beta and random, 3 seats, 30 deals) played once without
+ * a stop, once stopped by sig after `after` results and resumed at once:
+ * the two folders must be byte-identical. */
+static void stop_and_resume(int sig, int to_group, int after)
+{
+	char dir[512], bots[1024], ref[1024], out[1024], games[1100], ref_games[1100];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "7", "-g", "30", "-t", "3", "--bots",
+			      bots, "-o", ref, "alpha", "beta", "random", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "beta", "easy");
+	snprintf(ref, sizeof ref, "%s/ref", dir);
+	cr_assert_eq(judge(dir, "ref", args), 0);
+	snprintf(out, sizeof out, "%s/out", dir);
+	args[12] = out;
+	pid_t pid = judge_start(dir, "stopped", args);
+	cr_assert(await_results(pid, out, after, RUN_MS),
+		  "the judge ended before %d results were in (or took too long)", after);
+	kill(to_group ? -pid : pid, sig);
+	check_stopped(pid, sig, dir, out);
+	snprintf(games, sizeof games, "%s/games", out);
+	cr_assert_lt(files_ending(games, ".res"), 90, "the run was not stopped");
+	cr_assert_eq(judge(dir, "resume", args), 0);
+	snprintf(ref_games, sizeof ref_games, "%s/games", ref);
+	same_folder(ref_games, games);
+	same_folder(ref, out);
+}
+
+Test(judge_stop, sigint_stops_cleanly_and_resume_is_exact, .timeout = 120)
+{
+	stop_and_resume(SIGINT, 0, 5);
+}
+
+Test(judge_stop, ctrl_c_to_the_group_stops_cleanly_and_resume_is_exact, .timeout = 120)
+{
+	stop_and_resume(SIGINT, 1, 17);
+}
+
+Test(judge_stop, sigterm_stops_cleanly_and_resume_is_exact, .timeout = 120)
+{
+	stop_and_resume(SIGTERM, 0, 31);
+}
+
+Test(judge_stop, sigkill_leaves_no_worker_and_resume_is_exact, .timeout = 120)
+{
+	stop_and_resume(SIGKILL, 0, 43);
+}
+
+/* Games that cannot end (a bot that never answers, 10 minutes per move):
+ * a stopped judge must still take every worker and bot with it at once,
+ * and leave none of the unfinished games' files. */
+static void stop_hung_games(int sig)
+{
+	char dir[512], bots[1024], out[1024], games[1100];
+	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
+			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
+	int files;
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	snprintf(out, sizeof out, "%s/out", dir);
+	pid_t pid = judge_start(dir, "stopped", args);
+	/* the judge, two workers and their four bots */
+	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
+		     "expected the judge, 2 workers and 4 bots running");
+	kill(pid, sig);
+	check_stopped(pid, sig, dir, out);
+	snprintf(games, sizeof games, "%s/games", out);
+	free(snapshot(games, "", &files));
+	cr_expect_eq(files, 0, "files of unfinished games left in %s", games);
+}
+
+Test(judge_stop, sigint_with_hung_bots, .timeout = 120)
+{
+	stop_hung_games(SIGINT);
+}
+
+Test(judge_stop, sigterm_with_hung_bots, .timeout = 120)
+{
+	stop_hung_games(SIGTERM);
+}
+
+Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
+{
+	stop_hung_games(SIGKILL);
 }
