@@ -38,8 +38,11 @@ typedef struct kj_run_opts {
 } kj_run_opts;
 
 /* Play the plan.  Prints the report to stdout and writes it to OUT.
- * Returns 0, or -1 with err (cannot create OUT, a worker failed, a result
- * file is unreadable). */
+ * Returns 0; 1 when the report is complete but the command of some bot
+ * could not be run (err names those bots; each is also named on stderr
+ * with the system's error when its first such game is accounted); or -1
+ * with err (cannot create OUT, a worker failed, a result file is
+ * unreadable). */
 int kj_run(const kj_run_opts *opt, kb_err *err);
 
 /* Read every complete OUT/games/NNNNNN.res of the folders dirs[0..n) (later
