@@ -189,7 +189,8 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 	}
 }
 
-/* Names are single words without control characters; escape " and \ anyway. */
+/* Names are single words, but forfeit texts hold folder names: escape
+ * " and \ and control characters. */
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);

@@ -232,16 +232,13 @@ static char *printed(const char *cwd, const char *name, const char *ext)
  * place a result shows says when and why the bot forfeited. */
 Test(judge, forfeit_is_never_a_win_and_is_shown_everywhere, .timeout = 60)
 {
-	char dir[512], bots[1024], out[1024], path[1200], tx[1200];
+	char dir[512], out[1024], path[1200], tx[1200];
 	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "5", "-f", "gauntlet", "-t", "4",
-			      "--bots", bots, "-o", out, "cheat", "hard", "hard", "hard", NULL};
+			      "--bots", dir, "-o", out, "cheat", "hard", "hard", "hard", NULL};
 	int replaced_won = -1;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
+	make_bot(test_tmpdir(dir, sizeof dir), "cheat", "illegal");
 	snprintf(out, sizeof out, "%s/out", dir);
-	mkdir(bots, 0755);
-	make_bot(bots, "cheat", "illegal");
 	cr_assert_eq(judge(dir, "cheat", args), 0);
 	for (int g = 0; g < 4; g++) {
 		kj_result res;
