@@ -109,6 +109,24 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	return pid;
 }
 
+/* The bot's end of its stderr: a pipe whose read end becomes p->err
+ * (KJ_ERR_ECHO), the file err_path, or /dev/null when those fail. */
+static int stderr_fd(kj_proc *p, const char *err_path)
+{
+	int ep[2], fd = -1;
+
+	if (err_path && strcmp(err_path, KJ_ERR_ECHO) == 0) {
+		if (pipe2(ep, O_CLOEXEC) == 0) {
+			p->err = ep[0];
+			fcntl(p->err, F_SETFL, O_NONBLOCK);
+			return ep[1];
+		}
+	} else if (err_path) {
+		fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
+	return fd >= 0 ? fd : open("/dev/null", O_WRONLY | O_CLOEXEC);
+}
+
 int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
 		  const char *err_path, const kj_limits *lim, kb_err *err)
 {
@@ -125,20 +143,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		close(to[0]), close(to[1]);
 		goto fail;
 	}
-	if (err_path && strcmp(err_path, KJ_ERR_ECHO) == 0) {
-		int ep[2];
-		if (pipe2(ep, O_CLOEXEC) != 0) {
-			close(to[0]), close(to[1]), close(from[0]), close(from[1]);
-			goto fail;
-		}
-		p->err = ep[0];
-		fcntl(p->err, F_SETFL, O_NONBLOCK);
-		errfd = ep[1];
-	} else
-	errfd = open(err_path ? err_path : "/dev/null",
-		     err_path ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0644);
-	if (errfd < 0)
-		errfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	errfd = stderr_fd(p, err_path);
 	p->pid = spawn(bot, opponents, seed, to[0], from[1], errfd, lim);
 	close(to[0]);
 	close(from[1]);
