@@ -645,18 +645,18 @@ static int read_seat(const char *line, int version, kj_result *res)
 {
 	char seatc, reason[32];
 	kj_seat_result r = {0};
-	int why_at = -1;
+	int why_at = -1, tail_at = 0;
 
 	if (sscanf(line,
 		   "seat %c %63s place %d score %d forfeit %31s errors %d lineup %d "
-		   "decisions %" SCNu32 " ms %lf max %lf fp %16s",
+		   "decisions %" SCNu32 " ms %lf max %lf fp %16s%n",
 		   &seatc, r.name, &r.place, &r.score, reason, &r.errors, &r.lineup_ok,
-		   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint) != 11 ||
+		   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint, &tail_at) != 11 ||
 	    seatc < 'A' || seatc > 'D' || kj_reason_parse(reason) < 0)
 		return -1;
 	if (version == 2) {
-		const char *tail = strstr(line, " at ");
-		if (!tail || sscanf(tail, " at %" SCNu32 " why %n", &r.forfeit_roll, &why_at) != 1 ||
+		const char *tail = line + tail_at;
+		if (sscanf(tail, " at %" SCNu32 " why %n", &r.forfeit_roll, &why_at) != 1 ||
 		    why_at < 0)
 			return -1;
 		snprintf(r.why, sizeof r.why, "%.*s", (int)strcspn(tail + why_at, "\r\n"),
