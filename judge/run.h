@@ -3,7 +3,7 @@
  *
  * Layout of the output folder OUT:
  *   OUT/games/NNNNNN.tx       transcript of game NNNNNN (core/transcript.h)
- *   OUT/games/NNNNNN.res      its result ("kimble-result 1", match.h)
+ *   OUT/games/NNNNNN.res      its result ("kimble-result 2", match.h)
  *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
  *   OUT/results.txt, OUT/results.json   the report (report.h)
  * A game counts as played when its .res file is complete, so running the
