@@ -95,6 +95,18 @@ int kb_tx_write_note(FILE *f, const char *text)
 	return done(fprintf(f, "note %s\n", clean));
 }
 
+int kb_tx_write_forfeit(FILE *f, int seat, uint32_t roll, const char *reason,
+			const char *replacement, const char *detail)
+{
+	char word[16], repl[16], clean[256];
+
+	clean_copy(word, sizeof word, reason, 0);
+	clean_copy(repl, sizeof repl, replacement, 0);
+	clean_copy(clean, sizeof clean, detail, 1);
+	return done(fprintf(f, "forfeit %c %" PRIu32 " %s %s %s\n", 'A' + seat, roll,
+			    word[0] ? word : "-", repl[0] ? repl : "-", clean[0] ? clean : "-"));
+}
+
 int kb_tx_write_end(FILE *f, int winner, uint32_t rolls, const char *reason)
 {
 	char clean[128];
@@ -232,6 +244,22 @@ static int read_msg(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_e
 	return 0;
 }
 
+static int read_forfeit(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_err *err)
+{
+	uint64_t n;
+	int seat = nf >= 5 ? seat_of(fld[1]) : -1;
+
+	if (seat < 0 || parse_u64(fld[2], &n) || n > UINT32_MAX)
+		return bad(err, lineno, "expected \"forfeit SEAT ROLL REASON REPLACEMENT DETAIL\"");
+	kb_tx_forfeit *f = &tx->forfeit[seat];
+	f->seen = 1;
+	f->roll = (uint32_t)n;
+	snprintf(f->reason, sizeof f->reason, "%s", fld[3]);
+	snprintf(f->replacement, sizeof f->replacement, "%s", fld[4]);
+	snprintf(f->detail, sizeof f->detail, "%s", nf > 5 ? fld[5] : "-");
+	return 0;
+}
+
 static int read_record(kb_transcript *tx, char *text, unsigned lineno, kb_err *err)
 {
 	char *fld[6];
@@ -279,6 +307,8 @@ static int read_record(kb_transcript *tx, char *text, unsigned lineno, kb_err *e
 		return read_roll(tx, fld, nf, lineno, err);
 	} else if (strcmp(kind, "msg") == 0) {
 		return read_msg(tx, fld, nf, lineno, err);
+	} else if (strcmp(kind, "forfeit") == 0) {
+		return read_forfeit(tx, fld, nf, lineno, err);
 	} else if (strcmp(kind, "end") == 0) {
 		uint64_t n;
 		if (nf < 3 || (strcmp(fld[1], "-") && seat_of(fld[1]) < 0) || parse_u64(fld[2], &n))

@@ -19,12 +19,22 @@
  *                                       (3 decimals), TEXT escaped: \\ and
  *                                       \xHH for bytes outside 0x21..0x7e
  *   note TEXT                           free text (forfeits, timeouts, ...)
- *   end X N REASON                      winner letter (- when unfinished),
- *                                       rolls played, reason word(s): "win",
+ *   forfeit X N REASON REPL DETAIL      the player of seat X forfeited during
+ *                                       roll N (0: before the first roll) for
+ *                                       REASON (one word: illegal, timeout,
+ *                                       nostart, ...); the built-in REPL
+ *                                       played the seat on; DETAIL is free
+ *                                       text (the refused index and the
+ *                                       legal ones, the system's error)
+ *   end X N REASON                      credited winner letter (- when
+ *                                       unfinished or when the seat that
+ *                                       finished first had forfeited), rolls
+ *                                       played, reason word(s): "win",
  *                                       "unfinished shutdown", ...
  *
  * Readers skip blank lines and record kinds they do not know, so later
  * versions can add records; a known record that is malformed is an error.
+ * (The forfeit record was added within version 1: older readers skip it.)
  */
 #ifndef KB_TRANSCRIPT_H
 #define KB_TRANSCRIPT_H
@@ -52,6 +62,14 @@ typedef struct kb_tx_msg {
 	char text[96];              /* unescaped, NUL-terminated, truncated */
 } kb_tx_msg;
 
+typedef struct kb_tx_forfeit {
+	int seen;                   /* a forfeit record for this seat was read */
+	uint32_t roll;
+	char reason[16];
+	char replacement[16];
+	char detail[256];
+} kb_tx_forfeit;
+
 typedef struct kb_transcript {
 	int version;
 	uint64_t seed;
@@ -65,6 +83,7 @@ typedef struct kb_transcript {
 	size_t nrolls, cap_rolls;
 	kb_tx_msg *msgs;
 	size_t nmsgs, cap_msgs;
+	kb_tx_forfeit forfeit[KB_SEATS];
 	int ended;                  /* an end record was read */
 	int winner;                 /* seat, or -1 */
 	uint32_t end_rolls;
@@ -80,6 +99,8 @@ int kb_tx_write_start(FILE *f, const kb_pos *pos, int turn, int die);
 int kb_tx_write_roll(FILE *f, uint32_t n, const kb_roll *roll);
 int kb_tx_write_msg(FILE *f, int seat, double ms, const char *bytes, size_t len);
 int kb_tx_write_note(FILE *f, const char *text);
+int kb_tx_write_forfeit(FILE *f, int seat, uint32_t roll, const char *reason,
+			const char *replacement, const char *detail);
 int kb_tx_write_end(FILE *f, int winner, uint32_t rolls, const char *reason);
 
 /* Read a whole transcript.  Returns 0, or -1 with err naming the line

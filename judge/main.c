@@ -27,7 +27,15 @@ static const char usage[] =
 "A BOT is easy, hard, random (built-in seats) or a directory holding a\n"
 "meta file (name, command, arguments, stderr flag 0/1, optional state\n"
 "path), given as a path or as a name under --bots DIR.  With --bots and no\n"
-"BOT, every bot folder under DIR plays.\n"
+"BOT, every bot folder under DIR plays.  The bot runs in its folder as\n"
+"COMMAND ARGUMENTS OPPONENTS SEED; a COMMAND without '/' is looked up in\n"
+"PATH (python3, kimble-bot), one with '/' is relative to the bot's folder\n"
+"(./bot.py, ./kimble-bot).  -d shows each bot's stderr as \"A! line\".\n"
+"\n"
+"A bot that breaks the rules (illegal moves, timeouts, exits, a command\n"
+"that cannot be run) forfeits: hard plays its seat on, the bot is placed\n"
+"last and never credited with the win; -d, results and replay say when,\n"
+"why and which index was refused.\n"
 "\n"
 "Tournament options:\n"
 "  -f, --format F       rr (round robin, default), gauntlet (the first BOT\n"
@@ -59,7 +67,9 @@ static const char usage[] =
 "\n"
 "Exit status: 0 done (replay --rerun: the game agrees); 1 bad usage or\n"
 "input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
-"cannot start a bot, a worker died); 3 replay --rerun differs; 128+N\n"
+"a worker died) or a bot could not be started (its command cannot be run:\n"
+"the games are still played and recorded, the message is on stderr);\n"
+"3 replay --rerun differs; 128+N\n"
 "stopped by signal N: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.  A\n"
 "stopped tournament first stops and reaps its workers and bots and keeps\n"
 "only finished games; the same command again resumes it, with the same\n"
@@ -299,13 +309,49 @@ static int tournament(cli *c, char **words, int n)
 	printf("kimble-judge: seed %" PRIu64 ", %" PRIu32 " games (%" PRIu32 " deals of %d seats), out %s\n",
 	       c->seed, plan.ngames, plan.ndeals, c->table, c->out);
 	int rc = kj_run(&ro, &err);
-	if (rc > 0)
+	if (rc > 1)
 		stopped(rc, &err);
-	if (rc)
+	if (rc < 0)
 		die(2, "%s", err.msg);
 	kj_plan_free(&plan);
 	free(starts);
+	if (rc > 0) /* the report is written; a bot's command could not be run */
+		die(2, "%s", err.msg);
 	return 0;
+}
+
+/* The end of a -d game; exit status 2 when a bot could not be started. */
+static int debug_summary(const kj_result *res)
+{
+	int rc = 0;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		const kj_seat_result *r = &res->seat[s];
+		char text[400];
+		if (!r->present)
+			continue;
+		printf("seat %c %s: place %d, %u decisions\n", 'A' + s, r->name, r->place,
+		       r->decisions);
+		if (!r->reason)
+			continue;
+		kj_forfeit_text(res, s, text, sizeof text);
+		printf("  %s\n", text);
+		if (r->reason == KJ_NOSTART) {
+			fflush(stdout);
+			fprintf(stderr, "kimble-judge: %s\n", text);
+			rc = 2;
+		}
+	}
+	if (res->winner >= 0)
+		printf("winner %c %s after %u rolls\n", 'A' + res->winner,
+		       res->seat[res->winner].name, res->rolls);
+	else if (res->finished >= 0)
+		printf("no winner credited after %u rolls: seat %c was finished by hard, the "
+		       "replacement of %s, which forfeited\n",
+		       res->rolls, 'A' + res->finished, res->seat[res->finished].name);
+	else
+		printf("no winner after %u rolls\n", res->rolls);
+	return rc;
 }
 
 static int debug_game(cli *c, char **words, int n)
@@ -330,14 +376,7 @@ static int debug_game(cli *c, char **words, int n)
 	if (kj_match_play(seats, kb_stream_seed(c->seed, KB_TAG_GAME, 0), &c->match, NULL, &res,
 			  &err))
 		die(2, "%s", err.msg);
-	for (int s = 0; s < KB_SEATS; s++)
-		if (res.seat[s].present)
-			printf("seat %c %s: place %d%s%s, %u decisions\n", 'A' + s, res.seat[s].name,
-			       res.seat[s].place, res.seat[s].reason ? ", forfeit " : "",
-			       res.seat[s].reason ? kj_reason_name(res.seat[s].reason) : "",
-			       res.seat[s].decisions);
-	printf("winner %c after %u rolls\n", 'A' + res.winner, res.rolls);
-	return 0;
+	return debug_summary(&res);
 }
 
 static void read_transcript(const char *path, kb_transcript *tx)

@@ -1,8 +1,10 @@
 /* match.c - one refereed game over pipes; see match.h. */
+#include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "core/game.h"
@@ -10,7 +12,8 @@
 #include "match.h"
 
 static const char *const reason_names[KJ_REASONS] = {
-	"none", "timeout", "startup", "crash", "exit", "garbage", "illegal", "token", "unread"};
+	"none", "timeout", "startup", "crash", "exit", "garbage", "illegal", "token", "unread",
+	"nostart"};
 
 const char *kj_reason_name(int reason)
 {
@@ -164,16 +167,73 @@ static void note(match *m, const char *fmt, int s, const char *what)
 		fprintf(m->opt->debug, "%s\n", text);
 }
 
-/* The bot in seat s is out: record why, kill it, let hard play on. */
-static void forfeit(match *m, int s, int reason)
+void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size)
+{
+	const kj_seat_result *r = &res->seat[s];
+	char when[40];
+
+	if (r->forfeit_roll)
+		snprintf(when, sizeof when, "at roll %" PRIu32, r->forfeit_roll);
+	else
+		snprintf(when, sizeof when, "before the first roll");
+	snprintf(out, size, "%c %s forfeited %s (%s%s%s); seat finished by %s (replacement)",
+		 'A' + s, r->name, when, kj_reason_name(r->reason), r->why[0] ? ": " : "", r->why,
+		 kb_policy_name(KB_HARD));
+}
+
+/* What the judge knows about a forfeit beyond its reason. */
+static void reason_detail(const match *m, const seat *c, int reason, char *out, size_t size)
+{
+	int st = c->proc.status;
+
+	if (reason == KJ_TIMEOUT)
+		snprintf(out, size, "no answer within %d ms", m->opt->move_ms);
+	else if (reason == KJ_STARTUP)
+		snprintf(out, size, "no v001XYZ within %d ms", m->opt->startup_ms);
+	else if (reason == KJ_CRASH && st >= 0 && WIFSIGNALED(st))
+		snprintf(out, size, "killed by signal %d (%s)", WTERMSIG(st), strsignal(WTERMSIG(st)));
+	else if (reason == KJ_EXIT && st >= 0 && WIFEXITED(st))
+		snprintf(out, size, "exited with status %d before the game ended%s", WEXITSTATUS(st),
+			 c->bot->keep_stderr || m->opt->debug ? ""
+			 : "; its stderr is discarded (meta line 4 is 0)");
+	else if (reason == KJ_UNREAD)
+		snprintf(out, size, "left more than %d bytes of input unread", KJ_OUTBUF);
+	else if (reason == KJ_GARBAGE)
+		snprintf(out, size, "sent a line that is not %s", m->nrolls ? "a move" : "v001XYZ");
+	else
+		out[0] = '\0';
+}
+
+/* The bot in seat s is out: record why (detail, or NULL for what the
+ * judge can tell from the reason), kill it, let hard play on. */
+static void forfeit(match *m, int s, int reason, const char *detail)
 {
 	seat *c = &m->seats[s];
+	kj_seat_result *sr = &m->res->seat[s];
 
-	m->res->seat[s].reason = reason;
-	note(m, "forfeit %c %s %s", s, kj_reason_name(reason));
+	sr->reason = reason;
+	sr->forfeit_roll = (uint32_t)m->nrolls;
+	if (m->tx) { /* for older readers, which skip forfeit records */
+		char text[160];
+		snprintf(text, sizeof text, "forfeit %c %s %s", 'A' + s, c->bot->name,
+			 kj_reason_name(reason));
+		kb_tx_write_note(m->tx, text);
+	}
 	c->running = 0;
 	kj_proc_finish(&c->proc, 0);
 	m->g.ctl[s] = KB_HARD;
+	if (detail)
+		snprintf(sr->why, sizeof sr->why, "%s", detail);
+	else
+		reason_detail(m, c, reason, sr->why, sizeof sr->why);
+	if (m->tx)
+		kb_tx_write_forfeit(m->tx, s, sr->forfeit_roll, kj_reason_name(reason),
+				    kb_policy_name(KB_HARD), sr->why);
+	if (m->opt->debug) {
+		char text[400];
+		kj_forfeit_text(m->res, s, text, sizeof text);
+		fprintf(m->opt->debug, "%s\n", text);
+	}
 }
 
 /* Why a bot's stdout closed: it exited or was killed. */
@@ -245,13 +305,47 @@ static int start_bot(match *m, int s, kb_err *err)
 		snprintf(errpath, sizeof errpath, "%s.%c.err", m->opt->err_prefix, 'A' + s);
 		ep = errpath;
 	}
+	if (m->opt->debug) {
+		fprintf(m->opt->debug, "%c start %s in %s: %s", 'A' + s, c->bot->name, c->bot->dir,
+			c->bot->cmd);
+		for (int i = 0; i < c->bot->argc; i++)
+			fprintf(m->opt->debug, " %s", c->bot->argv[i]);
+		fprintf(m->opt->debug, " %s %s\n", opps, seedarg);
+	}
 	if (m->opt->debug)
-		fprintf(m->opt->debug, "%c start %s in %s: %s ... %s %s\n", 'A' + s, c->bot->name,
-			c->bot->dir, c->bot->cmd, opps, seedarg);
+		ep = KJ_ERR_ECHO;
 	if (kj_proc_start(&c->proc, c->bot, opps, seedarg, ep, &m->opt->limits, err))
 		return -1;
+	c->proc.echo = m->opt->debug;
+	c->proc.tag = (char)('A' + s);
 	c->running = 1;
 	return 0;
+}
+
+/* Why a bot's command could not be run, with a hint for the usual
+ * mistakes in a meta file. */
+static void nostart_detail(const kj_bot *b, const kj_proc *p, char *out, size_t size)
+{
+	char path[1100], text[1400];
+	struct stat st;
+	const char *hint = "";
+
+	snprintf(path, sizeof path, "%s/%s", b->dir, b->cmd);
+	if (strchr(b->cmd, ' '))
+		hint = "; meta line 2 is the program alone, arguments go on line 3";
+	else if (!strchr(b->cmd, '/') && stat(path, &st) == 0)
+		hint = "; without '/' the command is looked up in PATH: write ./ before it";
+	else if (p->exec_errno == EACCES)
+		hint = "; is the file executable (chmod +x)?";
+	size_t n = (size_t)snprintf(text, sizeof text, "cannot run '%s", b->cmd);
+	for (int i = 0; i < b->argc && n < sizeof text; i++)
+		n += (size_t)snprintf(text + n, sizeof text - n, " %s", b->argv[i]);
+	if (n < sizeof text)
+		snprintf(text + n, sizeof text - n, "' in %s: %s: %s%s", b->dir, p->exec_step,
+			 strerror(p->exec_errno), hint);
+	n = strlen(text) < size ? strlen(text) : size - 1; /* clipped on purpose */
+	memcpy(out, text, n);
+	out[n] = '\0';
 }
 
 /* Wait for every bot's v001XYZ; a wrong lineup is only noted. */
@@ -264,11 +358,17 @@ static void await_starts(match *m)
 		int r;
 		if (!m->seats[s].running)
 			continue;
+		if (m->seats[s].proc.exec_errno) {
+			char why[256];
+			nostart_detail(m->seats[s].bot, &m->seats[s].proc, why, sizeof why);
+			forfeit(m, s, KJ_NOSTART, why);
+			continue;
+		}
 		r = next_msg(m, s, deadline, &msg);
 		if (r)
-			forfeit(m, s, r == KJ_TIMEOUT ? KJ_STARTUP : r);
+			forfeit(m, s, r == KJ_TIMEOUT ? KJ_STARTUP : r, NULL);
 		else if (msg.type != KB_MSG_START)
-			forfeit(m, s, KJ_GARBAGE);
+			forfeit(m, s, KJ_GARBAGE, NULL);
 		else
 			for (int k = 0; k < 3; k++)
 				if (msg.lineup[k] != lineup_digit(m, (s + k + 1) % KB_SEATS)) {
@@ -280,6 +380,15 @@ static void await_starts(match *m)
 	}
 }
 
+static void illegal_detail(int index, unsigned mask, char *out, size_t size)
+{
+	size_t n = (size_t)snprintf(out, size, "index %d refused; legal", index);
+
+	for (int i = 0; i < KB_PIECES && n < size; i++)
+		if (mask >> i & 1)
+			n += (size_t)snprintf(out + n, size - n, " %d", i);
+}
+
 /* Seat s must decide on the pending roll: ask its bot until it answers
  * legally, or forfeit it.  Returns the index to play. */
 static int ask(match *m, int s)
@@ -288,9 +397,10 @@ static int ask(match *m, int s)
 	kj_seat_result *sr = &m->res->seat[s];
 	unsigned mask = kb_game_pending_mask(&m->g);
 	static const char end[] = "END\n";
+	char why[80] = "";
 
 	if (send_rolls(m, s, m->nrolls) || send_text(m, s, end, 4)) {
-		forfeit(m, s, KJ_UNREAD);
+		forfeit(m, s, KJ_UNREAD, NULL);
 		return kb_pick_hard(mask);
 	}
 	for (;;) {
@@ -308,8 +418,10 @@ static int ask(match *m, int s)
 		if (r == 0 && msg.type != KB_MSG_MOVE)
 			r = KJ_GARBAGE;
 		if (r == 0 && strcmp(msg.token, c->token) != 0) {
-			if (++sr->errors > m->opt->max_errors)
+			if (++sr->errors > m->opt->max_errors) {
+				snprintf(why, sizeof why, "%d wrong tokens", sr->errors);
 				r = KJ_TOKEN;
+			}
 			else if (send_text(m, s, KB_VIRHE_TOKEN "\nEND\n", sizeof KB_VIRHE_TOKEN + 4))
 				r = KJ_UNREAD;
 			else
@@ -317,6 +429,7 @@ static int ask(match *m, int s)
 		} else if (r == 0 && !(mask >> msg.index & 1)) {
 			char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
 			if (++sr->errors > m->opt->max_errors) {
+				illegal_detail(msg.index, mask, why, sizeof why);
 				r = KJ_ILLEGAL;
 			} else {
 				kb_board_rotate(m->g.last.board, s, board);
@@ -328,7 +441,7 @@ static int ask(match *m, int s)
 			}
 		}
 		if (r) {
-			forfeit(m, s, r);
+			forfeit(m, s, r, why[0] ? why : NULL);
 			return kb_pick_hard(mask);
 		}
 		return msg.index;
@@ -380,6 +493,27 @@ static void rank(match *m)
 			if (res->seat[o].present && key[o] > key[s])
 				res->seat[s].place++;
 	}
+}
+
+/* The result and the transcript's end: a seat whose bot forfeited is not
+ * credited with the win its replacement brought home. */
+static void end_game(match *m)
+{
+	kj_result *res = m->res;
+	int w = m->g.winner;
+	char why[96] = "unfinished rerun differs";
+
+	res->finished = w;
+	res->winner = w >= 0 && !res->seat[w].reason ? w : -1;
+	res->rolls = m->g.rolls;
+	rank(m);
+	if (res->winner >= 0)
+		snprintf(why, sizeof why, "win");
+	else if (w >= 0)
+		snprintf(why, sizeof why, "win by the replacement (%s) of forfeited seat %c, not credited",
+			 kb_policy_name(KB_HARD), 'A' + w);
+	if (m->tx)
+		kb_tx_write_end(m->tx, res->winner, m->g.rolls, why);
 }
 
 static int setup(match *m, const kj_bot *const seats[KB_SEATS], uint64_t seed, kb_err *err)
@@ -463,12 +597,7 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 	}
 	if (rc == 0) {
 		finish_bots(m);
-		res->winner = m->g.winner;
-		res->rolls = m->g.rolls;
-		rank(m);
-		if (tx)
-			kb_tx_write_end(tx, m->g.winner, m->g.rolls,
-					m->g.winner >= 0 ? "win" : "unfinished rerun differs");
+		end_game(m);
 	} else {
 		for (int s = 0; s < KB_SEATS; s++)
 			if (m->seats[s].running)
@@ -484,19 +613,23 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 int kj_result_write(FILE *f, uint32_t game, const kj_result *res)
 {
 	fprintf(f,
-		"kimble-result 1\ngame %" PRIu32 " deal %" PRIu32 " seed %" PRIu64
-		" winner %c rolls %" PRIu32 "\n",
-		game, res->deal, res->seed, res->winner >= 0 ? 'A' + res->winner : '-', res->rolls);
+		"kimble-result 2\ngame %" PRIu32 " deal %" PRIu32 " seed %" PRIu64
+		" winner %c rolls %" PRIu32 " finished %c\n",
+		game, res->deal, res->seed, res->winner >= 0 ? 'A' + res->winner : '-', res->rolls,
+		res->finished >= 0 ? 'A' + res->finished : '-');
 	for (int s = 0; s < KB_SEATS; s++) {
 		const kj_seat_result *r = &res->seat[s];
 		if (!r->present)
 			continue;
 		fprintf(f,
 			"seat %c %s place %d score %d forfeit %s errors %d lineup %d decisions %" PRIu32
-			" ms %.3f max %.3f fp %s\n",
+			" ms %.3f max %.3f fp %s at %" PRIu32 " why ",
 			'A' + s, r->name, r->place, r->score, kj_reason_name(r->reason), r->errors,
 			r->lineup_ok, r->decisions, r->ms_total, r->ms_max,
-			r->fingerprint[0] ? r->fingerprint : "-");
+			r->fingerprint[0] ? r->fingerprint : "-", r->forfeit_roll);
+		for (const char *c = r->why[0] ? r->why : "-"; *c; c++)
+			fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
+		fputc('\n', f);
 	}
 	return fprintf(f, "done\n") < 0 || ferror(f) ? -1 : 0;
 }
@@ -507,41 +640,73 @@ static int bad_result(kb_err *err, int line, const char *what)
 	return -1;
 }
 
+/* A seat line of version (1 or 2) into res; 0 or -1. */
+static int read_seat(const char *line, int version, kj_result *res)
+{
+	char seatc, reason[32];
+	kj_seat_result r = {0};
+	int why_at = -1, tail_at = 0;
+
+	if (sscanf(line,
+		   "seat %c %63s place %d score %d forfeit %31s errors %d lineup %d "
+		   "decisions %" SCNu32 " ms %lf max %lf fp %16s%n",
+		   &seatc, r.name, &r.place, &r.score, reason, &r.errors, &r.lineup_ok,
+		   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint, &tail_at) != 11 ||
+	    seatc < 'A' || seatc > 'D' || kj_reason_parse(reason) < 0)
+		return -1;
+	if (version == 2) {
+		const char *tail = line + tail_at;
+		if (sscanf(tail, " at %" SCNu32 " why %n", &r.forfeit_roll, &why_at) != 1 ||
+		    why_at < 0)
+			return -1;
+		snprintf(r.why, sizeof r.why, "%.*s", (int)strcspn(tail + why_at, "\r\n"),
+			 tail + why_at);
+		if (strcmp(r.why, "-") == 0)
+			r.why[0] = '\0';
+	}
+	r.present = 1;
+	r.reason = kj_reason_parse(reason);
+	res->seat[seatc - 'A'] = r;
+	return 0;
+}
+
 int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err)
 {
-	char line[512], w;
-	int n = 0;
+	char line[512], w, fin = '-';
+	int n = 0, version = 0;
 
 	memset(res, 0, sizeof *res);
-	res->winner = -1;
+	res->winner = res->finished = -1;
 	while (fgets(line, sizeof line, f)) {
 		n++;
-		if (n == 1 && strcmp(line, "kimble-result 1\n") != 0)
-			return bad_result(err, n, "\"kimble-result 1\"");
+		if (n == 1) {
+			version = !strcmp(line, "kimble-result 1\n") ? 1
+				: !strcmp(line, "kimble-result 2\n") ? 2 : 0;
+			if (!version)
+				return bad_result(err, n, "\"kimble-result 2\" (or 1)");
+		}
 		if (n == 2) {
 			if (sscanf(line,
 				   "game %" SCNu32 " deal %" SCNu32 " seed %" SCNu64
-				   " winner %c rolls %" SCNu32,
-				   game, &res->deal, &res->seed, &w, &res->rolls) != 5)
-				return bad_result(err, n, "game K deal D seed S winner X rolls N");
+				   " winner %c rolls %" SCNu32 " finished %c",
+				   game, &res->deal, &res->seed, &w, &res->rolls, &fin) != 4 + version)
+				return bad_result(err, n, version == 2
+					? "game K deal D seed S winner X rolls N finished Y"
+					: "game K deal D seed S winner X rolls N");
+			res->game = *game;
 			res->winner = w >= 'A' && w <= 'D' ? w - 'A' : -1;
+			res->finished = fin >= 'A' && fin <= 'D' ? fin - 'A' : res->winner;
 		}
-		if (n > 2 && strcmp(line, "done\n") == 0)
+		if (n > 2 && strcmp(line, "done\n") == 0) {
+			/* version 1 credited a forfeited seat's replacement */
+			if (version == 1 && res->winner >= 0 && res->seat[res->winner].reason)
+				res->winner = -1;
 			return 0;
-		if (n > 2) {
-			char seatc, reason[32];
-			kj_seat_result r = {0};
-			if (sscanf(line,
-				   "seat %c %63s place %d score %d forfeit %31s errors %d lineup %d "
-				   "decisions %" SCNu32 " ms %lf max %lf fp %16s",
-				   &seatc, r.name, &r.place, &r.score, reason, &r.errors, &r.lineup_ok,
-				   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint) != 11 ||
-			    seatc < 'A' || seatc > 'D' || kj_reason_parse(reason) < 0)
-				return bad_result(err, n, "seat X NAME place P score S forfeit R ...");
-			r.present = 1;
-			r.reason = kj_reason_parse(reason);
-			res->seat[seatc - 'A'] = r;
 		}
+		if (n > 2 && read_seat(line, version, res))
+			return bad_result(err, n, version == 2
+				? "seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"
+				: "seat X NAME place P score S forfeit R ...");
 	}
 	return bad_result(err, n + 1, "\"done\" (an unfinished result file)");
 }

@@ -6,9 +6,15 @@
  * up to its decision line and END; it answers token+index.  An illegal
  * index or a wrong token gets the decision line again (or Virhe) up to
  * max_errors times, then forfeits; a timeout, an early exit, a crash or
- * output that is not a move forfeit at once.  A forfeiting bot's seat is
- * played on by the hard policy so the game still counts, and the bot is
- * placed last.  At the end each bot still running gets the remaining state
+ * output that is not a move forfeit at once, and so does a bot whose
+ * command cannot be run at all (nostart).  A forfeiting bot's seat is
+ * played on by the hard policy (its replacement) so the game still counts,
+ * and the bot is placed last: a forfeit is a loss.  If the replacement
+ * brings the seat's pieces home first, the game has no credited winner
+ * (res->winner -1, res->finished that seat).  The forfeit is recorded in
+ * the transcript as a "forfeit" record (core/transcript.h) and in the
+ * seat's result: the roll and a detail text (the refused index and the
+ * legal ones, the exit status, the system's error).  At the end each bot still running gets the remaining state
  * lines, "Voittaja: X" and END; its stdin is closed and it is killed 500 ms
  * later if still running.
  *
@@ -39,6 +45,7 @@ enum kj_reason {
 	KJ_ILLEGAL,   /* too many illegal indices */
 	KJ_TOKEN,     /* too many wrong tokens */
 	KJ_UNREAD,    /* left more than 1 MiB of input unread */
+	KJ_NOSTART,   /* its command could not be run (chdir or execvp failed) */
 	KJ_REASONS
 };
 
@@ -73,12 +80,16 @@ typedef struct kj_seat_result {
 	uint32_t decisions;
 	double ms_total, ms_max;
 	char fingerprint[17];
+	uint32_t forfeit_roll; /* roll during which it forfeited, 0: before the first */
+	char why[256];      /* forfeit detail, one line ("" when none) */
 } kj_seat_result;
 
 typedef struct kj_result {
+	uint32_t game;      /* game number (set by kj_result_read) */
 	uint32_t deal;      /* games of one deal share seed and start (duplicate) */
 	uint64_t seed;
-	int winner;
+	int winner;         /* credited winner: never a forfeited seat; -1 none */
+	int finished;       /* seat whose pieces came home first, -1 unfinished */
 	uint32_t rolls;
 	kj_seat_result seat[KB_SEATS];
 } kj_result;
@@ -96,8 +107,20 @@ void kj_token(uint64_t seed, int s, char out[KB_TOKEN_LEN + 1]);
 /* The SEED argument of the bot in seat s of game seed. */
 uint64_t kj_bot_seed(uint64_t seed, int s);
 
-/* Write / read a result as text ("kimble-result 1" lines).  Read returns 0,
- * or -1 with err naming the line that is malformed. */
+/* One line about seat s's forfeit: "A NAME forfeited at roll R (REASON:
+ * DETAIL); seat finished by hard (replacement)". */
+void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size);
+
+/* Write / read a result as text.  Version 2 (written):
+ *   kimble-result 2
+ *   game K deal D seed S winner X rolls N finished Y
+ *   seat X NAME place P score S forfeit R errors E lineup L decisions N
+ *        ms T max M fp F at ROLL why TEXT        (one line; TEXT may be -)
+ *   done
+ * winner is the credited winner (- when none), finished the seat whose
+ * pieces came home first.  Version 1 (no finished, at, why) is still read;
+ * its winner is then not credited when that seat forfeited.  Read returns
+ * 0, or -1 with err naming the line that is malformed. */
 int kj_result_write(FILE *f, uint32_t game, const kj_result *res);
 int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err);
 

@@ -64,6 +64,12 @@ static void limit(int res, long value)
 		setrlimit(res, &rl);
 }
 
+/* Why the vforked child could not run the bot: the child shares our
+ * memory until it execs or exits, so it leaves errno here (as glibc's
+ * posix_spawn does) for the parent to read once vfork returns. */
+static volatile int exec_errno;
+static const char *volatile exec_step;
+
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
 static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
@@ -82,12 +88,15 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 	dup2(out, 1);
 	dup2(errfd, 2);
 	signal(SIGPIPE, SIG_DFL);
-	if (chdir(bot->dir) != 0)
+	if (chdir(bot->dir) != 0) {
+		exec_errno = errno, exec_step = "chdir";
 		_exit(126);
+	}
 	limit(RLIMIT_CPU, lim->cpu_s);
 	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
 	limit(RLIMIT_NOFILE, lim->nofile);
 	execvp(bot->cmd, argv);
+	exec_errno = errno, exec_step = "execvp";
 	if (write(2, msg, sizeof msg - 1) < 0)
 		_exit(127);
 	_exit(127);
@@ -111,12 +120,31 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 		setenv("KIMBLE_LEARN", "0", 1);
 	/* vfork: a game starts up to four bots, and copying the judge's page
 	 * tables for each would cost more than the game itself. */
+	exec_errno = 0;
 	pid = vfork();
 	if (pid == 0)
 		exec_bot(bot, argv, in, out, errfd, lim, parent, mask);
 	if (!lim->learn)
 		unsetenv("KIMBLE_LEARN");
 	return pid;
+}
+
+/* The bot's end of its stderr: a pipe whose read end becomes p->err
+ * (KJ_ERR_ECHO), the file err_path, or /dev/null when those fail. */
+static int stderr_fd(kj_proc *p, const char *err_path)
+{
+	int ep[2], fd = -1;
+
+	if (err_path && strcmp(err_path, KJ_ERR_ECHO) == 0) {
+		if (pipe2(ep, O_CLOEXEC) == 0) {
+			p->err = ep[0];
+			fcntl(p->err, F_SETFL, O_NONBLOCK);
+			return ep[1];
+		}
+	} else if (err_path) {
+		fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
+	return fd >= 0 ? fd : open("/dev/null", O_WRONLY | O_CLOEXEC);
 }
 
 int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
@@ -126,7 +154,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	sigset_t stops, mask;
 
 	memset(p, 0, sizeof *p);
-	p->in = p->out = -1;
+	p->in = p->out = p->err = -1;
 	p->status = -1;
 	if (!(p->obuf = malloc(KJ_OUTBUF)))
 		goto fail;
@@ -136,10 +164,7 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		close(to[0]), close(to[1]);
 		goto fail;
 	}
-	errfd = open(err_path ? err_path : "/dev/null",
-		     err_path ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_WRONLY | O_CLOEXEC, 0644);
-	if (errfd < 0)
-		errfd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	errfd = stderr_fd(p, err_path);
 	/* No stop signal between the start and track(): its handler's
 	 * kj_proc_kill_all() must see every bot. */
 	kj_proc_stop_signals(&stops);
@@ -148,6 +173,8 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	close(to[0]);
 	close(from[1]);
 	close(errfd);
+	p->exec_errno = p->pid > 0 ? exec_errno : 0;
+	p->exec_step = p->exec_errno ? exec_step : NULL;
 	if (p->pid < 0) {
 		p->pid = 0;
 		sigprocmask(SIG_SETMASK, &mask, NULL);
@@ -168,6 +195,9 @@ fail:
 			 strerror(errno));
 	free(p->obuf);
 	p->obuf = NULL;
+	if (p->err >= 0)
+		close(p->err);
+	p->err = -1;
 	return -1;
 }
 
@@ -202,6 +232,38 @@ static void flush_out(kj_proc *p)
 	}
 }
 
+static void echo_line(kj_proc *p)
+{
+	if (p->echo && p->elen)
+		fprintf(p->echo, "%c! %.*s\n", p->tag, (int)p->elen, p->ebuf);
+	p->elen = 0;
+}
+
+/* Echo the bot's stderr that has arrived, line by line. */
+static void echo_err(kj_proc *p)
+{
+	char buf[1024];
+
+	while (p->err >= 0) {
+		ssize_t r = read(p->err, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return;
+		for (ssize_t i = 0; i < r; i++) {
+			if (buf[i] != '\n' && buf[i] != '\r')
+				p->ebuf[p->elen++] = buf[i];
+			if (buf[i] == '\n' || p->elen == sizeof p->ebuf)
+				echo_line(p);
+		}
+		if (r <= 0) { /* EOF or an error: the bot's stderr is closed */
+			echo_line(p);
+			close(p->err);
+			p->err = -1;
+		}
+	}
+}
+
 /* Read what is there; returns 1 if bytes arrived, -1 on EOF, 0 otherwise. */
 static int read_in(kj_proc *p)
 {
@@ -231,10 +293,11 @@ int kj_proc_pump(kj_proc *p, int ms)
 	if (p->eof || p->out < 0)
 		return -1;
 	for (;;) {
-		struct pollfd fds[2] = {{p->out, POLLIN, 0}, {p->in, POLLOUT, 0}};
+		struct pollfd fds[3] = {{p->out, POLLIN, 0}, {p->in, POLLOUT, 0}, {p->err, POLLIN, 0}};
 		int nfds = p->olen && p->in >= 0 ? 2 : 1;
 		int r;
 
+		echo_err(p);
 		flush_out(p);
 		r = read_in(p);
 		if (r != 0)
@@ -245,6 +308,8 @@ int kj_proc_pump(kj_proc *p, int ms)
 		if (left <= 0)
 			return 0;
 		nfds = p->olen && p->in >= 0 ? 2 : 1;
+		if (p->err >= 0) /* wake for stderr too, in the slot after the others */
+			fds[nfds++] = (struct pollfd){p->err, POLLIN, 0};
 		if (poll(fds, (nfds_t)nfds, left) < 0 && errno != EINTR)
 			return -1;
 	}
@@ -260,6 +325,10 @@ void kj_proc_consume(kj_proc *p, size_t n)
 
 static void close_fds(kj_proc *p)
 {
+	echo_err(p);
+	if (p->err >= 0)
+		close(p->err);
+	p->err = -1;
 	if (p->in >= 0)
 		close(p->in);
 	if (p->out >= 0)

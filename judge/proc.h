@@ -8,6 +8,17 @@
  * reads into a bounded buffer (a bot that floods is cut off).  Killing
  * signals the whole group, so a bot that forks is cleaned up too.
  *
+ * The command is run with execvp(): a command without a '/' is looked up
+ * in PATH (not in the bot's directory), one with a '/' relative to the
+ * bot's directory.  When it cannot be run, the start still succeeds: the
+ * process exits at once with status 127 and exec_errno and exec_step say
+ * why, so the caller can name the system's error.
+ *
+ * With err_path KJ_ERR_ECHO the bot's stderr comes back on a pipe and
+ * every line of it is written to echo (set by the caller after the start)
+ * as "X! line" with X the tag, as it arrives while the judge waits on the
+ * bot (kj_proc_pump) and when the bot is finished.
+ *
  * The caller must ignore SIGPIPE (a bot may close its stdin at any time).
  * KIMBLE_LEARN=0 is set in the bot's environment when learning is frozen.
  */
@@ -16,12 +27,14 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "bots.h"
 
 #define KJ_INBUF 4096        /* bytes of bot output held unparsed */
 #define KJ_OUTBUF (1 << 20)  /* bytes of judge output a bot may leave unread */
+#define KJ_ERR_ECHO "|echo"  /* err_path: echo the bot's stderr (see above) */
 
 typedef struct kj_limits {
 	int cpu_s;   /* RLIMIT_CPU, 0: none */
@@ -39,11 +52,19 @@ typedef struct kj_proc {
 	size_t ilen;
 	int eof;            /* the bot closed its stdout */
 	int status;         /* wait status once reaped, -1 before */
+	int exec_errno;     /* errno of the failed chdir/execvp, 0 when it ran */
+	const char *exec_step; /* "chdir" or "execvp" when exec_errno is set */
+	int err;            /* read end of the bot's stderr (KJ_ERR_ECHO), or -1 */
+	FILE *echo;         /* where echoed stderr lines go (NULL: dropped) */
+	char tag;           /* the letter before "! " on echoed lines */
+	char ebuf[256];     /* a partial stderr line */
+	size_t elen;
 } kj_proc;
 
 /* Start bot with extra arguments OPPONENTS and SEED; stderr goes to
- * err_path (NULL: /dev/null).  Returns 0, or -1 with err naming the bot and
- * the failing call (the exec failing shows later as an early exit). */
+ * err_path (NULL: /dev/null; KJ_ERR_ECHO: echoed).  Returns 0, or -1 with
+ * err naming the bot and the failing call (a command that cannot be run
+ * is not a failure here: see exec_errno). */
 int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
 		  const char *err_path, const kj_limits *lim, kb_err *err);
 

@@ -42,14 +42,41 @@ int kj_tx_board(const kb_transcript *tx, uint32_t n, char board[KB_BOARD_LEN], i
 	return 0;
 }
 
+static const char *seat_name(const kb_transcript *tx, int s)
+{
+	return tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]);
+}
+
+/* "A mybot forfeited at roll 37 (illegal: DETAIL); seat finished by hard
+ * (replacement)" */
+static void forfeit_line(FILE *out, const kb_transcript *tx, int s)
+{
+	const kb_tx_forfeit *f = &tx->forfeit[s];
+
+	fprintf(out, "%c %s forfeited ", 'A' + s, seat_name(tx, s));
+	if (f->roll)
+		fprintf(out, "at roll %" PRIu32, f->roll);
+	else
+		fprintf(out, "before the first roll");
+	fprintf(out, " (%s%s%s); seat finished by %s (replacement)\n", f->reason,
+		strcmp(f->detail, "-") ? ": " : "", strcmp(f->detail, "-") ? f->detail : "",
+		f->replacement);
+}
+
 static void roll_header(FILE *out, const kb_transcript *tx, const kb_tx_roll *r)
 {
 	int s = r->line[KB_BOARD_LEN] - 'A';
+	const kb_tx_forfeit *f = &tx->forfeit[s];
+	int replaced = f->seen && r->n >= f->roll;
 
-	fprintf(out, "roll %" PRIu32 ": %c (%s) rolls %c", r->n, 'A' + s,
-		tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]), r->line[KB_BOARD_LEN + 1]);
+	if (f->seen && r->n == f->roll)
+		forfeit_line(out, tx, s);
+	fprintf(out, "roll %" PRIu32 ": %c (%s%s%s) rolls %c", r->n, 'A' + s,
+		replaced ? f->replacement : seat_name(tx, s), replaced ? ", replacing " : "",
+		replaced ? seat_name(tx, s) : "", r->line[KB_BOARD_LEN + 1]);
 	if (r->index >= 0)
-		fprintf(out, ", moves piece %d (%s)\n", r->index, kb_how_name(r->how));
+		fprintf(out, ", moves piece %d (%s)\n", r->index,
+			replaced && r->how == KB_DECIDED ? "replacement" : kb_how_name(r->how));
 	else
 		fprintf(out, ", cannot move\n");
 }
@@ -63,9 +90,12 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 	fprintf(out, "game seed %" PRIu64 ", seats", tx->seed);
 	for (int s = 0; s < KB_SEATS; s++)
 		if ((present >> s) & 1)
-			fprintf(out, " %c=%s", 'A' + s,
-				tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]));
+			fprintf(out, " %c=%s%s", 'A' + s, seat_name(tx, s),
+				tx->forfeit[s].seen ? " (forfeited)" : "");
 	fprintf(out, ", %zu rolls\n", tx->nrolls);
+	for (int s = 0; s < KB_SEATS; s++)
+		if (!at && tx->forfeit[s].seen && tx->forfeit[s].roll == 0)
+			forfeit_line(out, tx, s);
 	for (size_t i = 0; i < tx->nrolls; i++) {
 		const kb_tx_roll *r = &tx->rolls[i];
 		if (at && r->n != at)
@@ -87,6 +117,9 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 			fprintf(out, "final position\n");
 			kb_draw_board(out, board, -1, 0, present, color);
 		}
+		for (int s = 0; s < KB_SEATS; s++)
+			if (tx->forfeit[s].seen)
+				forfeit_line(out, tx, s);
 		fprintf(out, "winner: %c (%s)\n", tx->winner >= 0 ? 'A' + tx->winner : '-', tx->reason);
 	}
 	return 0;

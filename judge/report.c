@@ -107,6 +107,11 @@ int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err)
 			st->wins += res[i].winner == s && !sr->reason; /* a forfeit never wins */
 			st->place_sum += (uint32_t)sr->place;
 			st->forfeits[sr->reason]++;
+			if (sr->reason && !st->forfeited) {
+				st->forfeited = 1;
+				st->first_forfeit_game = res[i].game;
+				kj_forfeit_text(&res[i], s, st->first_forfeit, sizeof st->first_forfeit);
+			}
 			st->lineup_bad += !sr->lineup_ok;
 			st->decisions += sr->decisions;
 			st->ms_total += sr->ms_total;
@@ -172,6 +177,10 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 				st->ms_max);
 		fputc('\n', f);
 	}
+	for (int i = 0; i < rep->nbots; i++)
+		if (rep->bots[i].forfeited)
+			fprintf(f, "first forfeit of %s: game %u: %s\n", rep->bots[i].name,
+				rep->bots[i].first_forfeit_game, rep->bots[i].first_forfeit);
 	for (int i = 0; i < rep->npairs; i++) {
 		const kj_pair_elo *p = &rep->pairs[i];
 		fprintf(f, "elo %s - %s: %+.1f [%+.1f, %+.1f] from %u deals (score %.3f)\n",
@@ -180,11 +189,16 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 	}
 }
 
-/* Names are single words without control characters; escape " and \ anyway. */
+/* Names are single words, but forfeit texts hold folder names: escape
+ * " and \ and control characters. */
 static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20) {
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);
@@ -211,7 +225,13 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 			st->decisions, st->decisions ? st->ms_total / st->decisions : 0.0, st->ms_max);
 		for (int r = 1; r < KJ_REASONS; r++)
 			fprintf(f, "%s\"%s\": %u", r > 1 ? ", " : "", kj_reason_name(r), st->forfeits[r]);
-		fprintf(f, "}}");
+		fprintf(f, "}, \"first_forfeit\": ");
+		if (st->forfeited) {
+			fprintf(f, "{\"game\": %u, \"text\": ", st->first_forfeit_game);
+			json_str(f, st->first_forfeit);
+			fprintf(f, "}}");
+		} else
+			fprintf(f, "null}");
 	}
 	fprintf(f, "\n  ],\n  \"elo\": [");
 	for (int i = 0; i < rep->npairs; i++) {

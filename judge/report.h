@@ -9,6 +9,11 @@
  * of the mean deal score m, with m +- 1.96 standard errors of the deal
  * scores mapped the same way for the interval.
  *
+ * A forfeit is a loss: the bot is placed last in that game and never
+ * counted as its winner (match.h).  The table counts forfeits by reason,
+ * and a line per bot that forfeited names its first forfeit (game, roll,
+ * reason, detail).
+ *
  * SPRT (as fastchess/fishtest, normal approximation on deal scores):
  * H0 elo = elo0 against H1 elo = elo1, LLR = n (s1 - s0)(2m - s0 - s1) /
  * (2 var) with s = 1 / (1 + 10^(-elo/400)); stop with H1 when LLR >=
@@ -39,6 +44,9 @@ typedef struct kj_bot_stats {
 	char name[64];
 	uint32_t games, wins, place_sum, forfeits[KJ_REASONS], lineup_bad, decisions;
 	double ms_total, ms_max;
+	int forfeited;           /* first_forfeit is set */
+	uint32_t first_forfeit_game;
+	char first_forfeit[400]; /* kj_forfeit_text of its first forfeit */
 } kj_bot_stats;
 
 typedef struct kj_report {

@@ -22,6 +22,7 @@ typedef struct runner {
 	kj_result *res;          /* per game */
 	int *timeouts;           /* consecutive timeout games per bot */
 	uint8_t *removed;
+	uint8_t *unstarted;      /* per bot: its command could not be run */
 	uint32_t accounted;      /* games before this one are final */
 	uint32_t done, total;
 	int running;
@@ -224,6 +225,12 @@ static void account(runner *r, uint32_t i)
 		r->round_place[b] += (uint32_t)res->seat[s].place;
 		if (opt->bots[b].builtin)
 			continue;
+		if (res->seat[s].reason == KJ_NOSTART && !r->unstarted[b]) {
+			char text[400];
+			r->unstarted[b] = 1;
+			kj_forfeit_text(res, s, text, sizeof text);
+			fprintf(stderr, "kimble-judge: game %" PRIu32 ": %s\n", i, text);
+		}
 		int to = res->seat[s].reason == KJ_TIMEOUT || res->seat[s].reason == KJ_STARTUP;
 		r->timeouts[b] = to ? r->timeouts[b] + 1 : 0;
 		if (opt->max_timeouts && r->timeouts[b] >= opt->max_timeouts && !r->removed[b]) {
@@ -505,6 +512,19 @@ static int run_blocked(runner *r, kb_err *err)
 	return rc;
 }
 
+/* 1 with err naming the bots whose command could not be run, else 0. */
+static int unstarted_error(const runner *r, kb_err *err)
+{
+	size_t n = 0;
+
+	for (int b = 0; b < r->opt->nbots; b++)
+		if (r->unstarted[b] && n < sizeof err->msg)
+			n += (size_t)snprintf(err->msg + n, sizeof err->msg - n, "%s%s",
+					      n ? ", " : "could not start (see above): ",
+					      r->opt->bots[b].name);
+	return n ? 1 : 0;
+}
+
 int kj_run(const kj_run_opts *opt, kb_err *err)
 {
 	uint32_t n = opt->plan->ngames;
@@ -519,7 +539,8 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 	r.res = calloc(n, sizeof *r.res);
 	r.timeouts = calloc((size_t)opt->nbots, sizeof *r.timeouts);
 	r.removed = calloc((size_t)opt->nbots, 1);
-	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed) {
+	r.unstarted = calloc((size_t)opt->nbots, 1);
+	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed || !r.unstarted) {
 		snprintf(err->msg, sizeof err->msg, "plan of %" PRIu32 " games: out of memory", n);
 		goto out;
 	}
@@ -532,8 +553,11 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 				r.res[m++] = r.res[i];
 		rc = kj_report_write(opt->out, r.res, m, opt->sprt, opt->seed, opt->match.timing, err);
 	}
+	if (rc == 0)
+		rc = unstarted_error(&r, err);
 out:
 	free(r.state), free(r.pid), free(r.res), free(r.timeouts), free(r.removed);
+	free(r.unstarted);
 	return rc;
 }
 

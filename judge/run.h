@@ -3,7 +3,7 @@
  *
  * Layout of the output folder OUT:
  *   OUT/games/NNNNNN.tx       transcript of game NNNNNN (core/transcript.h)
- *   OUT/games/NNNNNN.res      its result ("kimble-result 1", match.h)
+ *   OUT/games/NNNNNN.res      its result ("kimble-result 2", match.h)
  *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
  *   OUT/results.txt, OUT/results.json   the report (report.h)
  * A game counts as played when its .res file is in place.  A worker writes
@@ -40,8 +40,11 @@ typedef struct kj_run_opts {
 } kj_run_opts;
 
 /* Play the plan.  Prints the report to stdout and writes it to OUT.
- * Returns 0, or -1 with err (cannot create OUT, a worker failed, a result
- * file is unreadable), or 128 + N with err saying how many games are done
+ * Returns 0; 1 when the report is complete but the command of some bot
+ * could not be run (err names those bots; each is also named on stderr
+ * with the system's error when its first such game is accounted); -1
+ * with err (cannot create OUT, a worker failed, a result file is
+ * unreadable); or 128 + N with err saying how many games are done
  * when stop signal N (SIGINT, SIGTERM, SIGHUP) arrived: then every worker
  * and bot has been stopped and reaped, the unfinished games' files are
  * removed, and no report is written.  Running the same plan again then

@@ -69,6 +69,38 @@ static void frame(FILE *f, const char board[KB_BOARD_LEN], int seat, int die, un
 			SIZE / 2, SIZE / 2 + 8, colors[seat], 'A' + seat, die);
 }
 
+/* Text for an SVG text element: names may hold <, > and &. */
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		const char *entity = *s == '<' ? "&lt;" : *s == '>' ? "&gt;" : *s == '&' ? "&amp;" : NULL;
+		if (entity)
+			fputs(entity, f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* A line per seat whose bot had forfeited by roll n, at the bottom. */
+static void forfeit_marks(FILE *f, const kb_transcript *tx, uint32_t n)
+{
+	int line = 0;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		const kb_tx_forfeit *ff = &tx->forfeit[s];
+		if (!ff->seen || ff->roll > n)
+			continue;
+		fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"12\" fill=\"%s\">%c ", CELL / 2,
+			SIZE - CELL / 2 - 16 * line++, colors[s], 'A' + s);
+		xml_text(f, tx->name[s][0] ? tx->name[s] : "?");
+		fprintf(f, " forfeited at roll %" PRIu32 " (", ff->roll);
+		xml_text(f, ff->reason);
+		fprintf(f, "); seat finished by ");
+		xml_text(f, ff->replacement);
+		fprintf(f, "</text>\n");
+	}
+}
+
 static void header(FILE *f)
 {
 	fprintf(f,
@@ -100,6 +132,7 @@ static void animated(FILE *f, const kb_transcript *tx)
 			   "begin=\"%.1fs\"%s/>\n",
 			(n - 1) * 0.5, n == frames ? "" : " dur=\"0.5s\"");
 		frame(f, board, seat, die, present);
+		forfeit_marks(f, tx, n);
 		fprintf(f, "</g>\n");
 	}
 	fprintf(f, "</svg>\n");
@@ -148,9 +181,12 @@ int kj_svg_write(const char *path, const kb_transcript *tx, uint32_t n, kb_err *
 			 strerror(errno));
 		return -1;
 	}
-	if (n)
-		kj_svg_board(f, board, seat, die, kj_tx_present(tx));
-	else
+	if (n) {
+		header(f);
+		frame(f, board, seat, die, kj_tx_present(tx));
+		forfeit_marks(f, tx, n);
+		fprintf(f, "</svg>\n");
+	} else
 		animated(f, tx);
 	if (path && fclose(f)) {
 		snprintf(err->msg, sizeof err->msg, "cannot write %.150s", svgpath);

@@ -6,7 +6,8 @@
  * corner before its seat's start; the roll in the middle, home pieces in
  * the corners.  An animated picture shows every position of the game in
  * turn, half a second each (SMIL <set> elements, so browsers play it
- * without scripts), and stays on the final position.
+ * without scripts), and stays on the final position.  From the roll on
+ * which a seat's bot forfeited, every picture says so at the bottom.
  */
 #ifndef KJ_SVG_H
 #define KJ_SVG_H

@@ -223,6 +223,183 @@ Test(judge, forking_bot_and_wrong_lineup_still_play, .timeout = 60)
 	free(err);
 }
 
+/* The text kimble-judge printed: cwd/NAME.out or .err (malloc'ed). */
+static char *printed(const char *cwd, const char *name, const char *ext)
+{
+	char path[1200];
+
+	snprintf(path, sizeof path, "%s/%s.%s", cwd, name, ext);
+	char *text = slurp(path);
+	cr_assert_not_null(text, "%s", path);
+	return text;
+}
+
+/* An illegal-move bot in every seat of a gauntlet: the games where its
+ * seat was finished first by the replacement credit nobody, and every
+ * place a result shows says when and why the bot forfeited. */
+Test(judge, forfeit_is_never_a_win_and_is_shown_everywhere, .timeout = 60)
+{
+	char dir[512], out[1024], path[1200], tx[1200];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "5", "-f", "gauntlet", "-t", "4",
+			      "--bots", dir, "-o", out, "cheat", "hard", "hard", "hard", NULL};
+	int replaced_won = -1;
+
+	make_bot(test_tmpdir(dir, sizeof dir), "cheat", "illegal");
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "cheat", args), 0);
+	for (int g = 0; g < 4; g++) {
+		kj_result res;
+		uint32_t game;
+		kb_err err;
+		char raw[64] = "";
+		snprintf(path, sizeof path, "%s/games/%06d.res", out, g);
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f, "%s", path);
+		cr_assert(fgets(raw, sizeof raw, f) && fgets(raw, sizeof raw, f));
+		rewind(f);
+		cr_assert_eq(kj_result_read(f, &game, &res, &err), 0, "%s: %s", path, err.msg);
+		fclose(f);
+		const char *w = strstr(raw, " winner ");
+		cr_assert_not_null(w, "%s", raw);
+		int won = w[8] >= 'A' && w[8] <= 'D' ? w[8] - 'A' : -1;
+		cr_expect(won < 0 || !res.seat[won].reason, "%s names a forfeited seat as winner: %s",
+			  path, raw);
+		if (res.finished >= 0 && res.seat[res.finished].reason)
+			replaced_won = g;
+	}
+	cr_assert_geq(replaced_won, 0, "seed 5 has a game that the replacement finishes");
+	snprintf(path, sizeof path, "%s/games/%06d.res", out, replaced_won);
+	char *text = slurp(path);
+	cr_expect(strstr(text, " winner - ") && strstr(text, " why index "), "%s", text);
+	free(text);
+	text = printed(dir, "cheat", "out");
+	cr_expect(strstr(text, "first forfeit of cheat: game ") && strstr(text, "forfeited at roll ") &&
+		  strstr(text, "(illegal: index ") && strstr(text, "; legal ") &&
+		  strstr(text, "seat finished by hard (replacement)"), "%s", text);
+	free(text);
+	snprintf(path, sizeof path, "%s/results.json", out);
+	text = slurp(path);
+	cr_expect(strstr(text, "\"first_forfeit\": {\"game\": ") != NULL, "%s", text);
+	cr_expect_eq(wins(text, "cheat"), 0);
+	free(text);
+	snprintf(tx, sizeof tx, "%s/games/%06d.tx", out, replaced_won);
+	const char *rep[] = {"replay", tx, NULL};
+	cr_assert_eq(judge(dir, "replay", rep), 0);
+	text = printed(dir, "replay", "out");
+	cr_expect(strstr(text, "=cheat (forfeited)") != NULL, "the seats line");
+	cr_expect(strstr(text, "cheat forfeited at roll ") && strstr(text, "(illegal: index ") &&
+		  strstr(text, ", replacing cheat) rolls ") && strstr(text, "(replacement)\n"),
+		  "the roll of the forfeit and the replacement's moves");
+	cr_expect(strstr(text, "\nwinner: - (win by the replacement (hard) of forfeited seat ") != NULL,
+		  "%s", strstr(text, "winner: ") ? strstr(text, "winner: ") : text);
+	free(text);
+	const char *pic[] = {"svg", tx, NULL};
+	cr_assert_eq(judge(dir, "svg", pic), 0);
+	text = printed(dir, "svg", "out");
+	cr_expect(strstr(text, " cheat forfeited at roll ") != NULL, "the last picture says so");
+	free(text);
+}
+
+/* -d: the forfeit line names the refused index and the legal ones, the
+ * summary never calls the forfeited bot the winner. */
+Test(judge, debug_game_names_the_forfeit_and_the_replacement, .timeout = 60)
+{
+	char dir[512], bot[1024];
+	const char *args[] = {"-d", bot, "--no-timing", "-s", "5", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "cheat", "illegal");
+	snprintf(bot, sizeof bot, "%s/cheat", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	cr_expect(strstr(text, "\nA cheat forfeited at roll ") && strstr(text, "(illegal: index ") &&
+		  strstr(text, "refused; legal ") && strstr(text, "seat finished by hard (replacement)"),
+		  "%s", text);
+	cr_expect(strstr(text, "\nno winner credited after ") && !strstr(text, "\nwinner A"),
+		  "seed 5: A's replacement finishes first: %s", strstr(text, "\nseat A") ?
+		  strstr(text, "\nseat A") : text);
+	cr_expect(strstr(text, "\nA! testbot illegal: playing") != NULL, "the bot's stderr, marked");
+	free(text);
+}
+
+/* A meta file whose command cannot be run: -d, stderr and the results name
+ * the bot, the command, the folder and the system's error; exit status 2. */
+Test(judge, bot_whose_command_fails_is_explained, .timeout = 60)
+{
+	char dir[512], bot[1024], path[1200], out[1024];
+	const char *dbg[] = {"-d", bot, "--no-timing", NULL};
+	const char *tour[] = {"-q", "--no-timing", "-o", out, bot, "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/pybot", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(bot, 0755);
+	snprintf(path, sizeof path, "%s/meta", bot);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "pybot\npython3 bot.py\n\n0\n"); /* command and argument on one line */
+	fclose(f);
+	cr_assert_eq(judge(dir, "debug", dbg), 2, "a bot that cannot start: status 2");
+	char *text = printed(dir, "debug", "out");
+	char want[1400];
+	snprintf(want, sizeof want, "A pybot forfeited before the first roll (nostart: cannot run "
+		 "'python3 bot.py' in %s: execvp: No such file or directory; meta line 2", bot);
+	cr_expect(strstr(text, want) != NULL, "%s\nin -d: %s", want, text);
+	free(text);
+	text = printed(dir, "debug", "err");
+	cr_expect(strstr(text, want) != NULL, "on stderr: %s", text);
+	free(text);
+	cr_assert_eq(judge(dir, "tour", tour), 2);
+	text = printed(dir, "tour", "err");
+	cr_expect(strstr(text, want) && strstr(text, "could not start (see above): pybot"), "%s", text);
+	free(text);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	text = slurp(path);
+	cr_expect(strstr(text, "nostart:2") && strstr(text, want), "%s", text);
+	free(text);
+	/* a file in the bot's folder named without ./ is looked up in PATH */
+	snprintf(path, sizeof path, "%s/meta", bot);
+	f = fopen(path, "w");
+	fprintf(f, "pybot\nbot.py\n\n0\n");
+	fclose(f);
+	snprintf(path, sizeof path, "%s/bot.py", bot);
+	f = fopen(path, "w");
+	fprintf(f, "#!/usr/bin/env python3\n");
+	fclose(f);
+	chmod(path, 0755);
+	cr_assert_eq(judge(dir, "path", dbg), 2);
+	text = printed(dir, "path", "out");
+	cr_expect(strstr(text, "execvp: No such file or directory; without '/' the command is "
+			       "looked up in PATH: write ./ before it") != NULL, "%s", text);
+	free(text);
+}
+
+/* A Python bot that raises: -d shows its traceback as it comes, marked. */
+Test(judge, debug_game_shows_a_crashing_bots_stderr, .timeout = 60)
+{
+	char dir[512], bot[1024], path[1200];
+	const char *args[] = {"-d", bot, "--no-timing", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/raiser", dir);
+	mkdir(bot, 0755);
+	snprintf(path, sizeof path, "%s/meta", bot);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "raiser\npython3\nbot.py\n0\n");
+	fclose(f);
+	snprintf(path, sizeof path, "%s/bot.py", bot);
+	f = fopen(path, "w");
+	fprintf(f, "import sys\nprint('v001222', flush=True)\nsys.stdin.readline()\n"
+		   "raise RuntimeError('the bot is broken')\n");
+	fclose(f);
+	cr_assert_eq(judge(dir, "raise", args), 0);
+	char *text = printed(dir, "raise", "out");
+	cr_expect(strstr(text, "\nA! Traceback (most recent call last):\n") &&
+		  strstr(text, "\nA! RuntimeError: the bot is broken\n"), "%s", text);
+	cr_expect(strstr(text, "\nA raiser forfeited at roll ") &&
+		  strstr(text, "(exit: exited with status 1 before the game ended)"), "%s", text);
+	free(text);
+}
+
 /* Every file of folder a/games equals the one in b/games. */
 static void same_files(const char *a, const char *b, int ngames)
 {
@@ -547,6 +724,49 @@ Test(judge, plan_rotates_every_lineup_through_the_seats, .timeout = 10)
 	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 3, 2, 1, 7, 0, &err), -1);
 }
 
+/* Version 2 result files keep the forfeit's roll and detail and the seat
+ * that finished; a version 1 file whose winner had forfeited reads as a
+ * game without a credited winner. */
+Test(judge, result_files_keep_forfeits_and_read_version_1, .timeout = 10)
+{
+	static const char v1[] =
+		"kimble-result 1\ngame 4 deal 1 seed 7 winner A rolls 99\n"
+		"seat A x place 2 score 122 forfeit illegal errors 4 lineup 1 decisions 4 ms 0.000 "
+		"max 0.000 fp -\n"
+		"seat B hard place 1 score 50 forfeit none errors 0 lineup 1 decisions 0 ms 0.000 "
+		"max 0.000 fp -\ndone\n";
+	kj_result res, back;
+	uint32_t game;
+	kb_err err;
+	char *text = NULL, line[400];
+	size_t len = 0;
+
+	FILE *f = fmemopen((void *)v1, sizeof v1 - 1, "r");
+	cr_assert_eq(kj_result_read(f, &game, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_expect_eq(res.winner, -1, "a forfeited seat is not credited");
+	cr_expect_eq(res.finished, 0);
+	res.seat[0].forfeit_roll = 37;
+	snprintf(res.seat[0].why, sizeof res.seat[0].why, "index 3 refused; legal 0 1");
+	f = open_memstream(&text, &len);
+	cr_assert_eq(kj_result_write(f, game, &res), 0);
+	fclose(f);
+	cr_expect(strstr(text, "kimble-result 2\ngame 4 deal 1 seed 7 winner - rolls 99 finished A\n") &&
+		  strstr(text, " fp - at 37 why index 3 refused; legal 0 1\n"), "%s", text);
+	f = fmemopen(text, len, "r");
+	cr_assert_eq(kj_result_read(f, &game, &back, &err), 0, "%s", err.msg);
+	fclose(f);
+	free(text);
+	cr_expect_eq(back.winner, -1);
+	cr_expect_eq(back.finished, 0);
+	cr_expect_eq(back.seat[0].forfeit_roll, 37u);
+	cr_expect_str_eq(back.seat[0].why, "index 3 refused; legal 0 1");
+	cr_expect_str_eq(back.seat[1].why, "");
+	kj_forfeit_text(&back, 0, line, sizeof line);
+	cr_expect_str_eq(line, "A x forfeited at roll 37 (illegal: index 3 refused; legal 0 1); "
+			       "seat finished by hard (replacement)");
+}
+
 Test(judge, statistics_and_results_round_trip, .timeout = 10)
 {
 	double lo, hi;
@@ -562,8 +782,8 @@ Test(judge, statistics_and_results_round_trip, .timeout = 10)
 	kj_token(5, 2, tok);
 	cr_assert(kb_token_valid(tok, KB_TOKEN_LEN));
 	res.deal = 3, res.seed = 99, res.winner = 2, res.rolls = 321;
-	res.seat[0] = (kj_seat_result){1, "a", 2, 40, KJ_OK, 1, 1, 17, 3.5, 1.25, "00ff"};
-	res.seat[2] = (kj_seat_result){1, "b", 1, 1000, KJ_TIMEOUT, 0, 0, 4, 0, 0, "-"};
+	res.seat[0] = (kj_seat_result){1, "a", 2, 40, KJ_OK, 1, 1, 17, 3.5, 1.25, "00ff", 0, ""};
+	res.seat[2] = (kj_seat_result){1, "b", 1, 1000, KJ_TIMEOUT, 0, 0, 4, 0, 0, "-", 0, ""};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

@@ -93,3 +93,32 @@ Test(transcript, errors_name_the_line)
 	cr_assert_str_eq(tx.reason, "unfinished shutdown");
 	kb_tx_free(&tx);
 }
+
+/* The forfeit record: written and read back, a malformed one named. */
+Test(transcript, forfeit_records_round_trip, .timeout = 10)
+{
+	kb_transcript tx;
+	kb_err err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	fprintf(f, "kimble-transcript 1\nseed 3\n");
+	cr_assert_eq(kb_tx_write_forfeit(f, 2, 37, "illegal", "hard", "index 3 refused; legal 0 1"), 0);
+	cr_assert_eq(kb_tx_write_forfeit(f, 0, 0, "nostart", "hard", ""), 0);
+	fclose(f);
+	cr_assert(strstr(text, "\nforfeit C 37 illegal hard index 3 refused; legal 0 1\n"), "%s", text);
+	cr_assert_eq(kb_tx_parse(text, len, &tx, &err), 0, "%s", err.msg);
+	free(text);
+	cr_assert(tx.forfeit[2].seen && !tx.forfeit[1].seen);
+	cr_assert_eq(tx.forfeit[2].roll, 37u);
+	cr_assert_str_eq(tx.forfeit[2].reason, "illegal");
+	cr_assert_str_eq(tx.forfeit[2].replacement, "hard");
+	cr_assert_str_eq(tx.forfeit[2].detail, "index 3 refused; legal 0 1");
+	cr_assert(tx.forfeit[0].seen && tx.forfeit[0].roll == 0);
+	cr_assert_str_eq(tx.forfeit[0].detail, "-");
+	kb_tx_free(&tx);
+	const char *bad = "kimble-transcript 1\nforfeit E 1 illegal hard -\n";
+	cr_assert_eq(kb_tx_parse(bad, strlen(bad), &tx, &err), -1);
+	cr_assert(strstr(err.msg, "line 2") && strstr(err.msg, "forfeit SEAT ROLL"), "%s", err.msg);
+}
