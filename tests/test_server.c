@@ -729,26 +729,31 @@ static void watch_ends(client *w, const char *closing)
 	client_close(w);
 }
 
-/* The id of the one game running. */
-static void only_game(client *p, char id[32])
+/* Start a server with extra arguments, a game of lineup waiting for A on
+ * *p (its start response in *r) and a half-closed spectator of it. */
+static client *half_closed_spectator(server *s, const char *const *extra, const char *lineup,
+				     client **p, resp **r)
 {
-	resp *l = ask(p, "?list\n");
+	char id[32];
+
+	server_start(s, extra);
+	*p = client_open(s->port);
+	*r = start_waiting(*p, lineup);
+	resp *l = ask(*p, "?list\n");
 	cr_assert_eq(l->n, 1);
 	cr_assert_eq(sscanf(l->line[0], "%31s", id), 1);
 	free(l);
+	return watch_half_closed(s->port, id, *r);
 }
 
 /* A half-closed spectator gets the game to its end, then the close (it
  * once stayed open until killed). */
 Test(server, half_closed_watch_closes_after_the_win, .timeout = 60)
 {
-	char id[32];
 	server s;
-	server_start(&s, NULL);
-	client *p = client_open(s.port);
-	resp *r = start_waiting(p, "221");
-	only_game(p, id);
-	client *w = watch_half_closed(s.port, id, r);
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, NULL, "221", &p, &r);
 	play_out(p, r, "221", NULL);
 	watch_ends(w, "Voittaja: ");
 	client_close(p);
@@ -759,30 +764,24 @@ Test(server, half_closed_watch_closes_after_the_win, .timeout = 60)
 Test(server, half_closed_watch_closes_at_expiry, .timeout = 60)
 {
 	const char *args[] = {"--token-ttl", "2", NULL};
-	char id[32];
 	server s;
-	server_start(&s, args);
-	client *p = client_open(s.port);
-	resp *r = start_waiting(p, "222");
-	only_game(p, id);
-	client *w = watch_half_closed(s.port, id, r);
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, args, "222", &p, &r);
 	free(r);
 	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
 	client_close(p);
 	cr_assert_eq(server_stop(&s), 0);
 }
 
-/* A half-closed spectator of a game still running sees the close when the
- * server shuts down. */
+/* ... and when the server shuts down in the middle of the game. */
 Test(server, half_closed_watch_closes_at_shutdown, .timeout = 60)
 {
-	char id[32], line[256];
+	char line[256];
 	server s;
-	server_start(&s, NULL);
-	client *p = client_open(s.port);
-	resp *r = start_waiting(p, "222");
-	only_game(p, id);
-	client *w = watch_half_closed(s.port, id, r);
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, NULL, "222", &p, &r);
 	free(r);
 	cr_assert_eq(server_stop(&s), 0);
 	cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), -1, "EOF at shutdown");
