@@ -43,7 +43,7 @@ static const char usage[] =
 	"    0 done, 2 the store cannot be opened, read or written, 3 malformed\n"
 	"    import input or a file that cannot be opened, 4 show: no such\n"
 	"    opponent, 64 usage error (unknown option or command, missing\n"
-	"    value or NAME).\n"
+	"    value, missing or invalid NAME).\n"
 	"\n"
 	"EXAMPLES\n"
 	"    kimble-state --state bots/mine/kimble-state list\n"
@@ -67,6 +67,16 @@ static kb_store *open_store(const char *arg, int writing)
 	if (writing && kb_store_readonly(st))
 		die(2, "store %s: not writable", path);
 	return st;
+}
+
+/* End on a store status other than KB_STORE_OK: a NAME that is not valid
+ * is a usage error, the rest store errors. */
+static void store_failed(int rc, const kb_err *err)
+{
+	if (rc == KB_STORE_NAME)
+		kb_die_usage(PROG, "%s", err->msg);
+	if (rc)
+		die(2, "%s", err->msg);
 }
 
 static int run(const char *state, const char *cmd, const char *arg)
@@ -94,8 +104,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 			die(2, "export: cannot write %s", arg);
 		if (rc == KB_STORE_ABSENT)
 			die(4, "show: no records of opponent %s", arg);
-		if (rc)
-			die(2, "%s", err.msg);
+		store_failed(rc, &err);
 		return 0;
 	}
 	if (strcmp(cmd, "reset") == 0) {
@@ -103,8 +112,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 		st = open_store(state, 1);
 		rc = kb_store_reset(st, arg, &deleted, &err);
 		kb_store_close(st);
-		if (rc)
-			die(2, "%s", err.msg);
+		store_failed(rc, &err);
 		fprintf(stderr, "kimble-state: reset: %ld record(s) removed\n", deleted);
 		return 0;
 	}

@@ -142,6 +142,7 @@ static const usage_case usage_cases[] = {
 	{"kimble-judge", {"--move-ms"}, {"--move-ms", "expected a value"}},
 	{"kimble-state", {"--state"}, {"--state", "expected a value"}},
 	{"kimble-state", {"frobnicate"}, {"\"frobnicate\"", "expected list"}},
+	{"kimble-state", {"--state", "st", "reset", "no/name"}, {"\"no/name\"", "expected 1..64"}},
 	{"kimble-tune", {"--td-rate", "inf"}, {"--td-rate", "\"inf\""}},
 	{"kimble-tune", {"--games", "0"}, {"--games", "\"0\""}},
 };
