@@ -163,7 +163,8 @@ int kb_num_seconds(const char *what, const char *text, int64_t lo_ms, int64_t hi
 		return fail(err, status, what, text, expected);
 	}
 	int64_t ms = (int64_t)llround(s * 1000);
-	/* rounding cannot leave the range the seconds were checked against */
+	/* the seconds are in range; the clamp only absorbs floating-point
+	 * error at the ends (0.001 * 1000 may be 0.99999...) */
 	*out_ms = ms < lo_ms ? lo_ms : ms > hi_ms ? hi_ms : ms;
 	return KB_NUM_OK;
 }
