@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/policy.h"
 #include "learn.h"
 
@@ -69,8 +70,12 @@ static void open_store(kb_learn *l, const char *path, unsigned present,
 	l->present = present;
 	l->frozen = frozen;
 	const char *max = getenv(KB_STORE_ENV_MAP_MAX);
-	if (max && *max)
-		o.map_max = (size_t)strtoull(max, NULL, 10);
+	long long bytes;
+	if (max && *max && kb_num_range(KB_STORE_ENV_MAP_MAX, max, 1, (long long)(SIZE_MAX >> 1),
+					&bytes, &err) == KB_NUM_OK)
+		o.map_max = (size_t)bytes;
+	else if (max && *max)
+		say(l, "map bound ignored, using the default", err.msg);
 	if (opts)
 		o = *opts;
 	for (int s = 1; s < KB_SEATS; s++) {

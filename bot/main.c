@@ -1,6 +1,4 @@
 /* main.c - kimble-bot: parse arguments, play one game on stdin/stdout. */
-#include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +7,7 @@
 #include "client.h"
 #include "learn.h"
 #include "core/err.h"
+#include "core/num.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -24,12 +23,14 @@ static const char usage[] =
 	"    2 and 3): writes v001XYZ, then answers each decision with TOKEN+INDEX.\n"
 	"    OPPONENTS names seats B,C,D comma-separated: easy, hard, none/-/empty\n"
 	"    for an absent seat, any other word another bot (start digit 2).  SEED\n"
-	"    (unsigned 64-bit decimal) seeds the tie-breaks; the same SEED and\n"
+	"    (unsigned 64-bit decimal, an optional '+' allowed) seeds the\n"
+	"    tie-breaks; the same SEED and\n"
 	"    input give the same output byte for byte.  Diagnostics go to stderr.\n"
 	"\n"
 	"OPTIONS\n"
-	"    --budget-ms N   thinking budget per decision in ms (default 2); sizes\n"
-	"                    the search by a fixed calibration, never by the clock\n"
+	"    --budget-ms N   thinking budget per decision in ms, 0..100000 (default\n"
+	"                    2); sizes the search by a fixed calibration, never by\n"
+	"                    the clock\n"
 	"    --explain       print each candidate move's estimated win probability\n"
 	"                    on stderr\n"
 	"    --state PATH    the learning store folder (created if missing);\n"
@@ -46,29 +47,17 @@ static const char usage[] =
 	"    KIMBLE_STATE    the store folder when --state is not given\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 game over (Voittaja seen), 1 usage error, 2 input no legal game\n"
-	"    produces or a malformed line, 3 the server answered Virhe, 4 input\n"
-	"    ended early or output failed.  Problems with the learning store are\n"
-	"    never fatal: the bot plays on without learning and says why.\n"
+	"    0 game over (Voittaja seen), 2 input no legal game produces or a\n"
+	"    malformed line, 3 the server answered Virhe, 4 input ended early or\n"
+	"    output failed, 64 usage error (unknown option, bad OPPONENTS, SEED\n"
+	"    or value).  Problems with the learning store are never fatal: the\n"
+	"    bot plays on without learning and says why.\n"
 	"\n"
 	"EXAMPLE\n"
 	"    kimble-relay -- kimble-bot easy,hard,none 42 --explain\n";
 
-#define die(status, ...) kb_die("kimble-bot", (status), __VA_ARGS__)
-
-static uint64_t parse_u64(const char *s, const char *what)
-{
-	char *end;
-	uintmax_t v;
-
-	errno = 0;
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		die(1, "%s \"%s\": expected an unsigned decimal number", what, s);
-	v = strtoumax(s, &end, 10);
-	if (errno || *end || v > UINT64_MAX)
-		die(1, "%s \"%s\": expected an unsigned 64-bit decimal number", what, s);
-	return (uint64_t)v;
-}
+#define PROG "kimble-bot"
+#define die(status, ...) kb_die(PROG, (status), __VA_ARGS__)
 
 /* KIMBLE_LEARN=0 in the environment (KIMBLE.md section 3). */
 static int learning_frozen(void)
@@ -102,26 +91,26 @@ int main(int argc, char **argv)
 		} else if (strcmp(argv[i], "--no-learn") == 0) {
 			learn = 0;
 		} else if (strcmp(argv[i], "--state") == 0) {
-			if (++i == argc)
-				die(1, "--state: expected the store's folder PATH");
-			state = argv[i];
+			state = kb_arg_value(PROG, argc, argv, &i);
 		} else if (strcmp(argv[i], "--budget-ms") == 0) {
-			if (++i == argc)
-				die(1, "--budget-ms: expected a number of milliseconds");
-			uint64_t b = parse_u64(argv[i], "--budget-ms");
-			budget = b > 100000 ? 100000 : (int)b;
-		} else if (npos < 2 && (argv[i][0] != '-' || argv[i][1] == 0 || argv[i][1] == ',')) {
+			budget = (int)kb_arg_range(PROG, "--budget-ms", kb_arg_value(PROG, argc, argv, &i),
+						   0, 100000);
+		} else if (argv[i][0] == '-' && argv[i][1] != 0 && argv[i][1] != ',' &&
+			   (argv[i][1] < '0' || argv[i][1] > '9')) {
+			kb_arg_unknown(PROG, argv[i]);
+		} else if (npos < 2) {
+			/* "-" and "-,x" are lineups, "-1" a SEED out of range */
 			pos_args[npos++] = argv[i];
 		} else {
-			die(1, "unexpected argument \"%s\" (see kimble-bot --help)", argv[i]);
+			kb_die_usage(PROG, "unexpected argument \"%s\"", argv[i]);
 		}
 	}
 	if (npos != 2)
-		die(1, "usage: kimble-bot OPPONENTS SEED [--budget-ms N] [--explain] (see --help)");
+		kb_die_usage(PROG, "expected OPPONENTS and SEED: kimble-bot OPPONENTS SEED [options]");
 	memset(&c, 0, sizeof c);
 	if (kb_lineup_parse(pos_args[0], c.lineup, &c.present, opp, &err))
-		die(1, "%s", err.msg);
-	seed = parse_u64(pos_args[1], "SEED");
+		kb_die_usage(PROG, "%s", err.msg);
+	seed = kb_arg_u64(PROG, "SEED", pos_args[1]);
 	kb_learn_names(pos_args[0], names);
 	for (int s = 0; s < KB_SEATS; s++)
 		name_of[s] = names[s][0] ? names[s] : NULL;

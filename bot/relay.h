@@ -23,13 +23,15 @@
 
 #include <stdio.h>
 
+#include "core/err.h"
+
 /* A message without any response byte for this long is resent on a new
  * connection (the server answers at once; a silent peer is a dead one). */
 #define KB_RELAY_SILENCE_MS 3000
 
 /* Exit statuses of kimble-relay besides the bot's own. */
 enum kb_relay_status {
-	KB_RELAY_USAGE = 64,     /* bad arguments */
+	KB_RELAY_USAGE = KB_EXIT_USAGE, /* bad arguments (64, core/err.h) */
 	KB_RELAY_NOSERVER = 69,  /* no server reachable (first or reconnect) */
 	KB_RELAY_SPAWN = 71      /* the bot could not be started */
 };

@@ -6,6 +6,7 @@
 
 #include "relay.h"
 #include "core/err.h"
+#include "core/num.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -22,31 +23,24 @@ static const char usage[] =
 	"\n"
 	"OPTIONS\n"
 	"    --host H          server host (default 127.0.0.1)\n"
-	"    --port P          server port (default: try 65430..65439 in order)\n"
+	"    --port P          server port 1..65535 (default: try 65430..65439 in\n"
+	"                      order)\n"
 	"    --transcript FILE log both directions with timestamps to FILE\n"
 	"    --show            draw the board on stderr after each response\n"
-	"    --retry-ms N      keep trying to reconnect for N ms (default 3000)\n"
+	"    --retry-ms N      keep trying to reconnect for N ms, 0..3600000\n"
+	"                      (default 3000)\n"
 	"    --help            this text\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    the bot's exit status (128+N if killed by signal N); 64 usage error;\n"
+	"    the bot's exit status (128+N if killed by signal N); 64 usage error\n"
+	"    (unknown option, bad or missing value, no COMMAND);\n"
 	"    69 no server reachable (at start or after a drop); 71 the bot could\n"
 	"    not be started.\n"
 	"\n"
 	"EXAMPLE\n"
 	"    kimble-relay --show -- bin/kimble-bot hard,hard,hard 7\n";
 
-#define die(status, ...) kb_die("kimble-relay", (status), __VA_ARGS__)
-
-static int parse_int(const char *s, int lo, int hi, const char *what)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (!*s || *end || v < lo || v > hi)
-		die(KB_RELAY_USAGE, "%s \"%s\": expected a number %d..%d", what, s, lo, hi);
-	return (int)v;
-}
+#define PROG "kimble-relay"
 
 int main(int argc, char **argv)
 {
@@ -63,22 +57,26 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--show")) {
 			cfg.show = 1;
-		} else if (i + 1 < argc && !strcmp(a, "--host")) {
-			cfg.host = argv[++i];
-		} else if (i + 1 < argc && !strcmp(a, "--port")) {
-			cfg.port = parse_int(argv[++i], 1, 65535, "--port");
-		} else if (i + 1 < argc && !strcmp(a, "--retry-ms")) {
-			cfg.retry_ms = parse_int(argv[++i], 0, 3600000, "--retry-ms");
-		} else if (i + 1 < argc && !strcmp(a, "--transcript")) {
-			const char *path = argv[++i];
+		} else if (!strcmp(a, "--host")) {
+			cfg.host = kb_arg_value(PROG, argc, argv, &i);
+		} else if (!strcmp(a, "--port")) {
+			cfg.port = (int)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, &i), 1, 65535);
+		} else if (!strcmp(a, "--retry-ms")) {
+			cfg.retry_ms = (int)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, &i), 0,
+							 3600000);
+		} else if (!strcmp(a, "--transcript")) {
+			const char *path = kb_arg_value(PROG, argc, argv, &i);
 			if (!(cfg.transcript = fopen(path, "w")))
-				die(KB_RELAY_USAGE, "--transcript %s: cannot open for writing", path);
+				kb_die_usage(PROG, "--transcript %s: cannot open for writing", path);
+		} else if (a[0] == '-') {
+			kb_arg_unknown(PROG, a);
 		} else {
-			die(KB_RELAY_USAGE, "unexpected argument \"%s\" (see kimble-relay --help)", a);
+			kb_die_usage(PROG, "unexpected argument \"%s\": the bot's COMMAND goes after --",
+				     a);
 		}
 	}
 	if (i >= argc)
-		die(KB_RELAY_USAGE, "usage: kimble-relay [options] -- COMMAND [ARGS...] (see --help)");
+		kb_die_usage(PROG, "expected -- COMMAND [ARGS...] after the options");
 	int rc = kb_relay_run(&cfg, argv + i);
 	if (cfg.transcript)
 		fclose(cfg.transcript);

@@ -8,6 +8,7 @@
 #include "fit.h"
 #include "td.h"
 #include "core/err.h"
+#include "core/num.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -35,10 +36,17 @@ static const char usage[] =
 	"    prints the win rate at search level V (default 0) in each measured\n"
 	"    lineup over G paired games, before and after, on stderr.\n"
 	"\n"
+	"\n"
+	"    Counts and levels are whole numbers, L and A decimals (L 0..1, A\n"
+	"    0..10, --spsa-step 0..1000000); --games is at least 1.\n"
+	"\n"
 	"EXIT STATUS\n"
-	"    0 done, 1 usage error or out of memory.\n";
+	"    0 done, 1 out of memory, 64 usage error (unknown option, bad or\n"
+	"    missing value).\n";
 
-#define die(...) kb_die("kimble-tune", 1, __VA_ARGS__)
+#define PROG "kimble-tune"
+#define die(...) kb_die(PROG, 1, __VA_ARGS__)
+#define COUNT_MAX 1000000000000LL /* games and steps: far beyond any run */
 
 /* The starting point of a tuning from scratch. */
 static void init_weights(kb_weights *w)
@@ -68,20 +76,26 @@ static void print_report(const kb_weights *w, const char *when, int level, long 
 static const uint8_t *lineup_digits(const char *s, uint8_t d[3])
 {
 	if (strlen(s) != 3 || strspn(s, "012") != 3 || !strcmp(s, "000"))
-		die("--td-lineup \"%s\": expected three digits 0-2 for seats B, C, D, not all 0", s);
+		kb_die_usage(PROG, "--td-lineup \"%s\": expected three digits 0-2 for seats B, C, D, "
+			     "not all 0", s);
 	for (int i = 0; i < 3; i++)
 		d[i] = (uint8_t)(s[i] - '0');
 	return d;
 }
 
-static long num(const char *s, const char *what)
+/* Option argv[*i]'s value as a whole number lo..hi, or a decimal. */
+static long count(int argc, char **argv, int *i, long long lo, long long hi)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
+	const char *opt = argv[*i];
 
-	if (!*s || *end || v < 0)
-		die("%s \"%s\": expected a non-negative number", what, s);
-	return v;
+	return (long)kb_arg_range(PROG, opt, kb_arg_value(PROG, argc, argv, i), lo, hi);
+}
+
+static double decimal(int argc, char **argv, int *i, double lo, double hi)
+{
+	const char *opt = argv[*i];
+
+	return kb_arg_real(PROG, opt, kb_arg_value(PROG, argc, argv, i), lo, hi);
 }
 
 int main(int argc, char **argv)
@@ -105,38 +119,38 @@ int main(int argc, char **argv)
 			init = 1;
 			continue;
 		}
-		if (i + 1 >= argc)
-			die("unexpected argument \"%s\" (see --help)", argv[i]);
 		if (!strcmp(argv[i], "--rounds"))
-			rounds = num(argv[++i], "--rounds");
+			rounds = count(argc, argv, &i, 0, 1000000);
 		else if (!strcmp(argv[i], "--games"))
-			games = num(argv[++i], "--games");
+			games = count(argc, argv, &i, 1, COUNT_MAX);
 		else if (!strcmp(argv[i], "--depth"))
-			depth = num(argv[++i], "--depth");
+			depth = count(argc, argv, &i, 0, 100);
 		else if (!strcmp(argv[i], "--epochs"))
-			epochs = num(argv[++i], "--epochs");
+			epochs = count(argc, argv, &i, 0, 1000000);
 		else if (!strcmp(argv[i], "--spsa"))
-			spsa = num(argv[++i], "--spsa");
+			spsa = count(argc, argv, &i, 0, COUNT_MAX);
 		else if (!strcmp(argv[i], "--spsa-games"))
-			spsa_games = num(argv[++i], "--spsa-games");
+			spsa_games = count(argc, argv, &i, 0, COUNT_MAX);
 		else if (!strcmp(argv[i], "--spsa-step"))
-			spsa_step = atof(argv[++i]);
+			spsa_step = decimal(argc, argv, &i, 0, 1000000);
 		else if (!strcmp(argv[i], "--td"))
-			td = num(argv[++i], "--td");
+			td = count(argc, argv, &i, 0, COUNT_MAX);
 		else if (!strcmp(argv[i], "--td-lambda"))
-			td_lambda = atof(argv[++i]);
+			td_lambda = decimal(argc, argv, &i, 0, 1);
 		else if (!strcmp(argv[i], "--td-lineup"))
-			td_only = lineup_digits(argv[++i], td_lineup);
+			td_only = lineup_digits(kb_arg_value(PROG, argc, argv, &i), td_lineup);
 		else if (!strcmp(argv[i], "--td-rate"))
-			td_rate = atof(argv[++i]);
+			td_rate = decimal(argc, argv, &i, 0, 10);
 		else if (!strcmp(argv[i], "--report"))
-			report = num(argv[++i], "--report");
+			report = count(argc, argv, &i, 0, COUNT_MAX);
 		else if (!strcmp(argv[i], "--report-level"))
-			report_level = num(argv[++i], "--report-level");
+			report_level = count(argc, argv, &i, 0, 100);
 		else if (!strcmp(argv[i], "--seed"))
-			seed = num(argv[++i], "--seed");
+			seed = count(argc, argv, &i, 0, COUNT_MAX * 1000); /* seed * 1000 + r fits */
+		else if (argv[i][0] == '-')
+			kb_arg_unknown(PROG, argv[i]);
 		else
-			die("unexpected argument \"%s\" (see --help)", argv[i]);
+			kb_die_usage(PROG, "unexpected argument \"%s\"", argv[i]);
 	}
 	if (report)
 		print_report(&w, "before", (int)report_level, report);

@@ -28,3 +28,15 @@ void kb_die(const char *prog, int status, const char *fmt, ...)
 	fputc('\n', stderr);
 	exit(status);
 }
+
+void kb_die_usage(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see %s --help)\n", prog);
+	exit(KB_EXIT_USAGE);
+}

@@ -1,9 +1,9 @@
 /* transcript.c - write and read game transcripts; see transcript.h. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "num.h"
 #include "transcript.h"
 
 static const char *const how_names[] = {"pass", "auto", "builtin", "decided"};
@@ -145,16 +145,7 @@ static int seat_of(const char *s)
 
 static int parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end)
-		return -1;
-	*out = v;
-	return 0;
+	return kb_num_u64("", s, out, NULL) == KB_NUM_OK ? 0 : -1;
 }
 
 static int parse_how(const char *s)
@@ -228,11 +219,10 @@ static int read_roll(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_
 
 static int read_msg(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_err *err)
 {
-	char *end;
 	int seat = nf >= 3 ? seat_of(fld[1]) : -1;
-	double ms = nf >= 3 ? strtod(fld[2], &end) : 0;
+	double ms = 0;
 
-	if (seat < 0 || *end)
+	if (seat < 0 || kb_num_real("ms", fld[2], 0, 1e15, &ms, NULL) != KB_NUM_OK)
 		return bad(err, lineno, "expected \"msg SEAT MS TEXT\"");
 	if (grow((void **)&tx->msgs, &tx->cap_msgs, tx->nmsgs, sizeof *tx->msgs))
 		return bad(err, lineno, "out of memory");

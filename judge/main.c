@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/num.h"
 #include "core/transcript.h"
 #include "replay.h"
 #include "run.h"
@@ -65,29 +66,27 @@ static const char usage[] =
 "  -q, --quiet          no progress line\n"
 "  -h, --help           this text\n"
 "\n"
-"Exit status: 0 done (replay --rerun: the game agrees); 1 bad usage or\n"
-"input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
-"a worker died) or a bot could not be started (its command cannot be run:\n"
-"the games are still played and recorded, the message is on stderr);\n"
-"3 replay --rerun differs; 128+N\n"
-"stopped by signal N: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.  A\n"
-"stopped tournament first stops and reaps its workers and bots and keeps\n"
-"only finished games; the same command again resumes it, with the same\n"
-"results as a run never stopped.  After kill -9 the workers and bots die\n"
-"too; resume the same way.\n";
+"Numbers are decimal, an optional '+' allowed (e.g. --games +5 is 5).\n"
+"svg --anim writes SVG only: -o FILE must end in .svg.\n"
+"\n"
+"Exit status: 0 done (replay --rerun: the game agrees); 1 bad input (meta\n"
+"file, start file, transcript); 2 a run failed (cannot write, a worker\n"
+"died) or a bot could not be started (its command cannot be run: the\n"
+"games are still played and recorded, the message is on stderr); 3 replay\n"
+"--rerun differs; 64 usage error (unknown option, bad or missing value,\n"
+"missing argument); 128+N stopped by signal N: 130 SIGINT (Ctrl-C), 143\n"
+"SIGTERM, 129 SIGHUP.  A stopped tournament first stops and reaps its\n"
+"workers and bots and keeps only finished games; the same command again\n"
+"resumes it, with the same results as a run never stopped.  After kill -9\n"
+"the workers and bots die too; resume the same way.\n";
 
-#define die(code, ...) kb_die("kimble-judge", (code), __VA_ARGS__)
+#define PROG "kimble-judge"
+#define die(code, ...) kb_die(PROG, (code), __VA_ARGS__)
+#define usage_error(...) kb_die_usage(PROG, __VA_ARGS__)
 
 static long number(const char *opt, const char *arg, long lo, long hi)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < lo || v > hi)
-		die(1, "%s %s: expected a number from %ld to %ld", opt, arg, lo, hi);
-	return v;
+	return (long)kb_arg_range(PROG, opt, arg, lo, hi);
 }
 
 typedef struct cli {
@@ -130,18 +129,11 @@ static void parse_option(cli *c, int opt, const char *arg)
 		else if (!strcmp(arg, "fixed"))
 			c->format = KJ_FIXED;
 		else
-			die(1, "--format %s: expected rr, gauntlet or fixed", arg);
+			usage_error("--format \"%s\": expected rr, gauntlet or fixed", arg);
 		break;
 	case 't': c->table = (int)number("--table", arg, 1, 4); break;
 	case 'g': c->games = number("--games", arg, 1, 1000000); break;
-	case 's': {
-		char *end;
-		errno = 0;
-		c->seed = strtoull(arg, &end, 10);
-		if (errno || end == arg || *end || arg[0] == '-')
-			die(1, "--seed %s: expected an unsigned 64-bit decimal", arg);
-		break;
-	}
+	case 's': c->seed = kb_arg_u64(PROG, "--seed", arg); break;
 	case 'j': c->concurrency = (int)number("--concurrency", arg, 1, 256); break;
 	case 'o': c->out = c->svg_out = arg; break;
 	case 'q': c->quiet = 1; break;
@@ -165,8 +157,20 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case O_COLOR: c->color = 1; break;
 	case O_RERUN: c->rerun = 1; break;
 	case O_ANIM: c->anim = 1; break;
-	default: fputs(usage, stderr); exit(1);
 	}
+}
+
+/* getopt's '?' and ':' as usage errors that name the option. */
+static void bad_option(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char shortopt[3] = {'-', (char)optopt, 0};
+
+	if (optopt && strncmp(arg, "--", 2) != 0)
+		arg = shortopt;
+	if (opt == ':')
+		usage_error("%s: expected a value after it", arg);
+	kb_arg_unknown(PROG, arg);
 }
 
 static void parse(cli *c, int argc, char **argv)
@@ -183,8 +187,17 @@ static void parse(cli *c, int argc, char **argv)
 	c->match = (kj_match_opts){.move_ms = 1000, .startup_ms = 5000, .max_errors = 3,
 				   .grace_ms = 500, .timing = 1,
 				   .limits = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1}};
-	while ((opt = getopt_long(argc, argv, "f:t:g:s:j:o:qhd:", longopts, NULL)) != -1)
+	opterr = 0; /* our messages, our exit status */
+	while ((opt = getopt_long(argc, argv, ":f:t:g:s:j:o:qhd:", longopts, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			bad_option(opt, argv);
+		/* "--out --games 5": the value was forgotten (a negative number
+		 * would be a value) */
+		if (optarg && optarg[0] == '-' && optarg[1] && !(optarg[1] >= '0' && optarg[1] <= '9'))
+			usage_error("%s: expected a value after it, found the option \"%s\"",
+				    argv[optind - 2], optarg);
 		parse_option(c, opt, optarg);
+	}
 }
 
 static void resolve(const cli *c, const char *word, kj_bot *bot)
@@ -208,9 +221,9 @@ static int load_bots(const cli *c, char **words, int n, kj_bot *bots)
 			words[i] = names[i];
 	}
 	if (n == 0)
-		die(1, "no bots: name BOTs or a --bots folder (see --help)");
+		usage_error("no bots: name BOTs or a --bots folder");
 	if (n > KJ_MAX_BOTS)
-		die(1, "%d bots: at most %d", n, KJ_MAX_BOTS);
+		usage_error("%d bots: at most %d", n, KJ_MAX_BOTS);
 	for (int i = 0; i < n; i++) {
 		resolve(c, words[i], &bots[i]);
 		for (int k = 0; k < i; k++)
@@ -223,12 +236,19 @@ static int load_bots(const cli *c, char **words, int n, kj_bot *bots)
 
 static void parse_sprt(const char *arg, kj_sprt *s)
 {
-	s->alpha = s->beta = 0.05;
-	int got = sscanf(arg, "%lf,%lf,%lf,%lf", &s->elo0, &s->elo1, &s->alpha, &s->beta);
-	if ((got != 2 && got != 4) || s->elo1 <= s->elo0 || s->alpha <= 0 || s->alpha >= 0.5 ||
-	    s->beta <= 0 || s->beta >= 0.5)
-		die(1, "--sprt %s: expected ELO0,ELO1[,ALPHA,BETA] with ELO0 < ELO1, 0 < ALPHA,BETA < 0.5",
-		    arg);
+	static const char expected[] =
+		"expected ELO0,ELO1[,ALPHA,BETA] with ELO0 < ELO1, 0 < ALPHA,BETA < 0.5";
+	double v[4] = {0, 0, 0.05, 0.05};
+	char buf[256], *save = NULL, *field;
+	int got = 0;
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	for (field = strtok_r(buf, ",", &save); field && got < 4; field = strtok_r(NULL, ",", &save))
+		v[got++] = kb_arg_real(PROG, "--sprt", field, -10000, 10000);
+	if (field || (got != 2 && got != 4) || v[1] <= v[0] || v[2] <= 0 || v[2] >= 0.5 ||
+	    v[3] <= 0 || v[3] >= 0.5)
+		usage_error("--sprt \"%s\": %s", arg, expected);
+	s->elo0 = v[0], s->elo1 = v[1], s->alpha = v[2], s->beta = v[3];
 	kj_sprt_init(s);
 }
 
@@ -267,6 +287,20 @@ static _Noreturn void stopped(int status, const kb_err *err)
 	exit(status);
 }
 
+/* --shard K/N with 1 <= K <= N. */
+static void parse_shard(const char *arg, kj_run_opts *ro)
+{
+	char buf[64];
+	char *slash;
+
+	snprintf(buf, sizeof buf, "%s", arg);
+	if (!(slash = strchr(buf, '/')))
+		usage_error("--shard \"%s\": expected K/N with 1 <= K <= N", arg);
+	*slash = 0;
+	ro->shard_n = (int)number("--shard N", slash + 1, 1, 1000000);
+	ro->shard_k = (int)number("--shard K", buf, 1, ro->shard_n);
+}
+
 static int tournament(cli *c, char **words, int n)
 {
 	static kj_bot bots[KJ_MAX_BOTS];
@@ -280,7 +314,7 @@ static int tournament(cli *c, char **words, int n)
 	n = load_bots(c, words, n, bots);
 	if (c->sprt) {
 		if (n != 2)
-			die(1, "--sprt: expected exactly two bots, got %d", n);
+			usage_error("--sprt: expected exactly two bots, got %d", n);
 		c->format = KJ_FIXED;
 		c->table = 2;
 		if (c->games == 1)
@@ -297,15 +331,14 @@ static int tournament(cli *c, char **words, int n)
 			die(1, "%s", err.msg);
 	}
 	if (kj_plan_build(&plan, c->format, n, c->table, (uint32_t)c->games, c->seed, nstarts, &err))
-		die(1, "%s", err.msg);
+		usage_error("%s", err.msg); /* options that do not fit together */
 	ro = (kj_run_opts){.bots = bots, .nbots = n, .plan = &plan, .starts = starts,
 			   .match = c->match, .out = c->out, .concurrency = c->concurrency,
 			   .max_timeouts = c->max_timeouts, .progress = !c->quiet && isatty(2),
 			   .round_lines = c->format == KJ_FIXED, .sprt = c->sprt ? &sprt : NULL,
 			   .seed = c->seed};
-	if (c->shard && (sscanf(c->shard, "%d/%d", &ro.shard_k, &ro.shard_n) != 2 ||
-			 ro.shard_n < 1 || ro.shard_k < 1 || ro.shard_k > ro.shard_n))
-		die(1, "--shard %s: expected K/N with 1 <= K <= N", c->shard);
+	if (c->shard)
+		parse_shard(c->shard, &ro);
 	printf("kimble-judge: seed %" PRIu64 ", %" PRIu32 " games (%" PRIu32 " deals of %d seats), out %s\n",
 	       c->seed, plan.ngames, plan.ndeals, c->table, c->out);
 	int rc = kj_run(&ro, &err);
@@ -364,7 +397,7 @@ static int debug_game(cli *c, char **words, int n)
 
 	resolve(c, debug_bot, &bots[0]);
 	if (n > 3)
-		die(1, "-d: at most three opponents, got %d", n);
+		usage_error("-d: at most three opponents, got %d", n);
 	for (k = 0; k < n; k++)
 		resolve(c, words[k], &bots[k + 1]);
 	if (n == 0)
@@ -400,7 +433,7 @@ static void rerun_bots(const cli *c, const kb_transcript *tx, char **dirs, int n
 	kb_err err;
 
 	if (n > 16)
-		die(1, "replay --rerun: at most 16 bot directories");
+		usage_error("replay --rerun: at most 16 bot directories");
 	for (int i = 0; i < n; i++)
 		if (kj_bot_load(dirs[i], &given[i], &err))
 			die(1, "%s", err.msg);
@@ -432,13 +465,13 @@ static int replay(cli *c, char **args, int n)
 	int rc;
 
 	if (n < 1)
-		die(1, "replay: expected a TRANSCRIPT (see --help)");
+		usage_error("replay: expected a TRANSCRIPT");
 	read_transcript(args[0], &tx);
 	if (!c->rerun) {
 		if (n > 1)
-			die(1, "replay: one transcript only; bot directories go with --rerun");
+			usage_error("replay: one transcript only; bot directories go with --rerun");
 		if (kj_replay_print(stdout, &tx, (uint32_t)c->at, c->step, c->color))
-			die(1, "replay --at %d: the game has %zu rolls", c->at, tx.nrolls);
+			usage_error("replay --at %d: the game has %zu rolls", c->at, tx.nrolls);
 		kb_tx_free(&tx);
 		return 0;
 	}
@@ -457,9 +490,12 @@ static int svg(cli *c, char **args, int n)
 	const char *out = c->svg_out;
 
 	if (n != 1)
-		die(1, "svg: expected one TRANSCRIPT (see --help)");
+		usage_error("svg: expected one TRANSCRIPT");
 	if (out && !strcmp(out, "kimble-judge-out"))
 		out = NULL;
+	if (c->anim && !kj_svg_anim_path_ok(out))
+		usage_error("svg --anim -o \"%s\": an animation is written as SVG only (a PNG "
+			    "cannot move); expected a FILE ending in .svg", out);
 	read_transcript(args[0], &tx);
 	if (kj_svg_write(out, &tx, c->anim ? 0 : (uint32_t)(c->at ? c->at : (int)tx.nrolls + 1),
 			 &err))
@@ -473,7 +509,7 @@ static int merge(cli *c, char **args, int n)
 	kb_err err;
 
 	if (n < 2)
-		die(1, "merge: expected OUT and at least one SHARD_OUT folder");
+		usage_error("merge: expected OUT and at least one SHARD_OUT folder");
 	if (kj_merge(args[0], (const char *const *)(args + 1), n - 1, c->match.timing, &err))
 		die(2, "merge: %s", err.msg);
 	return 0;

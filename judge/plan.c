@@ -5,6 +5,7 @@
 
 #include "core/rng.h"
 #include "plan.h"
+#include "core/num.h"
 
 #define MAX_GAMES 1000000u
 
@@ -112,12 +113,13 @@ void kj_plan_free(kj_plan *plan)
 
 static int start_line(char *line, unsigned present, kj_start *st, kb_err *err)
 {
-	char board[64], seat[8];
-	int die;
+	char board[64], seat[8], die_text[8], rest[2];
+	long long die = 0;
 	kb_err perr;
 
-	if (sscanf(line, "%63s %7s %d", board, seat, &die) != 3 || strlen(board) != KB_BOARD_LEN ||
-	    seat[1] || seat[0] < 'A' || seat[0] > 'D' || die < 0 || die > 6) {
+	if (sscanf(line, "%63s %7s %7s %1s", board, seat, die_text, rest) != 3 ||
+	    strlen(board) != KB_BOARD_LEN || seat[1] || seat[0] < 'A' || seat[0] > 'D' ||
+	    kb_num_range("die", die_text, 0, 6, &die, NULL) != KB_NUM_OK) {
 		snprintf(err->msg, sizeof err->msg,
 			 "expected \"BOARD X D\": a 44-character board, a seat letter A-D, a die 0-6");
 		return -1;
@@ -127,7 +129,7 @@ static int start_line(char *line, unsigned present, kj_start *st, kb_err *err)
 		return -1;
 	}
 	st->turn = seat[0] - 'A';
-	st->die = die;
+	st->die = (int)die;
 	if (!((present >> st->turn) & 1)) {
 		snprintf(err->msg, sizeof err->msg, "seat %c to roll does not play at this table",
 			 seat[0]);

@@ -206,7 +206,12 @@ static void watch_detach(srv_conn *c)
 		c->w_next->w_prev = c->w_prev;
 	c->watching = NULL;
 	c->w_prev = c->w_next = NULL;
-	c->kick = c->in_len > 0; /* input queued while watching runs next */
+	/* Input queued while watching runs next; a client that half-closed
+	 * while watching is settled (closed once its answers are written) on
+	 * the next EPOLLOUT, as after any request: the watch may end while
+	 * another connection's event is handled, which must not close this
+	 * one under the event loop. */
+	c->kick = c->in_len > 0 || c->rd_closed;
 }
 
 static void watch_attach(srv_conn *c, srv_game *g)

@@ -12,8 +12,9 @@
 #include "core/wire.h"
 #include "server.h"
 #include "core/err.h"
+#include "core/num.h"
 
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_BIND = 3 };
+enum { EXIT_RUNTIME = 1, EXIT_BIND = 3 }; /* usage errors: KB_EXIT_USAGE */
 
 static const char usage[] =
 	"usage: kimble-server [--host ADDR] [--port PORT | --port-range FIRST-LAST]\n"
@@ -27,31 +28,25 @@ static const char usage[] =
 	"  --seed SEED            run seed, unsigned 64-bit decimal: the k-th game of\n"
 	"                         the run uses game seed stream (SEED, GAME, k); default\n"
 	"                         random, printed on the first line\n"
-	"  --token-ttl SECONDS    lifetime of an unused token (default 120; decimals ok)\n"
+	"  --token-ttl SECONDS    lifetime of an unused token, 0.001..1000000000\n"
+	"                         (default 120; decimals ok)\n"
 	"  --log-dir DIR          write one transcript per game into DIR\n"
 	"  --help                 this text\n"
 	"\n"
 	"First line on stdout: \"kimble-server: listening on HOST:PORT seed SEED\".\n"
 	"Spectators: \"?list\\n\" lists games, \"?watch gID\\n\" follows one.\n"
 	"SIGINT/SIGTERM end the run; running games are logged as unfinished.\n"
-	"Exit status: 0 clean shutdown, 1 runtime error, 2 usage error,\n"
-	"3 no port could be bound.\n";
+	"Exit status: 0 clean shutdown, 1 runtime error, 3 no port could be bound,\n"
+	"64 usage error (unknown option, bad or missing value, unusable --host or\n"
+	"--log-dir).\n";
 
-/* Fatal error; a usage error also points at --help. */
-#define die(code, fmt, ...)                                                     \
-	kb_die("kimble-server", (code), fmt "%s", ##__VA_ARGS__,                \
-	       (code) == EXIT_USAGE ? "\ntry 'kimble-server --help'" : "")
+#define PROG "kimble-server"
+#define die(code, ...) kb_die(PROG, (code), __VA_ARGS__)
+#define usage_error(...) kb_die_usage(PROG, __VA_ARGS__)
 
 static long parse_port(const char *s, const char *opt)
 {
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 65535)
-		die(EXIT_USAGE, "%s '%s': expected a port number 1..65535", opt, s);
-	return v;
+	return (long)kb_arg_range(PROG, opt, s, 1, 65535);
 }
 
 static void parse_range(const char *s, srv_opts *o)
@@ -60,38 +55,13 @@ static void parse_range(const char *s, srv_opts *o)
 	const char *dash = strchr(s, '-');
 
 	if (!dash || dash == s || (size_t)(dash - s) >= sizeof first)
-		die(EXIT_USAGE, "--port-range '%s': expected FIRST-LAST, e.g. 65430-65439", s);
+		usage_error("--port-range \"%s\": expected FIRST-LAST, e.g. 65430-65439", s);
 	memcpy(first, s, (size_t)(dash - s));
 	first[dash - s] = '\0';
 	o->port_first = (int)parse_port(first, "--port-range");
 	o->port_last = (int)parse_port(dash + 1, "--port-range");
 	if (o->port_last < o->port_first)
-		die(EXIT_USAGE, "--port-range '%s': LAST is below FIRST", s);
-}
-
-static uint64_t parse_seed(const char *s)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		die(EXIT_USAGE, "--seed '%s': expected an unsigned 64-bit decimal", s);
-	return v;
-}
-
-static int64_t parse_ttl(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e9)
-		die(EXIT_USAGE, "--token-ttl '%s': expected seconds > 0 (e.g. 120 or 0.5)", s);
-	int64_t ms = (int64_t)(v * 1000 + 0.5);
-	return ms > 0 ? ms : 1; /* below half a millisecond still expires */
+		usage_error("--port-range \"%s\": LAST is below FIRST", s);
 }
 
 static uint64_t random_seed(void)
@@ -111,32 +81,30 @@ int main(int argc, char **argv)
 	kb_err err;
 
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i];
 		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			fputs(usage, stdout);
 			return 0;
 		}
-		if (!v)
-			die(EXIT_USAGE, "%s: unknown option or missing value", a);
-		i++;
 		if (strcmp(a, "--host") == 0)
-			o.host = v;
+			o.host = kb_arg_value(PROG, argc, argv, &i);
 		else if (strcmp(a, "--port") == 0)
-			o.port_first = o.port_last = (int)parse_port(v, "--port");
+			o.port_first = o.port_last =
+				(int)parse_port(kb_arg_value(PROG, argc, argv, &i), "--port");
 		else if (strcmp(a, "--port-range") == 0)
-			parse_range(v, &o);
+			parse_range(kb_arg_value(PROG, argc, argv, &i), &o);
 		else if (strcmp(a, "--seed") == 0)
-			o.seed = parse_seed(v), seeded = 1;
+			o.seed = kb_arg_u64(PROG, a, kb_arg_value(PROG, argc, argv, &i)), seeded = 1;
 		else if (strcmp(a, "--token-ttl") == 0)
-			o.ttl_ms = parse_ttl(v);
+			o.ttl_ms = kb_arg_seconds(PROG, a, kb_arg_value(PROG, argc, argv, &i), 1,
+						  (int64_t)1000000000 * 1000);
 		else if (strcmp(a, "--log-dir") == 0)
-			o.log_dir = v;
+			o.log_dir = kb_arg_value(PROG, argc, argv, &i);
 		else
-			die(EXIT_USAGE, "%s: unknown option", a);
+			kb_arg_unknown(PROG, a);
 	}
 	if (o.log_dir && access(o.log_dir, W_OK | X_OK) != 0)
-		die(EXIT_USAGE, "--log-dir '%s': not a writable folder: %s", o.log_dir,
-		    strerror(errno));
+		usage_error("--log-dir \"%s\": not a writable folder: %s", o.log_dir, strerror(errno));
 	if (!seeded)
 		o.seed = random_seed();
 	switch (srv_run(&o, &err)) {
@@ -146,7 +114,7 @@ int main(int argc, char **argv)
 		die(EXIT_BIND, "%s", err.msg);
 		break;
 	case SRV_EHOST:
-		die(EXIT_USAGE, "--host %s", err.msg);
+		usage_error("--host %s", err.msg);
 		break;
 	default:
 		die(EXIT_RUNTIME, "%s", err.msg);

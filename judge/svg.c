@@ -162,6 +162,11 @@ static int convert(const char *svg, const char *png)
 	return -1;
 }
 
+int kj_svg_anim_path_ok(const char *path)
+{
+	return !path || ends_with(path, ".svg");
+}
+
 int kj_svg_write(const char *path, const kb_transcript *tx, uint32_t n, kb_err *err)
 {
 	char svgpath[1024];
@@ -170,6 +175,9 @@ int kj_svg_write(const char *path, const kb_transcript *tx, uint32_t n, kb_err *
 	char board[KB_BOARD_LEN];
 	int seat = -1, die = 0;
 
+	if (!n && !kj_svg_anim_path_ok(path))
+		return kb_err_set(err, -1, "%.120s: an animation is written as SVG only (a PNG "
+				  "cannot move); expected a FILE ending in .svg", path);
 	if (n && kj_tx_board(tx, n, board, &seat, &die)) {
 		snprintf(err->msg, sizeof err->msg, "roll %" PRIu32 ": the game has %zu rolls", n,
 			 tx->nrolls);

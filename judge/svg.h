@@ -21,8 +21,13 @@ void kj_svg_board(FILE *f, const char board[KB_BOARD_LEN], int seat, int die, un
 
 /* Write to path (NULL: stdout) the position before roll n of tx (n =
  * nrolls + 1: the final position), or with n = 0 the whole game animated.
- * A path ending in .png is converted.  Returns 0, or -1 with err (n out of
- * range, cannot write, no converter for PNG). */
+ * A path ending in .png is converted (a still picture only).  Returns 0,
+ * or -1 with err (n out of range, an animation to a path not ending in
+ * .svg, cannot write, no converter for PNG). */
 int kj_svg_write(const char *path, const kb_transcript *tx, uint32_t n, kb_err *err);
+
+/* 1 if an animation may be written to path: NULL (stdout) or a name ending
+ * in .svg (PNG and other formats hold no animation). */
+int kj_svg_anim_path_ok(const char *path);
 
 #endif

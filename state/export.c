@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "export.h"
+#include "core/num.h"
 
 /* Longest line: an opponent line with every sample. */
 #define LINE_MAX_LEN (256 + 2 * KB_SAMPLES * KB_SAMPLE_LEN)
@@ -40,7 +41,7 @@ static int export_opponent(void *ctx, const char *name, const kb_opp_rec *rec, i
 {
 	export_ctx *c = ctx;
 
-	if (status < 0) {
+	if (!kb_rec_usable(status)) {
 		fprintf(c->out, "# skipped opponent %s: %s record\n", name,
 			status == KB_REC_NEWER ? "newer-format" : "damaged");
 		return 0;
@@ -56,7 +57,7 @@ static int export_results(void *ctx, const char *version, const char *name,
 {
 	export_ctx *c = ctx;
 
-	if (status < 0)
+	if (!kb_rec_usable(status))
 		fprintf(c->out, "# skipped results %s %s: unreadable record\n", version, name);
 	else
 		fprintf(c->out, "results %s %s games %" PRIu64 " won %" PRIu64 " lost %" PRIu64 "\n",
@@ -71,15 +72,15 @@ int kb_export(kb_store *st, FILE *out, kb_err *err)
 	int rc;
 
 	if (!c)
-		return kb_err_set(err, -1, "export: out of memory");
+		return kb_err_set(err, KB_EXPORT_NOMEM, "export: out of memory");
 	c->out = out;
 	fprintf(out, "%s\n", KB_EXPORT_MAGIC);
 	rc = kb_store_each(st, &v, err);
 	free(c);
 	if (rc)
-		return -1;
+		return rc;
 	if (fflush(out) || ferror(out))
-		return kb_err_set(err, -1, "export: cannot write: %s", strerror(errno));
+		return kb_err_set(err, KB_EXPORT_WRITE, "export: cannot write: %s", strerror(errno));
 	return 0;
 }
 
@@ -100,20 +101,16 @@ static char *field(char **p)
 	return s;
 }
 
-/* Expect "LABEL NUMBER"; 0 or -1 with err. */
+/* Expect "LABEL NUMBER"; 0 or KB_EXPORT_MALFORMED with err. */
 static int labelled(char **p, const char *label, uint64_t *v, kb_err *err)
 {
-	char *l = field(p), *num = field(p), *end;
+	char *l = field(p), *num = field(p);
+	kb_err why;
 
 	if (!l || strcmp(l, label) != 0)
-		return kb_err_set(err, -1, "expected \"%s\" here, found \"%.30s\"", label, l ? l : "end of line");
-	if (!num || !*num || *num < '0' || *num > '9')
-		return kb_err_set(err, -1, "expected an unsigned number after \"%s\"", label);
-	errno = 0;
-	uintmax_t x = strtoumax(num, &end, 10);
-	if (errno || *end || x > UINT64_MAX)
-		return kb_err_set(err, -1, "expected an unsigned 64-bit number after \"%s\", found \"%.30s\"", label, num);
-	*v = (uint64_t)x;
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "expected \"%s\" here, found \"%.30s\"", label, l ? l : "end of line");
+	if (kb_num_u64(label, num, v, &why))
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "%s", why.msg);
 	return 0;
 }
 
@@ -136,7 +133,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 	if (strcmp(hex, "-") == 0)
 		len = 0;
 	if (len != (size_t)n * 2 * KB_SAMPLE_LEN)
-		return kb_err_set(err, -1, "samples: expected %d samples of %d hex digits for %" PRIu64
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "samples: expected %d samples of %d hex digits for %" PRIu64
 			    " decisions, found %zu digits", n, 2 * KB_SAMPLE_LEN, m->decisions, len);
 	for (int j = 0; j < n; j++) {
 		kb_sample *smp = &m->sample[(first + (uint64_t)j) % KB_SAMPLES];
@@ -144,7 +141,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 			const char *h = hex + 2 * (j * KB_SAMPLE_LEN + b);
 			int hi = hexval(h[0]), lo = hexval(h[1]);
 			if (hi < 0 || lo < 0)
-				return kb_err_set(err, -1, "samples: expected lowercase hex digits, found \"%.2s\"", h);
+				return kb_err_set(err, KB_EXPORT_MALFORMED, "samples: expected lowercase hex digits, found \"%.2s\"", h);
 			smp->b[b] = (uint8_t)(hi << 4 | lo);
 		}
 	}
@@ -154,7 +151,7 @@ static int parse_samples(const char *hex, kb_model_stats *m, kb_err *err)
 static int check_name(const char *what, const char *name, kb_err *err)
 {
 	if (!name || !kb_name_ok(name, strlen(name)))
-		return kb_err_set(err, -1, "expected %s of 1..%d letters, digits, '_', '.', '-', found \"%.40s\"",
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "expected %s of 1..%d letters, digits, '_', '.', '-', found \"%.40s\"",
 			    what, KB_NAME_MAX, name ? name : "end of line");
 	return 0;
 }
@@ -173,7 +170,7 @@ int kb_import_line(char *line, kb_store_add *add, kb_err *err)
 		    check_name("an opponent name", add->name, err) ||
 		    labelled(&p, "games", &r->games, err) || labelled(&p, "won", &r->won, err) ||
 		    labelled(&p, "lost", &r->lost, err))
-			return -1;
+			return KB_EXPORT_MALFORMED;
 	} else if (kind && strcmp(kind, "opponent") == 0) {
 		add->opponent = 1;
 		add->name = field(&p);
@@ -183,21 +180,21 @@ int kb_import_line(char *line, kb_store_add *add, kb_err *err)
 		    labelled(&p, "decisions", &m->decisions, err) ||
 		    labelled(&p, "easy", &m->easy_hits, err) ||
 		    labelled(&p, "hard", &m->hard_hits, err))
-			return -1;
+			return KB_EXPORT_MALFORMED;
 		if (!(samples = field(&p)) || strcmp(samples, "samples") || !(samples = field(&p)))
-			return kb_err_set(err, -1, "expected \"samples\" and the sample digits (or -)");
+			return kb_err_set(err, KB_EXPORT_MALFORMED, "expected \"samples\" and the sample digits (or -)");
 		if (parse_samples(samples, m, err))
-			return -1;
+			return KB_EXPORT_MALFORMED;
 		if (m->easy_hits > m->decisions || m->hard_hits > m->decisions)
-			return kb_err_set(err, -1, "easy and hard must not exceed decisions");
+			return kb_err_set(err, KB_EXPORT_MALFORMED, "easy and hard must not exceed decisions");
 	} else {
-		return kb_err_set(err, -1, "expected a line starting with \"opponent\" or \"results\", found \"%.30s\"",
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "expected a line starting with \"opponent\" or \"results\", found \"%.30s\"",
 			    kind ? kind : "");
 	}
 	if (r->won > r->games || r->lost > r->games)
-		return kb_err_set(err, -1, "won and lost must not exceed games");
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "won and lost must not exceed games");
 	if (p)
-		return kb_err_set(err, -1, "unexpected text \"%.30s\" at the end of the line", p);
+		return kb_err_set(err, KB_EXPORT_MALFORMED, "unexpected text \"%.30s\" at the end of the line", p);
 	return 0;
 }
 
@@ -226,11 +223,11 @@ static int import_push(import_buf *b, const char *line, kb_err *err)
 		if (l)
 			b->lines = l;
 		if (!a || !l)
-			return kb_err_set(err, -1, "import: out of memory");
+			return kb_err_set(err, KB_EXPORT_NOMEM, "import: out of memory");
 		b->cap = cap;
 	}
 	if (!(b->lines[b->n] = strdup(line)))
-		return kb_err_set(err, -1, "import: out of memory");
+		return kb_err_set(err, KB_EXPORT_NOMEM, "import: out of memory");
 	b->n++;
 	return 0;
 }
@@ -244,35 +241,35 @@ int kb_import(kb_store *st, FILE *in, const char *what, long *records, kb_err *e
 	kb_err why;
 
 	if (!line)
-		return kb_err_set(err, -1, "import: out of memory");
+		return kb_err_set(err, KB_EXPORT_NOMEM, "import: out of memory");
 	while (rc == 0 && fgets(line, LINE_MAX_LEN + 2, in)) {
 		size_t len = strlen(line);
 		lineno++;
 		if (len && line[len - 1] == '\n')
 			line[--len] = 0;
 		else if (!feof(in))
-			rc = kb_err_set(err, -2, "%s line %ld: longer than %d characters", what, lineno, LINE_MAX_LEN);
+			rc = kb_err_set(err, KB_EXPORT_MALFORMED, "%s line %ld: longer than %d characters", what, lineno, LINE_MAX_LEN);
 		if (len && line[len - 1] == '\r')
 			line[--len] = 0;
 		if (rc)
 			break;
 		if (lineno == 1) {
 			if (strcmp(line, KB_EXPORT_MAGIC) != 0)
-				rc = kb_err_set(err, -2, "%s line 1: expected \"%s\"", what, KB_EXPORT_MAGIC);
+				rc = kb_err_set(err, KB_EXPORT_MALFORMED, "%s line 1: expected \"%s\"", what, KB_EXPORT_MAGIC);
 			continue;
 		}
 		if (len == 0 || line[0] == '#')
 			continue;
 		rc = import_push(&b, line, err);
 		if (!rc && kb_import_line(b.lines[b.n - 1], &b.adds[b.n - 1], &why))
-			rc = kb_err_set(err, -2, "%s line %ld: %s", what, lineno, why.msg);
+			rc = kb_err_set(err, KB_EXPORT_MALFORMED, "%s line %ld: %s", what, lineno, why.msg);
 	}
 	if (rc == 0 && lineno == 0)
-		rc = kb_err_set(err, -2, "%s: empty, expected \"%s\" on line 1", what, KB_EXPORT_MAGIC);
+		rc = kb_err_set(err, KB_EXPORT_MALFORMED, "%s: empty, expected \"%s\" on line 1", what, KB_EXPORT_MAGIC);
 	if (rc == 0 && ferror(in))
-		rc = kb_err_set(err, -2, "%s: read error: %s", what, strerror(errno));
-	if (rc == 0 && b.n > 0 && kb_store_apply(st, b.adds, (int)b.n, NULL, err))
-		rc = -1;
+		rc = kb_err_set(err, KB_EXPORT_MALFORMED, "%s: read error: %s", what, strerror(errno));
+	if (rc == 0 && b.n > 0)
+		rc = kb_store_apply(st, b.adds, (int)b.n, NULL, err);
 	if (rc == 0 && records)
 		*records = b.n;
 	import_free(&b);

@@ -25,16 +25,28 @@
 
 #define KB_EXPORT_MAGIC "kimble-state-export 1"
 
+/* This module's statuses, in its own range -400..-499 (core/err.h).  The
+ * functions below also pass on the store's statuses (store.h), which
+ * cannot be mistaken for these. */
+enum kb_export_status {
+	KB_EXPORT_OK = 0,
+	KB_EXPORT_MALFORMED = -401, /* import input malformed or unreadable:
+				     * err names the line and what was expected */
+	KB_EXPORT_WRITE = -402,     /* export: the output cannot be written */
+	KB_EXPORT_NOMEM = -403      /* out of memory */
+};
+
 /* Write the whole store to out.  Unreadable records are written as
- * comments ("# skipped ...").  Returns 0, or -1 with err set (store read
- * error, write error). */
+ * comments ("# skipped ...").  Returns KB_EXPORT_OK; KB_EXPORT_WRITE,
+ * KB_EXPORT_NOMEM or KB_STORE_ERROR (cannot read the store), err set. */
 int kb_export(kb_store *st, FILE *out, kb_err *err);
 
 /* Read an export from in (named what, for messages) and add it to the
  * store.  *records (may be NULL) receives the number of records added.
- * Returns 0; -2 with err naming the line and what was expected when the
- * input is malformed (nothing is written then); -1 with err set on a store
- * error. */
+ * Returns KB_EXPORT_OK; KB_EXPORT_MALFORMED with err naming the line and
+ * what was expected when the input is malformed or cannot be read;
+ * KB_EXPORT_NOMEM; or a store status of kb_store_apply (KB_STORE_READONLY,
+ * KB_STORE_ERROR ...).  Nothing is written unless KB_EXPORT_OK. */
 int kb_import(kb_store *st, FILE *in, const char *what, long *records, kb_err *err);
 
 /* Format one opponent line (without '\n') into out of size bytes; for
@@ -42,7 +54,8 @@ int kb_import(kb_store *st, FILE *in, const char *what, long *records, kb_err *e
 int kb_export_opponent_line(const char *name, const kb_opp_rec *rec, char *out, size_t size);
 
 /* Parse one non-comment line into add (name and version point into line,
- * which is modified).  Returns 0, or -1 with err saying what was expected. */
+ * which is modified).  Returns KB_EXPORT_OK, or KB_EXPORT_MALFORMED with
+ * err saying what was expected. */
 int kb_import_line(char *line, kb_store_add *add, kb_err *err);
 
 #endif

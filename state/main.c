@@ -9,6 +9,7 @@
 #include "report.h"
 #include "store.h"
 #include "core/err.h"
+#include "core/num.h"
 
 static const char usage[] =
 	"NAME\n"
@@ -39,15 +40,17 @@ static const char usage[] =
 	"    --help        this text\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 done, 1 usage error, 2 the store cannot be opened, read or\n"
-	"    written, 3 malformed import input or a file that cannot be opened,\n"
-	"    4 show: no such opponent.\n"
+	"    0 done, 2 the store cannot be opened, read or written, 3 malformed\n"
+	"    import input or a file that cannot be opened, 4 show: no such\n"
+	"    opponent, 64 usage error (unknown option or command, missing\n"
+	"    value, missing or invalid NAME).\n"
 	"\n"
 	"EXAMPLES\n"
 	"    kimble-state --state bots/mine/kimble-state list\n"
 	"    kimble-state export > a.txt; kimble-state --state other import a.txt\n";
 
-#define die(code, ...) kb_die("kimble-state", (code), __VA_ARGS__)
+#define PROG "kimble-state"
+#define die(code, ...) kb_die(PROG, (code), __VA_ARGS__)
 
 static kb_store *open_store(const char *arg, int writing)
 {
@@ -57,12 +60,23 @@ static kb_store *open_store(const char *arg, int writing)
 	kb_err err;
 
 	if (!kb_store_path(arg, path, sizeof path))
-		die(1, "--state: path too long, expected at most %zu characters", sizeof path - 1);
+		kb_die_usage(PROG, "--state: path too long, expected at most %zu characters",
+			     sizeof path - 1);
 	if (kb_store_open(&st, path, writing ? KB_STORE_CREATE : KB_STORE_RDONLY, &opts, &err))
 		die(2, "%s", err.msg);
 	if (writing && kb_store_readonly(st))
 		die(2, "store %s: not writable", path);
 	return st;
+}
+
+/* End on a store status other than KB_STORE_OK: a NAME that is not valid
+ * is a usage error, the rest store errors. */
+static void store_failed(int rc, const kb_err *err)
+{
+	if (rc == KB_STORE_NAME)
+		kb_die_usage(PROG, "%s", err->msg);
+	if (rc)
+		die(2, "%s", err->msg);
 }
 
 static int run(const char *state, const char *cmd, const char *arg)
@@ -75,7 +89,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 	    strcmp(cmd, "export") == 0) {
 		FILE *out = stdout;
 		if (strcmp(cmd, "show") == 0 && !arg)
-			die(1, "show: expected an opponent NAME");
+			kb_die_usage(PROG, "show: expected an opponent NAME");
 		if (strcmp(cmd, "export") == 0 && arg && !(out = fopen(arg, "w")))
 			die(3, "export: cannot create %s", arg);
 		st = open_store(state, 0);
@@ -88,10 +102,9 @@ static int run(const char *state, const char *cmd, const char *arg)
 		kb_store_close(st);
 		if (out != stdout && fclose(out))
 			die(2, "export: cannot write %s", arg);
-		if (rc == 1)
+		if (rc == KB_STORE_ABSENT)
 			die(4, "show: no records of opponent %s", arg);
-		if (rc)
-			die(2, "%s", err.msg);
+		store_failed(rc, &err);
 		return 0;
 	}
 	if (strcmp(cmd, "reset") == 0) {
@@ -99,8 +112,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 		st = open_store(state, 1);
 		rc = kb_store_reset(st, arg, &deleted, &err);
 		kb_store_close(st);
-		if (rc)
-			die(2, "%s", err.msg);
+		store_failed(rc, &err);
 		fprintf(stderr, "kimble-state: reset: %ld record(s) removed\n", deleted);
 		return 0;
 	}
@@ -115,12 +127,12 @@ static int run(const char *state, const char *cmd, const char *arg)
 		if (in != stdin)
 			fclose(in);
 		if (rc)
-			die(rc == -2 ? 3 : 2, "import: %s", err.msg);
+			die(rc == KB_EXPORT_MALFORMED ? 3 : 2, "import: %s", err.msg);
 		fprintf(stderr, "kimble-state: import: %ld record(s) added\n", records);
 		return 0;
 	}
-	die(1, "unknown command \"%s\": expected list, show, reset, export or import (see --help)", cmd);
-	return 1;
+	kb_die_usage(PROG, "unknown command \"%s\": expected list, show, reset, export or import",
+		     cmd);
 }
 
 int main(int argc, char **argv)
@@ -133,20 +145,18 @@ int main(int argc, char **argv)
 			fputs(usage, stdout);
 			return 0;
 		} else if (strcmp(argv[i], "--state") == 0) {
-			if (++i == argc)
-				die(1, "--state: expected a folder PATH");
-			state = argv[i];
+			state = kb_arg_value(PROG, argc, argv, &i);
 		} else if (strncmp(argv[i], "--state=", 8) == 0) {
 			state = argv[i] + 8;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			die(1, "unknown option \"%s\" (see kimble-state --help)", argv[i]);
+			kb_arg_unknown(PROG, argv[i]);
 		} else if (nwords < 2) {
 			words[nwords++] = argv[i];
 		} else {
-			die(1, "unexpected argument \"%s\" (see kimble-state --help)", argv[i]);
+			kb_die_usage(PROG, "unexpected argument \"%s\"", argv[i]);
 		}
 	}
 	if (!nwords)
-		die(1, "expected a command: list, show, reset, export or import (see --help)");
+		kb_die_usage(PROG, "expected a command: list, show, reset, export or import");
 	return run(state, words[0], words[1]);
 }

@@ -67,7 +67,7 @@ size_t kb_res_encode(const kb_res_rec *r, uint8_t *out)
 	return KB_RES_LEN;
 }
 
-/* Check the header; returns the version, or an enum kb_rec_status < 0. */
+/* Check the header; returns the version (> 0), or KB_REC_NEWER/KB_REC_BAD. */
 static int check_header(const uint8_t *in, size_t len, uint16_t kind, uint16_t current)
 {
 	if (len < 8 || get16(in) != kind)
@@ -77,6 +77,11 @@ static int check_header(const uint8_t *in, size_t len, uint16_t kind, uint16_t c
 	if (get16(in + 2) == 0)
 		return KB_REC_BAD;
 	return get16(in + 2);
+}
+
+int kb_rec_usable(int status)
+{
+	return status == KB_REC_OK || status == KB_REC_OLD;
 }
 
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)

@@ -49,13 +49,19 @@ typedef struct kb_res_rec {
 	uint64_t games, won, lost;
 } kb_res_rec;
 
-/* Decoding results. */
+/* Decoding results: this module's own range -200..-299 (core/err.h), so a
+ * caller that also gets store statuses (store.h) cannot mistake one for
+ * another.  OK and OLD filled the record; NEWER and BAD zeroed it. */
 enum kb_rec_status {
 	KB_REC_OK = 0,
-	KB_REC_OLD = 1,     /* read from an older version (upgrade on write) */
-	KB_REC_NEWER = -1,  /* written by a newer program: leave it alone */
-	KB_REC_BAD = -2     /* wrong kind, or a size its version does not have */
+	KB_REC_OLD = -201,   /* read from an older version: usable, its missing
+			      * fields are zero; upgraded on the next write */
+	KB_REC_NEWER = -202, /* written by a newer program: leave it alone */
+	KB_REC_BAD = -203    /* wrong kind, or a size its version does not have */
 };
+
+/* 1 if status (an enum kb_rec_status) filled the record: OK or OLD. */
+int kb_rec_usable(int status);
 
 /* Encode in the current version into out (KB_REC_MAX bytes); returns the
  * length. */

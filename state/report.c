@@ -27,7 +27,7 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 	kb_model m;
 	char belief[64];
 
-	if (status < 0) {
+	if (!kb_rec_usable(status)) {
 		fprintf(out, "%-20s %s\n", name, status_word(status));
 		return 0;
 	}
@@ -44,7 +44,7 @@ int kb_report_list(kb_store *st, FILE *out, kb_err *err)
 
 	fprintf(out, "%-20s %8s %8s %7s %8s %10s  %s\n", "OPPONENT", "GAMES", "WON", "WIN%",
 		"LOST", "DECISIONS", "BELIEF");
-	return kb_store_each(st, &v, err) ? -1 : 0;
+	return kb_store_each(st, &v, err);
 }
 
 typedef struct show_ctx {
@@ -62,7 +62,7 @@ static int show_results(void *ctx, const char *version, const char *name,
 		return 0;
 	if (!c->versions++)
 		fprintf(c->out, "results by bot version:\n");
-	if (status < 0)
+	if (!kb_rec_usable(status))
 		fprintf(c->out, "  %-16s unreadable record\n", version);
 	else
 		fprintf(c->out, "  %-16s games %" PRIu64 " won %" PRIu64 " (%.1f%%) lost %" PRIu64 "\n",
@@ -76,15 +76,19 @@ int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err)
 	kb_model m;
 	show_ctx c = {out, name, 0};
 	kb_store_visitor v = {NULL, show_results, &c};
-	int rc = kb_store_get(st, name, &r, err);
+	int rc = kb_store_get(st, name, &r, err), each;
 
-	if (rc == KB_STORE_ERROR)
-		return -1;
+	if (rc == KB_STORE_ERROR || rc == KB_STORE_NAME)
+		return rc;
 	if (rc == KB_REC_NEWER || rc == KB_REC_BAD) {
 		fprintf(out, "opponent %s: %s\n", name, status_word(rc));
-	} else if (rc != KB_STORE_ABSENT) {
+	} else if (kb_rec_usable(rc)) {
 		kb_model_fit(&m, &r.model);
-		fprintf(out, "opponent %s%s\n", name, rc == KB_REC_OLD ? " (old record format)" : "");
+		fprintf(out, "opponent %s\n", name);
+		if (rc == KB_REC_OLD)
+			fprintf(out, "old record format (version 1): games, won and lost only;\n"
+				"no decisions were kept, so the model is the prior; the record\n"
+				"is rewritten in the current format at the next game or import\n");
 		fprintf(out, "games %" PRIu64 ", won %" PRIu64 " (%.1f%%), lost %" PRIu64 "\n",
 			r.games, r.won, pct(r.won, r.games), r.lost);
 		fprintf(out, "decisions %" PRIu64 " (matching easy %" PRIu64 ", hard %" PRIu64
@@ -98,9 +102,9 @@ int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err)
 			fprintf(out, " %s %+.2f", kb_feature_name(k), m.w[k]);
 		fprintf(out, "\n");
 	}
-	if (kb_store_each(st, &v, err))
-		return -1;
+	if ((each = kb_store_each(st, &v, err)))
+		return each;
 	if (rc == KB_STORE_ABSENT && c.versions == 0)
-		return 1;
-	return 0;
+		return KB_STORE_ABSENT;
+	return KB_STORE_OK;
 }

@@ -1,6 +1,8 @@
 /* report.h - what kimble-state list and show print.
  *
- * Errors: as store.h; kb_report_show returns 1 when NAME has no records.
+ * Status: the store's (store.h): KB_STORE_OK; KB_STORE_ERROR (err set);
+ * kb_report_show also KB_STORE_ABSENT when NAME has no records at all and
+ * KB_STORE_NAME for a name that is not valid.
  */
 #ifndef KB_STATE_REPORT_H
 #define KB_STATE_REPORT_H

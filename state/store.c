@@ -129,22 +129,22 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 
 	*out = NULL;
 	if (!st)
-		return kb_err_set(err, -1, "store %.300s: out of memory", dir);
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: out of memory", dir);
 	st->map_max = opts && opts->map_max ? opts->map_max : KB_STORE_MAP_MAX;
 	if (map > st->map_max)
 		map = st->map_max;
 	st->warn = opts ? opts->warn : NULL;
 	if (strlen(dir) >= sizeof st->path) {
 		free(st);
-		return kb_err_set(err, -1, "store path \"%.100s...\": expected at most %zu characters",
+		return kb_err_set(err, KB_STORE_ERROR, "store path \"%.100s...\": expected at most %zu characters",
 			    dir, sizeof st->path - 1);
 	}
 	strcpy(st->path, dir);
 	if ((flags & KB_STORE_CREATE) && !(flags & (KB_STORE_RDONLY | KB_STORE_FROZEN)) &&
 	    make_dirs(dir)) {
-		kb_err_set(err, -1, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
+		kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot create the folder: %s", dir, strerror(errno));
 		free(st);
-		return -1;
+		return KB_STORE_ERROR;
 	}
 	st->readonly = (flags & (KB_STORE_RDONLY | KB_STORE_FROZEN)) != 0;
 	st->nolock = (flags & KB_STORE_FROZEN) != 0;
@@ -165,9 +165,9 @@ int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 	if (!rc)
 		rc = open_dbi(st);
 	if (rc) {
-		kb_err_set(err, -1, "store %.300s: cannot open: %s", dir, mdb_strerror(rc));
+		kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot open: %s", dir, mdb_strerror(rc));
 		kb_store_close(st);
-		return -1;
+		return KB_STORE_ERROR;
 	}
 	*out = st;
 	return 0;
@@ -213,9 +213,9 @@ static int snapshot_intact(kb_store *st, MDB_txn *txn)
 
 static int key_error(kb_err *err, const char *name)
 {
-	kb_err_set(err, -1, "name \"%.80s\": expected 1..%d of letters, digits, '_', '.', '-'", name,
-	     KB_NAME_MAX);
-	return KB_STORE_ERROR;
+	return kb_err_set(err, KB_STORE_NAME,
+			  "name \"%.80s\": expected 1..%d of letters, digits, '_', '.', '-'", name,
+			  KB_NAME_MAX);
 }
 
 /* Read and decode opponent key; the value is copied out before decoding. */
@@ -248,7 +248,7 @@ int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err)
 		return key_error(err, name);
 	for (int attempt = 0;; attempt++) {
 		if ((rc = begin(st, MDB_RDONLY, &txn))) {
-			kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+			kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 			return KB_STORE_ERROR;
 		}
 		rc = get_opp(txn, st->dbi, key, klen, rec);
@@ -258,17 +258,17 @@ int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err)
 			break;
 		if (attempt + 1 == FROZEN_READ_ATTEMPTS) {
 			memset(rec, 0, sizeof *rec);
-			kb_err_set(err, -1, "store %.300s: changed while read (frozen), opponent %s",
+			kb_err_set(err, KB_STORE_ERROR, "store %.300s: changed while read (frozen), opponent %s",
 				   st->path, name);
 			return KB_STORE_ERROR;
 		}
 	}
 	if (rc == KB_STORE_ERROR)
-		kb_err_set(err, -1, "store %.300s: cannot read opponent %s", st->path, name);
+		kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read opponent %s", st->path, name);
 	else if (rc == KB_REC_NEWER)
-		kb_err_set(err, -1, "store %.300s: opponent %s was written by a newer kimble-state format", st->path, name);
+		kb_err_set(err, KB_STORE_ERROR, "store %.300s: opponent %s was written by a newer kimble-state format", st->path, name);
 	else if (rc == KB_REC_BAD)
-		kb_err_set(err, -1, "store %.300s: opponent %s: damaged record", st->path, name);
+		kb_err_set(err, KB_STORE_ERROR, "store %.300s: opponent %s: damaged record", st->path, name);
 	return rc;
 }
 
@@ -282,7 +282,8 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 	int rc = 0;
 
 	if (st->readonly)
-		return kb_err_set(err, -1, "store %.300s: opened read-only, cannot write", st->path);
+		return kb_err_set(err, KB_STORE_READONLY, "store %.300s: opened read-only, cannot write",
+				  st->path);
 	for (int attempt = 0; attempt < GROW_ATTEMPTS; attempt++) {
 		if ((rc = begin(st, 0, &txn)))
 			break;
@@ -295,7 +296,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 			break;
 		size_t size = kb_store_mapsize(st);
 		if (size >= st->map_max)
-			return kb_err_set(err, -1, "store %.300s: full at %zu bytes (bound %zu): %s",
+			return kb_err_set(err, KB_STORE_ERROR, "store %.300s: full at %zu bytes (bound %zu): %s",
 				    st->path, size, st->map_max, mdb_strerror(rc));
 		size = size * 2 > st->map_max ? st->map_max : size * 2;
 		if ((rc = mdb_env_set_mapsize(st->env, size)))
@@ -304,7 +305,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 		rc = MDB_MAP_FULL;
 	}
 	if (rc)
-		return kb_err_set(err, -1, "store %.300s: write failed: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: write failed: %s", st->path, mdb_strerror(rc));
 	return 0;
 }
 
@@ -389,14 +390,15 @@ int kb_store_apply(kb_store *st, const kb_store_add *adds, int n, int *skipped,
 {
 	apply_ctx c = {adds, n, 0};
 	char key[KB_KEY_MAX];
+	int rc;
 
 	for (int i = 0; i < n; i++)
 		if (!kb_key_opponent(adds[i].name, key) ||
 		    (adds[i].version && !kb_key_results(adds[i].version, adds[i].name, key)))
 			return key_error(err, adds[i].version && kb_name_ok(adds[i].name, strlen(adds[i].name))
-						      ? adds[i].version : adds[i].name), -1;
-	if (write_txn(st, apply_body, &c, err))
-		return -1;
+						      ? adds[i].version : adds[i].name);
+	if ((rc = write_txn(st, apply_body, &c, err)))
+		return rc;
 	if (skipped)
 		*skipped = c.skipped;
 	return 0;
@@ -436,7 +438,7 @@ static int visit(const kb_store_visitor *vis, const MDB_val *k, const MDB_val *v
 		memcpy(name, key + 2, k->mv_size - 2);
 		name[k->mv_size - 2] = 0;
 		status = v->mv_size > sizeof buf ? KB_REC_BAD : kb_opp_decode(buf, n, &rec);
-		if (status < 0)
+		if (!kb_rec_usable(status))
 			memset(&rec, 0, sizeof rec);
 		return vis->opponent(vis->ctx, name, &rec, status);
 	}
@@ -444,7 +446,7 @@ static int visit(const kb_store_visitor *vis, const MDB_val *k, const MDB_val *v
 	    split_results_key(key, k->mv_size, version, name) == 0) {
 		kb_res_rec rec;
 		status = v->mv_size > sizeof buf ? KB_REC_BAD : kb_res_decode(buf, n, &rec);
-		if (status < 0)
+		if (!kb_rec_usable(status))
 			memset(&rec, 0, sizeof rec);
 		return vis->results(vis->ctx, version, name, &rec, status);
 	}
@@ -459,10 +461,10 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	int rc, stop = 0;
 
 	if ((rc = begin(st, MDB_RDONLY, &txn)))
-		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	if ((rc = mdb_cursor_open(txn, st->dbi, &cur))) {
 		mdb_txn_abort(txn);
-		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	}
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && !stop;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
@@ -471,11 +473,11 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	int intact = snapshot_intact(st, txn);
 	mdb_txn_abort(txn);
 	if (!intact)
-		return kb_err_set(err, -1, "store %.300s: changed while read (frozen)", st->path);
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: changed while read (frozen)", st->path);
 	if (stop)
 		return stop;
 	if (rc != MDB_NOTFOUND)
-		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	return 0;
 }
 
@@ -529,9 +531,9 @@ int kb_store_digest(kb_store *st, uint64_t *digest, kb_err *err)
 	for (int attempt = 0; attempt < FROZEN_READ_ATTEMPTS && rc == -1; attempt++)
 		rc = digest_once(st, digest);
 	if (rc == -1)
-		return kb_err_set(err, -1, "store %.300s: changed while read (frozen)", st->path);
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: changed while read (frozen)", st->path);
 	if (rc)
-		return kb_err_set(err, -1, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
 	return 0;
 }
 
@@ -584,11 +586,12 @@ static int reset_body(kb_store *st, MDB_txn *txn, void *ctx)
 int kb_store_reset(kb_store *st, const char *name, long *deleted, kb_err *err)
 {
 	reset_ctx c = {name, 0};
+	int rc;
 
 	if (name && !kb_name_ok(name, strlen(name)))
-		return key_error(err, name), -1;
-	if (write_txn(st, reset_body, &c, err))
-		return -1;
+		return key_error(err, name);
+	if ((rc = write_txn(st, reset_body, &c, err)))
+		return rc;
 	if (deleted)
 		*deleted = c.deleted;
 	return 0;
@@ -615,6 +618,6 @@ int kb_store_put_raw(kb_store *st, const char *name, const uint8_t *val, size_t 
 	raw_ctx c = {key, kb_key_opponent(name, key), val, len};
 
 	if (!c.klen)
-		return key_error(err, name), -1;
+		return key_error(err, name);
 	return write_txn(st, raw_body, &c, err);
 }

@@ -15,9 +15,13 @@
  * and stale reader slots of crashed processes are cleared with
  * mdb_reader_check.  Warnings about such events go to opts->warn.
  *
- * Errors: every function returning int gives 0 on success and -1 with err
- * naming the store path and the LMDB or system reason otherwise, unless
- * said differently.
+ * Status: every function returning int gives KB_STORE_OK (0) on success,
+ * otherwise one of enum kb_store_status with err naming the store path (or
+ * the name) and the LMDB or system reason, unless said differently.  The
+ * store's statuses have their own range, -300..-399 (core/err.h), apart
+ * from LMDB's codes, errno values and the record statuses (record.h) that
+ * kb_store_get and the visitors also give, so no outcome can be taken for
+ * another.
  */
 #ifndef KB_STATE_STORE_H
 #define KB_STATE_STORE_H
@@ -35,6 +39,15 @@
 #define KB_STORE_MAP_MAX ((size_t)1 << 30)
 
 typedef struct kb_store kb_store;
+
+enum kb_store_status {
+	KB_STORE_OK = 0,
+	KB_STORE_ABSENT = -301, /* kb_store_get: no record of that name */
+	KB_STORE_ERROR = -302,  /* LMDB or system error: cannot open, read or
+				 * write, map full beyond the bound, memory */
+	KB_STORE_NAME = -303,   /* a name that is not valid (record.h) */
+	KB_STORE_READONLY = -304  /* a write to a store opened read-only */
+};
 
 enum kb_store_flags {
 	KB_STORE_RDONLY = 1, /* never write (inspection) */
@@ -68,7 +81,8 @@ const char *kb_store_path(const char *arg, char *buf, size_t size);
  * store cannot be opened for writing because of permissions (EACCES,
  * EROFS), it is opened read-only with a warning; kb_store_readonly() then
  * says so.  Errors: the folder cannot be created or opened, the files are
- * not an LMDB environment (MDB_INVALID, MDB_VERSION_MISMATCH), memory. */
+ * not an LMDB environment (MDB_INVALID, MDB_VERSION_MISMATCH), memory:
+ * all KB_STORE_ERROR. */
 int kb_store_open(kb_store **out, const char *dir, unsigned flags,
 		  const kb_store_opts *opts, kb_err *err);
 
@@ -81,12 +95,16 @@ int kb_store_readonly(const kb_store *st);
 /* Current map size in bytes. */
 size_t kb_store_mapsize(kb_store *st);
 
-/* Read opponent NAME.  Returns an enum kb_rec_status (KB_REC_OK or
- * KB_REC_OLD: rec filled), 1 when there is no record (rec zeroed), or for
- * an unusable record KB_REC_NEWER / KB_REC_BAD (rec zeroed, err says why);
- * -10 with err set on an LMDB error or an invalid name. */
-#define KB_STORE_ABSENT 1
-#define KB_STORE_ERROR (-10)
+/* Read opponent NAME.  Returns one of:
+ *   KB_REC_OK       rec filled from a current record
+ *   KB_REC_OLD      rec filled from an older format version (missing
+ *                   fields zero); usable, upgraded at the next update
+ *   KB_STORE_ABSENT no record of NAME (rec zeroed)
+ *   KB_REC_NEWER    a record of a newer format, not read (rec zeroed, err)
+ *   KB_REC_BAD      a damaged record (rec zeroed, err says why)
+ *   KB_STORE_NAME   NAME is not a valid name (err)
+ *   KB_STORE_ERROR  LMDB error (err)
+ * kb_rec_usable(status) says whether rec was filled. */
 int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err);
 
 /* One addition: with opponent set, delta (counts and samples) is added to
@@ -101,16 +119,17 @@ typedef struct kb_store_add {
 
 /* Apply n additions in ONE write transaction.  Records that cannot be
  * read (newer version, damaged) are left as they are and counted in
- * *skipped (may be NULL), with a warning.  Errors: read-only store,
- * invalid name, map full beyond the bound, other LMDB errors; then nothing
- * was written. */
+ * *skipped (may be NULL), with a warning.  Errors: KB_STORE_READONLY,
+ * KB_STORE_NAME, KB_STORE_ERROR (map full beyond the bound, other LMDB
+ * errors); then nothing was written. */
 int kb_store_apply(kb_store *st, const kb_store_add *adds, int n, int *skipped,
 		   kb_err *err);
 
 /* Visit every record in key order inside one read transaction.  status is
- * the enum kb_rec_status of the decoding (the record is zero unless OK or
- * OLD).  A callback returning non-zero stops the walk (that value is
- * returned). */
+ * the enum kb_rec_status of the decoding (the record is zero unless
+ * kb_rec_usable(status)).  A callback returning non-zero stops the walk
+ * (that value is returned, so callbacks should return values outside the
+ * store's range).  Errors: KB_STORE_ERROR. */
 typedef struct kb_store_visitor {
 	int (*opponent)(void *ctx, const char *name, const kb_opp_rec *rec, int status);
 	int (*results)(void *ctx, const char *version, const char *name,
@@ -126,12 +145,13 @@ int kb_store_each(kb_store *st, const kb_store_visitor *v, kb_err *err);
  * pages or a process opens the store.  The records are hashed as stored,
  * whatever their format, so any LMDB environment can be digested (named
  * databases count as their entries in the main one).  Returns 0 with
- * *digest set, or -1 with err. */
+ * *digest set, or KB_STORE_ERROR with err. */
 int kb_store_digest(kb_store *st, uint64_t *digest, kb_err *err);
 
 /* Delete opponent NAME's record and its results under every version, or
  * every record when name is NULL, in one write transaction; *deleted (may
- * be NULL) receives the number of records removed. */
+ * be NULL) receives the number of records removed.  Errors:
+ * KB_STORE_READONLY, KB_STORE_NAME, KB_STORE_ERROR. */
 int kb_store_reset(kb_store *st, const char *name, long *deleted, kb_err *err);
 
 /* Write len raw bytes as opponent NAME's record, unchecked: for tests that

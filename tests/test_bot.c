@@ -426,8 +426,8 @@ Test(bot_proc, help_and_usage_errors, .timeout = 10)
 	cr_assert_eq(exit_code(test_wait(&p, 3000)), 0);
 	char *argv2[] = {bin, "hard", "notanumber", NULL};
 	cr_assert_eq(test_spawn(&p, argv2, NULL, 0, 0, "/dev/null"), 0);
-	cr_assert_eq(exit_code(test_wait(&p, 3000)), 1);
+	cr_assert_eq(exit_code(test_wait(&p, 3000)), 64);
 	char *argv3[] = {bin, "hard", NULL};
 	cr_assert_eq(test_spawn(&p, argv3, NULL, 0, 0, "/dev/null"), 0);
-	cr_assert_eq(exit_code(test_wait(&p, 3000)), 1);
+	cr_assert_eq(exit_code(test_wait(&p, 3000)), 64);
 }

@@ -613,6 +613,37 @@ Test(judge, meta_errors_name_file_and_line, .timeout = 30)
 	cr_assert_eq(judge(dir, "none", none), 1);
 }
 
+/* An animation cannot be a PNG: svg --anim -o FILE.png (or any name not
+ * ending in .svg) is a usage error that writes nothing (it once wrote a
+ * blank PNG and exited 0); a still picture may still be a PNG. */
+Test(judge, svg_animation_only_as_svg, .timeout = 60)
+{
+	char dir[512], out[1024], tx[1100], path[1100];
+	struct stat sb;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *args[] = {"-q", "--no-timing", "-o", out, "hard", "easy", NULL};
+	cr_assert_eq(judge(dir, "game", args), 0);
+	snprintf(tx, sizeof tx, "%s/games/000000.tx", out);
+	const char *png[] = {"svg", "--anim", "-o", "anim.png", tx, NULL};
+	cr_assert_eq(judge(dir, "png", png), 64);
+	snprintf(path, sizeof path, "%s/png.err", dir);
+	char *text = slurp(path);
+	cr_expect(strstr(text, "anim.png") && strstr(text, ".svg"), "%s", text);
+	free(text);
+	snprintf(path, sizeof path, "%s/anim.png", dir);
+	cr_assert_neq(stat(path, &sb), 0, "no file written");
+	const char *txt[] = {"svg", "--anim", "-o", "anim.txt", tx, NULL};
+	cr_assert_eq(judge(dir, "txt", txt), 64);
+	const char *ok[] = {"svg", "--anim", "-o", "anim.svg", tx, NULL};
+	cr_assert_eq(judge(dir, "ok", ok), 0);
+	snprintf(path, sizeof path, "%s/anim.svg", dir);
+	text = slurp(path);
+	cr_expect(strncmp(text, "<svg", 4) == 0 && strstr(text, "<set "), "an animated SVG");
+	free(text);
+}
+
 Test(judge, start_positions_and_pictures, .timeout = 60)
 {
 	char dir[512], starts[1024], out[1024], tx[1100], path[1100];

@@ -263,6 +263,45 @@ static int play_game(int port, const char *lineup, int pick, int rest, resp *all
 	return decisions;
 }
 
+/* Start games on p until one waits for A's decision; returns its start
+ * response (the token on line 0). */
+static resp *start_waiting(client *p, const char *lineup)
+{
+	char msg[16];
+	resp *r;
+
+	snprintf(msg, sizeof msg, "v001%s\n", lineup);
+	while (is_winner(last(r = ask(p, msg))))
+		free(r);
+	return r;
+}
+
+/* Play the game started with response r (from start_waiting) to its end
+ * on p, choosing as hard; every later line goes to seen (may be NULL).
+ * Frees r. */
+static void play_out(client *p, resp *r, const char *lineup, resp *seen)
+{
+	char msg[80];
+	sim m;
+	int more;
+
+	snprintf(msg, sizeof msg, "%s", r->line[0]);
+	sim_init(&m, lineup);
+	more = sim_feed(&m, r, 1);
+	while (more) {
+		int idx = kb_pick_hard(sim_mask(&m));
+		sim_decide(&m, idx);
+		msg[KB_TOKEN_LEN] = (char)('0' + idx);
+		msg[KB_TOKEN_LEN + 1] = '\0';
+		free(r);
+		r = ask(p, msg);
+		for (int i = 0; seen && i < r->n; i++)
+			strcpy(seen->line[seen->n++], r->line[i]);
+		more = sim_feed(&m, r, 0);
+	}
+	free(r);
+}
+
 /* ---- the tests --------------------------------------------------------------- */
 
 Test(server, start_response_format, .timeout = 60)
@@ -583,21 +622,12 @@ Test(server, new_connection_per_message, .timeout = 60)
 Test(server, spectators_list_and_watch, .timeout = 60)
 {
 	server s;
-	sim m;
-	char msg[80], cmd[80], id[32];
+	char cmd[80], id[32];
 	unsigned rolls;
 	server_start(&s, NULL);
 	client *p = client_open(s.port), *w = client_open(s.port);
 	resp *seen = calloc(1, sizeof *seen);
-	resp *r;
-	/* a game that waits for A */
-	for (;;) {
-		r = ask(p, "v001221\n");
-		if (!is_winner(last(r)))
-			break;
-		free(r);
-	}
-	snprintf(msg, sizeof msg, "%s", r->line[0]);
+	resp *r = start_waiting(p, "221");
 	for (int i = 1; i < r->n; i++)
 		strcpy(seen->line[seen->n++], r->line[i]);
 	resp *l = ask(w, "?list\n");
@@ -623,20 +653,7 @@ Test(server, spectators_list_and_watch, .timeout = 60)
 			      "watch replay line %d", v->n);
 		snprintf(v->line[v->n++], 80, "%.79s", line);
 	}
-	sim_init(&m, "221");
-	int more = sim_feed(&m, r, 1);
-	while (more) {
-		int idx = kb_pick_hard(sim_mask(&m));
-		sim_decide(&m, idx);
-		msg[KB_TOKEN_LEN] = (char)('0' + idx);
-		msg[KB_TOKEN_LEN + 1] = '\0';
-		free(r);
-		r = ask(p, msg);
-		for (int i = 0; i < r->n; i++)
-			strcpy(seen->line[seen->n++], r->line[i]);
-		more = sim_feed(&m, r, 0);
-	}
-	free(r);
+	play_out(p, r, "221", seen);
 	resp *rest = client_resp(w);
 	for (int i = 0; i < rest->n; i++) {
 		cr_assert_lt(v->n, MAX_LINES);
@@ -663,9 +680,7 @@ Test(server, watched_game_expires, .timeout = 60)
 	server s;
 	server_start(&s, args);
 	client *p = client_open(s.port), *w = client_open(s.port);
-	resp *r;
-	while (is_winner(last(r = ask(p, "v001222\n")))) /* a game that waits */
-		free(r);
+	resp *r = start_waiting(p, "222");
 	resp *l = ask(w, "?list\n");
 	cr_assert_eq(l->n, 1);
 	cr_assert_eq(sscanf(l->line[0], "%31s", id), 1);
@@ -681,6 +696,97 @@ Test(server, watched_game_expires, .timeout = 60)
 	client_close(p);
 	client_close(w);
 	cr_assert_eq(server_stop(&s), 0);
+}
+
+/* A spectator of game id that sent "?watch ID" and half-closed at once
+ * (as nc -N does); returns when it has the replay of r's lines, so the
+ * watch is registered. */
+static client *watch_half_closed(int port, const char *id, const resp *r)
+{
+	char cmd[80], line[256];
+	client *w = client_open(port);
+
+	snprintf(cmd, sizeof cmd, "?watch %s\n", id);
+	client_send(w, cmd);
+	cr_assert_eq(shutdown(w->fd, SHUT_WR), 0);
+	for (int i = 1; i < r->n; i++) {
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, WAIT_MS), 0, "replay line %d", i);
+		cr_assert_str_eq(line, r->line[i]);
+	}
+	return w;
+}
+
+/* The rest of the watch ends with closing, then the connection closes. */
+static void watch_ends(client *w, const char *closing)
+{
+	char line[256];
+	resp *rest = client_resp(w);
+
+	cr_assert_gt(rest->n, 0);
+	cr_assert(strncmp(last(rest), closing, strlen(closing)) == 0, "%s", last(rest));
+	free(rest);
+	cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), -1, "EOF after END");
+	client_close(w);
+}
+
+/* Start a server with extra arguments, a game of lineup waiting for A on
+ * *p (its start response in *r) and a half-closed spectator of it. */
+static client *half_closed_spectator(server *s, const char *const *extra, const char *lineup,
+				     client **p, resp **r)
+{
+	char id[32];
+
+	server_start(s, extra);
+	*p = client_open(s->port);
+	*r = start_waiting(*p, lineup);
+	resp *l = ask(*p, "?list\n");
+	cr_assert_eq(l->n, 1);
+	cr_assert_eq(sscanf(l->line[0], "%31s", id), 1);
+	free(l);
+	return watch_half_closed(s->port, id, *r);
+}
+
+/* A half-closed spectator gets the game to its end, then the close (it
+ * once stayed open until killed). */
+Test(server, half_closed_watch_closes_after_the_win, .timeout = 60)
+{
+	server s;
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, NULL, "221", &p, &r);
+	play_out(p, r, "221", NULL);
+	watch_ends(w, "Voittaja: ");
+	client_close(p);
+	cr_assert_eq(server_stop(&s), 0);
+}
+
+/* ... and when the game's token expires. */
+Test(server, half_closed_watch_closes_at_expiry, .timeout = 60)
+{
+	const char *args[] = {"--token-ttl", "2", NULL};
+	server s;
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, args, "222", &p, &r);
+	free(r);
+	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
+	client_close(p);
+	cr_assert_eq(server_stop(&s), 0);
+}
+
+/* ... and when the server shuts down in the middle of the game. */
+Test(server, half_closed_watch_closes_at_shutdown, .timeout = 60)
+{
+	char line[256];
+	server s;
+	client *p;
+	resp *r;
+	client *w = half_closed_spectator(&s, NULL, "222", &p, &r);
+	free(r);
+	cr_assert_eq(server_stop(&s), 0);
+	cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), -1, "EOF at shutdown");
+	client_close(w);
+	client_close(p);
 }
 
 static int read_tx(const char *path, kb_transcript *tx)
@@ -773,7 +879,7 @@ Test(server, usage_errors, .timeout = 30)
 		test_proc p;
 		cr_assert_eq(test_spawn(&p, argv, NULL, 0, 0, "/dev/null"), 0);
 		int st = test_wait(&p, WAIT_MS);
-		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s %s: exit 2", bad[i][0], bad[i][1]);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 64, "%s %s: exit 64", bad[i][0], bad[i][1]);
 	}
 	char *argv[] = {bin, "--help", NULL};
 	test_proc p;

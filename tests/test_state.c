@@ -435,6 +435,48 @@ Test(state_store, old_record_upgraded_on_update, .timeout = 20)
 	kb_store_close(st);
 }
 
+/* Every outcome of kb_store_get is its own value: absent, old, newer,
+ * damaged, invalid name.  (Absent and old once were both 1, so a check for
+ * one passed on the other.) */
+Test(state_store, get_outcomes_are_distinct, .timeout = 20)
+{
+	static const int outcomes[] = {KB_REC_OK, KB_REC_OLD, KB_REC_NEWER, KB_REC_BAD,
+				       KB_STORE_ABSENT, KB_STORE_ERROR, KB_STORE_NAME,
+				       KB_STORE_READONLY, KB_EXPORT_MALFORMED, KB_EXPORT_WRITE,
+				       KB_EXPORT_NOMEM};
+	const int n = (int)(sizeof outcomes / sizeof *outcomes);
+	char dir[256];
+	kb_opp_rec r = sample_rec(), got;
+	uint8_t buf[KB_REC_MAX];
+	kb_err err;
+
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			cr_assert_neq(outcomes[i], outcomes[j], "statuses %d and %d collide", i, j);
+	test_tmpdir(dir, sizeof dir);
+	kb_store *st = open_at(dir, 0, 0, NULL);
+	put_raw(st, "old", buf, kb_opp_encode_v1(&r, buf));
+	put_raw(st, "now", buf, kb_opp_encode(&r, buf));
+	put_raw(st, "cut", buf, kb_opp_encode(&r, buf) - 1);
+	buf[0] = 1, buf[1] = 0, buf[2] = 9, buf[3] = 0;
+	put_raw(st, "future", buf, 40);
+	cr_assert_eq(kb_store_get(st, "nobody", &got, &err), KB_STORE_ABSENT);
+	cr_assert_eq(kb_store_get(st, "old", &got, &err), KB_REC_OLD);
+	cr_assert(kb_rec_usable(KB_REC_OLD) && got.games == r.games, "an old record is read");
+	cr_assert_eq(kb_store_get(st, "now", &got, &err), KB_REC_OK);
+	cr_assert_eq(kb_store_get(st, "cut", &got, &err), KB_REC_BAD);
+	cr_assert_eq(kb_store_get(st, "future", &got, &err), KB_REC_NEWER);
+	cr_assert(!kb_rec_usable(KB_REC_NEWER) && got.games == 0, "a newer record is not read");
+	cr_assert_eq(kb_store_get(st, "no/name", &got, &err), KB_STORE_NAME);
+	cr_assert(strstr(err.msg, "no/name"), "%s", err.msg);
+	kb_store_close(st);
+	st = open_at(dir, 0, 0, NULL);
+	kb_store_close(st);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_RDONLY, NULL, &err), KB_STORE_OK, "%s", err.msg);
+	cr_assert_eq(kb_store_reset(st, NULL, NULL, &err), KB_STORE_READONLY);
+	kb_store_close(st);
+}
+
 Test(state_store, full_map_grows_then_fails_at_bound, .timeout = 30)
 {
 	char dir[256];
@@ -485,7 +527,7 @@ Test(state_store, corrupted_file_is_an_error, .timeout = 10)
 	for (int i = 0; i < 16384; i++)
 		fputc((i * 7919) & 0xff, f);
 	fclose(f);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), -1);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), KB_STORE_ERROR);
 	cr_assert(strstr(err.msg, dir), "%s", err.msg);
 }
 
@@ -515,7 +557,7 @@ Test(state_store, read_only_store_opens_read_only, .timeout = 10)
 	kb_store_add a;
 	memset(&a, 0, sizeof a);
 	a.name = "bob", a.opponent = 1, a.delta.games = 1;
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), KB_STORE_READONLY);
 	kb_store_close(st);
 	chmod(dir, 0755);
 	fclose(warn);
@@ -608,7 +650,7 @@ Test(state_store, import_rejects_bad_lines_and_writes_nothing, .timeout = 10)
 	kb_store *st = open_at(dir, 0, 0, NULL);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		FILE *f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
-		cr_assert_eq(kb_import(st, f, "input", NULL, &err), -2, "case %zu", i);
+		cr_assert_eq(kb_import(st, f, "input", NULL, &err), KB_EXPORT_MALFORMED, "case %zu", i);
 		cr_assert(strstr(err.msg, "input"), "case %zu: %s", i, err.msg);
 		fclose(f);
 	}
@@ -685,10 +727,32 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert(file_has(out, "games 8, won 6 (75.0%), lost 2"), "two imports add up");
 	cr_assert_eq(tool(out, "--state", other, "reset", "greedy1"), 0);
 	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 4);
-	cr_assert_eq(tool(out, "--state", other, "frobnicate", NULL), 1);
+	cr_assert_eq(tool(out, "--state", other, "frobnicate", NULL), 64);
 	cr_assert_eq(tool(out, "--state", other, "import", out), 3, "not an export");
 	snprintf(other, sizeof other, "%s/not-there", dir);
 	cr_assert_eq(tool(out, "--state", other, "list", NULL), 2);
+}
+
+/* kimble-state show on a record of format version 1 shows it and says what
+ * the old format means (it once said there were no records, exit 4). */
+Test(state_tool, show_old_record, .timeout = 60)
+{
+	char dir[256], store[300], out[300];
+	kb_opp_rec r = sample_rec();
+	uint8_t buf[KB_REC_MAX];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kb_store *st = open_at(store, 0, 0, NULL);
+	put_raw(st, "veteran", buf, kb_opp_encode_v1(&r, buf));
+	kb_store_close(st);
+	cr_assert_eq(tool(out, "--state", store, "list", NULL), 0);
+	cr_assert(file_has(out, "veteran"));
+	cr_assert_eq(tool(out, "--state", store, "show", "veteran"), 0);
+	cr_assert(file_has(out, "opponent veteran\n"));
+	cr_assert(file_has(out, "old record format (version 1)"));
+	cr_assert(file_has(out, "games 12, won 7"));
 }
 
 static void put_raw(kb_store *st, const char *name, const uint8_t *val, size_t len)
@@ -755,10 +819,10 @@ Test(state_store, frozen_touches_no_file, .timeout = 20)
 	cr_assert_eq(got.games, 1);
 	cr_assert_eq(digest_of(frozen), digest);
 	kb_store_add add = {.name = "bob", .opponent = 1, .delta.games = 1};
-	cr_assert_eq(kb_store_apply(frozen, &add, 1, NULL, &err), -1);
+	cr_assert_eq(kb_store_apply(frozen, &add, 1, NULL, &err), KB_STORE_READONLY);
 	kb_store_close(frozen);
 	cr_assert_neq(stat(lock, &st), 0, "lock.mdb made by a frozen reader");
 	snprintf(none, sizeof none, "%s/none", dir);
-	cr_assert_eq(kb_store_open(&frozen, none, KB_STORE_FROZEN | KB_STORE_CREATE, NULL, &err), -1);
+	cr_assert_eq(kb_store_open(&frozen, none, KB_STORE_FROZEN | KB_STORE_CREATE, NULL, &err), KB_STORE_ERROR);
 	cr_assert_neq(stat(none, &st), 0, "a frozen open created %s", none);
 }

@@ -17,5 +17,6 @@ int kb_fuzz_transcript(const uint8_t *data, size_t size);
 int kb_fuzz_result(const uint8_t *data, size_t size);
 int kb_fuzz_botclient(const uint8_t *data, size_t size);
 int kb_fuzz_state(const uint8_t *data, size_t size);
+int kb_fuzz_num(const uint8_t *data, size_t size);
 
 #endif
