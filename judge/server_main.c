@@ -102,7 +102,8 @@ static uint64_t parse_seed(const char *s)
 	return v;
 }
 
-static int64_t parse_ttl(const char *s)
+/* A decimal number > 0 (and at most 1e9); expected says what it counts. */
+static double parse_positive(const char *s, const char *opt, const char *expected)
 {
 	char *end;
 	double v;
@@ -110,7 +111,13 @@ static int64_t parse_ttl(const char *s)
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !(v > 0) || v > 1e9)
-		die(EXIT_USAGE, "--token-ttl '%s': expected seconds > 0 (e.g. 120 or 0.5)", s);
+		die(EXIT_USAGE, "%s '%s': expected %s > 0 (e.g. 120 or 0.5)", opt, s, expected);
+	return v;
+}
+
+static int64_t parse_ttl(const char *s)
+{
+	double v = parse_positive(s, "--token-ttl", "seconds");
 	int64_t ms = (int64_t)(v * 1000 + 0.5);
 	return ms > 0 ? ms : 1; /* below half a millisecond still expires */
 }
@@ -128,18 +135,6 @@ static size_t parse_count(const char *s, const char *opt, long max)
 	return (size_t)v;
 }
 
-static double parse_rate(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e9)
-		die(EXIT_USAGE, "--addr-rate '%s': expected new games a second > 0 (e.g. 1000 or 0.5)", s);
-	return v;
-}
-
 /* The limit options; returns 0 when a is not one of them. */
 static int parse_limit(const char *a, const char *v, srv_limits_opts *l)
 {
@@ -148,7 +143,7 @@ static int parse_limit(const char *a, const char *v, srv_limits_opts *l)
 	else if (strcmp(a, "--addr-games") == 0)
 		l->addr_games = parse_count(v, a, 100000000);
 	else if (strcmp(a, "--addr-rate") == 0)
-		l->addr_rate = parse_rate(v);
+		l->addr_rate = parse_positive(v, a, "new games a second");
 	else if (strcmp(a, "--addr-burst") == 0)
 		l->addr_burst = (double)parse_count(v, a, 100000000);
 	else if (strcmp(a, "--game-spectators") == 0)

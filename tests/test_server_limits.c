@@ -413,3 +413,28 @@ Test(server_limits, trusted_addresses_and_usage_errors, .timeout = 60)
 		cr_assert(strstr(test_read_file(NULL, err), bad[i][0]), "the error names %s", bad[i][0]);
 	}
 }
+
+Test(server_limits, help_names_every_limit_and_its_default, .timeout = 30)
+{
+	static const char *const documented[] = {
+		"--max-games N ", "(default 100000", "with --log-dir 10000", "--addr-games N ",
+		"(default 1000)", "--addr-rate R ", "--addr-burst N ", "(default 4000)",
+		"--game-spectators N ", "--addr-spectators N ", "(default 64)", "--trust ADDR ",
+		"\"loopback\"", "docs/server-limits.md",
+	};
+	char bin[512], help[16384] = "";
+	const char *argv[] = {test_bin("kimble-server", bin, sizeof bin), "--help", NULL};
+	test_proc p;
+
+	cr_assert_eq(test_spawn(&p, (char *const *)argv, NULL, 0, 1, NULL), 0);
+	for (size_t len = 0;;) {
+		ssize_t n = read(p.out, help + len, sizeof help - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		help[len] = '\0';
+	}
+	cr_assert_eq(test_wait(&p, WAIT_MS), 0);
+	for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
+		cr_assert(strstr(help, documented[i]), "--help shows '%s'", documented[i]);
+}
