@@ -383,7 +383,6 @@ static void do_list(server *s)
 static void do_watch(server *s, srv_conn *c, const srv_req *r)
 {
 	srv_game *g = srv_game_by_spec(&s->games, r->spec_id);
-
 	int why;
 
 	if (!g) {
