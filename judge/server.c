@@ -37,6 +37,7 @@ typedef struct srv_conn {
 	char *out;                /* unsent output, out[out_off..out_len) */
 	size_t out_len, out_off;
 	srv_game *watching;
+	srv_addr *addr;           /* the peer's address record, or NULL */
 	struct srv_conn *w_prev, *w_next;   /* watchers of one game */
 	struct srv_conn *prev, *next;       /* all connections */
 } srv_conn;
@@ -44,6 +45,7 @@ typedef struct srv_conn {
 typedef struct server {
 	int ep, lfd, sfd, spare_fd;
 	srv_games games;
+	srv_limits limits;
 	char *resp;               /* the response being built */
 	size_t resp_len, resp_cap;
 	int resp_failed;          /* out of memory while building it */
@@ -198,6 +200,9 @@ static void watch_detach(srv_conn *c)
 
 	if (!g)
 		return;
+	g->nwatchers--;
+	if (c->addr)
+		c->addr->watchers--;
 	if (c->w_prev)
 		c->w_prev->w_next = c->w_next;
 	else
@@ -217,6 +222,9 @@ static void watch_detach(srv_conn *c)
 static void watch_attach(srv_conn *c, srv_game *g)
 {
 	c->watching = g;
+	g->nwatchers++;
+	if (c->addr)
+		c->addr->watchers++;
 	c->w_prev = NULL;
 	c->w_next = g->watchers;
 	if (g->watchers)
@@ -227,6 +235,7 @@ static void watch_attach(srv_conn *c, srv_game *g)
 static void conn_close(server *s, srv_conn *c)
 {
 	watch_detach(c);
+	srv_addr_put(&s->limits, c->addr, s->now);
 	close(c->fd);
 	if (c->prev)
 		c->prev->next = c->next;
@@ -277,6 +286,7 @@ static void game_end(server *s, srv_game *g, const char *reason)
 		watch_detach(w);
 		conn_update_events(s, w);
 	}
+	srv_limits_game_ended(&s->limits, g->owner, s->now);
 	srv_game_end(&s->games, g, reason);
 }
 
@@ -300,14 +310,31 @@ static void play_on(server *s, srv_game *g, size_t lines_from)
 	}
 }
 
-static void do_start(server *s, const srv_req *r)
+/* Answer a refusal by the limits and log it. */
+static void refuse(server *s, srv_conn *c, int why)
 {
-	srv_game *g = srv_game_start(&s->games, r->msg.lineup, s->now);
+	char virhe[160];
 
-	if (!g) {
+	srv_limits_virhe(&s->limits, why, virhe, sizeof virhe);
+	put_virhe(s, virhe, NULL);
+	srv_limits_refused(&s->limits, why, c->addr, s->now);
+}
+
+static void do_start(server *s, srv_conn *c, const srv_req *r)
+{
+	int why = srv_limits_start(&s->limits, c->addr, s->games.count, s->now);
+	srv_game *g;
+
+	if (why != SRV_LIMIT_OK) {
+		refuse(s, c, why);
+		return;
+	}
+	if (!(g = srv_game_start(&s->games, r->msg.lineup, s->now))) {
 		put_virhe(s, VIRHE_SERVER, strerror(errno));
 		return;
 	}
+	g->owner = c->addr;
+	srv_limits_game_began(c->addr);
 	srv_game_log_msg(g, r->text, r->text_len, s->now);
 	put(s, g->token, KB_TOKEN_LEN);
 	put(s, "\n", 1);
@@ -339,11 +366,16 @@ static void do_move(server *s, const srv_req *r)
 	play_on(s, g, s->resp_len);
 }
 
+/* The running games, least recently used first, but at most SRV_LIST_MAX
+ * (the most recently used): the answer stays small however many run. */
 static void do_list(server *s)
 {
 	char line[64];
+	srv_game *first = s->games.lru_tail;
 
-	for (srv_game *g = s->games.lru_head; g; g = g->lru_next) {
+	for (int n = 1; first && first->lru_prev && n < SRV_LIST_MAX; n++)
+		first = first->lru_prev;
+	for (srv_game *g = first; g; g = g->lru_next) {
 		srv_spec_id_format(g->spec_id, line);
 		int n = snprintf(line + SRV_SPEC_ID_LEN, sizeof line - SRV_SPEC_ID_LEN,
 				 " %" PRIu32 " %u%u%u\n", g->g.rolls, g->lineup[0], g->lineup[1],
@@ -356,9 +388,14 @@ static void do_list(server *s)
 static void do_watch(server *s, srv_conn *c, const srv_req *r)
 {
 	srv_game *g = srv_game_by_spec(&s->games, r->spec_id);
+	int why;
 
 	if (!g) {
 		put_virhe(s, VIRHE_SPECTATOR, NULL);
+		return;
+	}
+	if ((why = srv_limits_watch(&s->limits, c->addr, g->nwatchers)) != SRV_LIMIT_OK) {
+		refuse(s, c, why);
 		return;
 	}
 	srv_game_replay(g, put_cb, s);
@@ -369,7 +406,7 @@ static void handle(server *s, srv_conn *c, const srv_req *r)
 {
 	switch (r->type) {
 	case SRV_REQ_START:
-		do_start(s, r);
+		do_start(s, c, r);
 		break;
 	case SRV_REQ_MOVE:
 		do_move(s, r);
@@ -467,7 +504,10 @@ static void conn_event(server *s, srv_conn *c, uint32_t events)
 static void accept_all(server *s)
 {
 	for (;;) {
-		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer;
+		socklen_t peer_len = sizeof peer;
+		int fd = accept4(s->lfd, (struct sockaddr *)&peer, &peer_len,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if ((errno == EMFILE || errno == ENFILE) && s->spare_fd >= 0) {
 				/* out of descriptors: refuse this one politely rather
@@ -490,9 +530,11 @@ static void accept_all(server *s)
 		}
 		c->fd = fd;
 		c->events = EPOLLIN;
+		c->addr = srv_addr_get(&s->limits, (struct sockaddr *)&peer, s->now);
 		ev.data.ptr = c;
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			srv_addr_put(&s->limits, c->addr, s->now);
 			close(fd);
 			free(c);
 			continue;
@@ -571,6 +613,8 @@ static int setup(server *s, const srv_opts *o, kb_err *err)
 		return fail(err, SRV_ESETUP, "signalfd/epoll", strerror(errno));
 	if (srv_games_init(&s->games, o->seed, o->ttl_ms, o->log_dir) != 0)
 		return fail(err, SRV_ESETUP, "game table", strerror(errno));
+	if (srv_limits_init(&s->limits, &o->limits, stderr) != 0)
+		return fail(err, SRV_ESETUP, "address table", strerror(errno));
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(s->ep, EPOLL_CTL_ADD, s->sfd, &ev);
 	ev.data.ptr = &listen_tag;
@@ -593,6 +637,10 @@ static void teardown(server *s)
 		conn_close(s, s->conns);
 	if (s->games.by_token)
 		srv_games_free(&s->games, "unfinished shutdown");
+	if (s->limits.buckets) {
+		srv_limits_report(&s->limits);
+		srv_limits_free(&s->limits);
+	}
 	free(s->resp);
 	if (s->lfd >= 0)
 		close(s->lfd);
@@ -622,6 +670,7 @@ static void serve(server *s)
 				conn_event(s, tag, evs[i].events);
 		}
 		expire_games(s);
+		srv_limits_sweep(&s->limits, s->now);
 	}
 }
 

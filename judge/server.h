@@ -6,7 +6,9 @@
  * Responses are written at once; a client that does not read them stops
  * being read (backpressure) instead of growing the server.  Unused tokens
  * expire after the token lifetime; SIGINT or SIGTERM ends the run cleanly,
- * logging every running game as "unfinished shutdown".
+ * logging every running game as "unfinished shutdown".  Starts and
+ * spectators beyond the limits of server_limits.h get a Virhe line; the
+ * refusals are logged on stderr.
  *
  * The server never closes a connection itself, except when the client has
  * closed its sending side (netcat's -q 0, -N): the remaining messages are
@@ -19,6 +21,7 @@
 #include <stdio.h>
 
 #include "core/board.h"
+#include "server_limits.h"
 
 #define SRV_IN_MAX 256         /* unparsed input bytes kept per connection */
 #define SRV_OUT_HIGH (256 * 1024) /* pending output that stops reading */
@@ -31,6 +34,7 @@ typedef struct srv_opts {
 	int64_t ttl_ms;        /* token lifetime */
 	const char *log_dir;   /* transcripts, or NULL */
 	FILE *announce;        /* the "listening on" line goes here */
+	srv_limits_opts limits; /* what one client may take (server_limits.h) */
 } srv_opts;
 
 /* Errors of srv_run(). */

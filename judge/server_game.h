@@ -25,6 +25,7 @@
 #include "core/wire.h"
 
 struct srv_conn;
+struct srv_addr;
 
 typedef struct srv_game {
 	kb_game g;
@@ -39,6 +40,8 @@ typedef struct srv_game {
 	uint8_t *rolls;               /* played rolls, srv_roll_pack() each */
 	uint32_t nrolls, cap_rolls;
 	struct srv_conn *watchers;    /* spectators (owned by the server) */
+	uint32_t nwatchers;
+	struct srv_addr *owner;       /* address that started it (server_limits.h) */
 	FILE *tx;                     /* transcript in memory, or NULL */
 	char *tx_buf;
 	size_t tx_len;

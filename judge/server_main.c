@@ -19,6 +19,9 @@ enum { EXIT_RUNTIME = 1, EXIT_BIND = 3 }; /* usage errors: KB_EXIT_USAGE */
 static const char usage[] =
 	"usage: kimble-server [--host ADDR] [--port PORT | --port-range FIRST-LAST]\n"
 	"                     [--seed SEED] [--token-ttl SECONDS] [--log-dir DIR]\n"
+	"                     [limits: --max-games N --addr-games N --addr-rate R\n"
+	"                      --addr-burst N --game-spectators N --addr-spectators N\n"
+	"                      --trust ADDR]\n"
 	"\n"
 	"A local Kimble game server speaking API 001 over TCP (KIMBLE.md section 2).\n"
 	"\n"
@@ -31,10 +34,28 @@ static const char usage[] =
 	"  --token-ttl SECONDS    lifetime of an unused token, 0.001..1000000000\n"
 	"                         (default 120; decimals ok)\n"
 	"  --log-dir DIR          write one transcript per game into DIR\n"
+	"\n"
+	"Limits (a start or ?watch beyond one is answered with a Virhe line and END,\n"
+	"and logged on stderr, at most one line a second per limit; see\n"
+	"docs/server-limits.md).  An address is an IPv4 address or an IPv6 /64;\n"
+	"loopback is one address like any other unless trusted:\n"
+	"  --max-games N          running games in all (default " SRV_STR(SRV_MAX_GAMES) ", about\n"
+	"                         1 KB each; with --log-dir " SRV_STR(SRV_MAX_GAMES_LOGGED) ", 10-40 KB each)\n"
+	"  --addr-games N         running games per address (default " SRV_STR(SRV_ADDR_GAMES) ")\n"
+	"  --addr-rate R          new games a second per address, decimals ok\n"
+	"                         (default " SRV_STR(SRV_ADDR_RATE_INT) ")\n"
+	"  --addr-burst N         new games at once per address: the size of the\n"
+	"                         token bucket that --addr-rate refills (default " SRV_STR(SRV_ADDR_BURST_INT) ")\n"
+	"  --game-spectators N    spectators per game (default " SRV_STR(SRV_GAME_WATCHERS) ")\n"
+	"  --addr-spectators N    spectators per address (default " SRV_STR(SRV_ADDR_WATCHERS) ")\n"
+	"  --trust ADDR           exempt ADDR from the per-address limits: a numeric\n"
+	"                         IPv4/IPv6 address, or \"loopback\" (127.0.0.0/8, ::1);\n"
+	"                         repeatable, up to " SRV_STR(SRV_TRUST_MAX) " addresses\n"
 	"  --help                 this text\n"
 	"\n"
 	"First line on stdout: \"kimble-server: listening on HOST:PORT seed SEED\".\n"
-	"Spectators: \"?list\\n\" lists games, \"?watch gID\\n\" follows one.\n"
+	"Spectators: \"?list\\n\" lists games (the " SRV_STR(SRV_LIST_MAX) " most recently used),\n"
+	"\"?watch gID\\n\" follows one.\n"
 	"SIGINT/SIGTERM end the run; running games are logged as unfinished.\n"
 	"Exit status: 0 clean shutdown, 1 runtime error, 3 no port could be bound,\n"
 	"64 usage error (unknown option, bad or missing value, unusable --host or\n"
@@ -64,6 +85,37 @@ static void parse_range(const char *s, srv_opts *o)
 		usage_error("--port-range \"%s\": LAST is below FIRST", s);
 }
 
+/* The limit options; returns 0 when argv[*i] is not one of them. */
+static int parse_limit(int argc, char **argv, int *i, srv_limits_opts *l)
+{
+	static const char *const counts[] = {"--max-games", "--addr-games", "--addr-burst",
+					     "--game-spectators", "--addr-spectators"};
+	const char *a = argv[*i];
+	size_t k = 0;
+
+	while (k < 5 && strcmp(a, counts[k]) != 0)
+		k++;
+	if (k == 5 && strcmp(a, "--addr-rate") != 0 && strcmp(a, "--trust") != 0)
+		return 0;
+	const char *v = kb_arg_value(PROG, argc, argv, i);
+	if (strcmp(a, "--addr-rate") == 0) {
+		l->addr_rate = kb_arg_real(PROG, a, v, 1e-6, 1e9);
+	} else if (strcmp(a, "--trust") == 0) {
+		if (srv_limits_trust(l, v) != 0)
+			usage_error("--trust \"%s\": expected \"loopback\" or a numeric IPv4 or "
+				    "IPv6 address (at most %d)", v, SRV_TRUST_MAX);
+	} else {
+		long long n = kb_arg_range(PROG, a, v, 1, k < 3 ? 100000000 : 1000000);
+		size_t *fields[] = {&l->max_games, &l->addr_games, NULL, &l->game_watchers,
+				    &l->addr_watchers};
+		if (k == 2)
+			l->addr_burst = (double)n;
+		else
+			*fields[k] = (size_t)n;
+	}
+	return 1;
+}
+
 static uint64_t random_seed(void)
 {
 	uint64_t v;
@@ -79,6 +131,8 @@ int main(int argc, char **argv)
 		      .port_last = KB_PORT_LAST, .ttl_ms = KB_TOKEN_TTL * 1000, .announce = stdout};
 	int seeded = 0;
 	kb_err err;
+
+	srv_limits_defaults(&o.limits);
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -100,13 +154,15 @@ int main(int argc, char **argv)
 						  (int64_t)1000000000 * 1000);
 		else if (strcmp(a, "--log-dir") == 0)
 			o.log_dir = kb_arg_value(PROG, argc, argv, &i);
-		else
+		else if (!parse_limit(argc, argv, &i, &o.limits))
 			kb_arg_unknown(PROG, a);
 	}
 	if (o.log_dir && access(o.log_dir, W_OK | X_OK) != 0)
 		usage_error("--log-dir \"%s\": not a writable folder: %s", o.log_dir, strerror(errno));
 	if (!seeded)
 		o.seed = random_seed();
+	if (!o.limits.max_games) /* transcripts in memory make a game 10-40 times larger */
+		o.limits.max_games = o.log_dir ? SRV_MAX_GAMES_LOGGED : SRV_MAX_GAMES;
 	switch (srv_run(&o, &err)) {
 	case SRV_OK:
 		return 0;

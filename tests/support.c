@@ -1,4 +1,5 @@
 /* support.c - helpers shared by the test files; see support.h. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -279,15 +280,24 @@ int test_free_port(void)
 
 int test_connect(int port, int timeout_ms)
 {
+	return test_connect_from(NULL, port, timeout_ms);
+}
+
+int test_connect_from(const char *src, int port, int timeout_ms)
+{
 	long deadline = now_ms() + timeout_ms;
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
 
+	if (src && inet_pton(AF_INET, src, &from.sin_addr) != 1)
+		return -1;
 	for (;;) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -1;
-		if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+		if ((!src || bind(fd, (struct sockaddr *)&from, sizeof from) == 0) &&
+		    connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
 			return fd;
 		close(fd);
 		if (now_ms() >= deadline)

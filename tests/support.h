@@ -79,4 +79,9 @@ int test_free_port(void);
  * (a server still starting).  Returns the socket or -1. */
 int test_connect(int port, int timeout_ms);
 
+/* The same from source address src (numeric IPv4, e.g. "127.0.0.2": all of
+ * 127.0.0.0/8 is loopback on Linux), so that a test can be several
+ * clients; NULL lets the kernel choose. */
+int test_connect_from(const char *src, int port, int timeout_ms);
+
 #endif

@@ -800,6 +800,28 @@ static int read_tx(const char *path, kb_transcript *tx)
 	return rc;
 }
 
+/* The judge's replay reads a transcript the server wrote (the contract
+ * between --log-dir and kimble-judge replay) and names its winner. */
+static void replay_in_judge(const char *path, int winner)
+{
+	char bin[512], line[256], want[32];
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "replay", (char *)path,
+			NULL};
+	test_proc p;
+	test_reader r;
+	int seen = 0;
+
+	cr_assert_eq(test_spawn(&p, argv, NULL, 0, 1, NULL), 0);
+	test_reader_init(&r, p.out);
+	snprintf(want, sizeof want, "winner: %c", 'A' + winner);
+	while (test_getline(&r, line, sizeof line, 10000) >= 0)
+		seen |= strstr(line, want) != NULL;
+	int status = test_wait(&p, 10000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "replay of %s: status %d", path,
+		  status);
+	cr_assert(seen, "replay of %s does not say \"%s\"", path, want);
+}
+
 Test(server, transcripts_and_shutdown, .timeout = 60)
 {
 	char dir[256], path[512];
@@ -829,6 +851,7 @@ Test(server, transcripts_and_shutdown, .timeout = 60)
 	for (size_t i = 0; i < tx.nrolls; i++)
 		cr_assert(memcmp(tx.rolls[i].line, all->line[i], KB_STATE_LEN) == 0, "roll %zu", i);
 	cr_assert_geq(tx.nmsgs, 1);
+	replay_in_judge(path, tx.winner);
 	kb_tx_free(&tx);
 	int unfinished = 0;
 	for (int k = 1; k < 40; k++) {

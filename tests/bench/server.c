@@ -20,6 +20,18 @@
  * 3. idle: a fresh server gets N idle connections (default 10,000; the
  *    descriptor limit is raised as far as allowed, and the table says if
  *    it capped the count); reports the server's VmRSS and VmHWM.
+ * 4. memory per running game: a fresh server whose limits are raised
+ *    (--max-games, --addr-games, --addr-burst: all these games come from
+ *    loopback, one address) gets --hold starts (default 20,000) that it
+ *    keeps running; the growth of VmRSS over the games is the memory one
+ *    running game takes, and times the default --max-games the memory the
+ *    default bound allows.  Then the same flood against a server with its
+ *    default limits: how many it keeps, how many it refuses, its VmHWM.
+ * The load run (1) starts thousands of games a second from loopback, more
+ * than the default per-address bucket of new games allows one address, so
+ * its server runs with --trust loopback (the per-address limits are
+ * checked, and skipped for loopback; the global ones apply); the table
+ * shows the games started a second and that nothing was refused.
  * With two or more CPUs the servers run pinned to CPU 0 and the client to
  * CPU 1 (pin_to).  The server binary is $KB_BIN/kimble-server (bin/ when
  * unset). */
@@ -46,6 +58,7 @@
 #include "core/policy.h"
 #include "core/rules.h"
 #include "core/wire.h"
+#include "judge/server_limits.h"
 
 #define RBUF (128 * 1024)
 
@@ -111,9 +124,11 @@ static void pin_to(int cpu)
 
 /* ---- the server child ------------------------------------------------------ */
 
-static pid_t start_server(int *port)
+/* Start the server with extra options (NULL-terminated, or NULL). */
+static pid_t start_server(int *port, const char *const *extra)
 {
 	char bin[512], portarg[16], line[256];
+	const char *argv[24];
 	const char *dir = getenv("KB_BIN");
 	int out[2];
 	snprintf(bin, sizeof bin, "%s/kimble-server", dir ? dir : "bin");
@@ -127,7 +142,16 @@ static pid_t start_server(int *port)
 			pin_to(0);
 			dup2(out[1], 1);
 			close(out[0]);
-			execl(bin, bin, "--port", portarg, "--seed", "1", (char *)NULL);
+			int n = 0;
+			argv[n++] = bin;
+			argv[n++] = "--port";
+			argv[n++] = portarg;
+			argv[n++] = "--seed";
+			argv[n++] = "1";
+			while (extra && *extra && n < 23)
+				argv[n++] = *extra++;
+			argv[n] = NULL;
+			execv(bin, (char *const *)argv);
 			_exit(127);
 		}
 		close(out[1]);
@@ -168,7 +192,7 @@ typedef struct conn {
 typedef struct load {
 	int echo;                /* against the echo server: fixed requests */
 	double interval;         /* paced runs: seconds between a game's requests */
-	uint64_t moves, bytes, responses;
+	uint64_t moves, bytes, responses, refused;
 	double *lat;
 	size_t nlat, cap;
 	int measuring;
@@ -269,6 +293,7 @@ static void record(load *L, conn *c, double t)
 	if (!L->measuring)
 		return;
 	L->responses++;
+	L->refused += memcmp(c->buf, "Virhe", 5) == 0;
 	L->bytes += c->len;
 	if (!c->is_move)
 		return;
@@ -287,7 +312,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 typedef struct load_result {
-	double moves_per_s, p50_ms, p99_ms, avg_resp;
+	double moves_per_s, p50_ms, p99_ms, avg_resp, starts_per_s;
+	uint64_t refused;            /* answers that were a Virhe line */
 } load_result;
 
 /* rate 0: every game sends its next request as soon as it has the answer
@@ -358,6 +384,8 @@ static load_result run_load(int port, int nconn, double secs, int echo, double r
 	free(cs);
 	qsort(L.lat, L.nlat, sizeof *L.lat, cmp_double);
 	res.moves_per_s = (double)L.moves / span;
+	res.starts_per_s = (double)(L.responses - L.moves) / span;
+	res.refused = L.refused;
 	if (L.nlat) {
 		res.p50_ms = L.lat[L.nlat / 2] * 1e3;
 		res.p99_ms = L.lat[(size_t)((double)L.nlat * 0.99)] * 1e3;
@@ -513,7 +541,7 @@ static idle_result run_idle(int wanted)
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
 	r.limit = rl.rlim_cur;
-	pid_t pid = start_server(&port);
+	pid_t pid = start_server(&port, NULL);
 	int *fds = malloc(sizeof *fds * (size_t)wanted);
 	int first = connect_to(port);
 	round_trip(first);
@@ -539,9 +567,59 @@ static idle_result run_idle(int wanted)
 	return r;
 }
 
+/* ---- memory per running game ------------------------------------------------------ */
+
+typedef struct hold_result {
+	long kept, refused;          /* starts that left a running game / a Virhe */
+	long rss0_kb, rss_kb, hwm_kb;
+} hold_result;
+
+/* Send n starts on one connection in batches of 100 and count what the
+ * answers say: a token whose game waits for A is a running game. */
+static hold_result run_hold(long n, const char *const *extra)
+{
+	hold_result r = {0};
+	char batch[100 * 7], line[256], last[256] = "";
+	int port;
+	pid_t pid = start_server(&port, extra);
+	int fd = connect_to(port);
+	FILE *in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
+
+	if (!in)
+		die("%s", "connect");
+	round_trip(fd);
+	r.rss0_kb = proc_kb(pid, "VmRSS");
+	for (int i = 0; i < 100; i++)
+		memcpy(batch + 7 * i, "v001222", 7);
+	for (long sent = 0; sent < n; sent += 100) {
+		if (write(fd, batch, sizeof batch) != (ssize_t)sizeof batch)
+			die("%s", "write");
+		for (int answers = 0; answers < 100;) {
+			if (!fgets(line, sizeof line, in))
+				die("%s", "read (server closed?)");
+			if (strcmp(line, "END\n") != 0) {
+				r.refused += strncmp(line, "Virhe", 5) == 0;
+				strcpy(last, line);
+				continue;
+			}
+			answers++;
+			/* a state line of A last: the game waits for A's decision */
+			r.kept += strlen(last) == KB_STATE_LEN + 1 && last[KB_BOARD_LEN] == 'A';
+			last[0] = '\0';
+		}
+	}
+	r.rss_kb = proc_kb(pid, "VmRSS");
+	r.hwm_kb = proc_kb(pid, "VmHWM");
+	fclose(in);
+	close(fd);
+	stop(pid);
+	return r;
+}
+
 int main(int argc, char **argv)
 {
 	int games = 256, idle = 10000;
+	long hold = 20000;
 	double secs = 4, rate = 62500;
 	const char *json = NULL;
 
@@ -554,22 +632,26 @@ int main(int argc, char **argv)
 			rate = atof(argv[++i]);
 		else if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc)
 			idle = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
+			hold = atol(argv[++i]);
 		else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
 			json = argv[++i];
 		else {
-			fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--json FILE]\n");
+			fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--hold N]\n"
+				"                    [--json FILE]\n");
 			return 2;
 		}
 	}
-	if (games < 1 || games > 4000 || secs <= 0 || idle < 0) {
-		fprintf(stderr, "bench server: --games 1..4000, --seconds > 0, --idle >= 0\n");
+	if (games < 1 || games > 4000 || secs <= 0 || idle < 0 || hold < 100) {
+		fprintf(stderr, "bench server: --games 1..4000, --seconds > 0, --idle >= 0, --hold >= 100\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	pin_to(1);
 	double sys_us = syscall_us();
 	int port, eport;
-	pid_t srv = start_server(&port);
+	static const char *const trusted[] = {"--trust", "loopback", NULL};
+	pid_t srv = start_server(&port, trusted);
 	double cpu0 = proc_cpu(srv);
 	load_result s = run_load(port, games, secs, 0, 0);
 	double cpu_us = s.moves_per_s > 0 ? (proc_cpu(srv) - cpu0) * 1e6 / (s.moves_per_s * (secs + 0.5)) : 0;
@@ -582,6 +664,10 @@ int main(int argc, char **argv)
 	kill(echo, SIGKILL);
 	waitpid(echo, NULL, 0);
 	idle_result id = run_idle(idle);
+	static const char *const raised[] = {"--max-games", "100000000", "--addr-games", "100000000",
+					     "--addr-burst", "100000000", NULL};
+	hold_result held = run_hold(hold, raised), held_def = run_hold(hold, NULL);
+	double game_kib = held.kept ? (double)(held.rss_kb - held.rss0_kb) / (double)held.kept : 0;
 	double ratio = e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0;
 
 	printf("kimble-server on loopback, %d concurrent games, %.1f s measured\n", games, secs);
@@ -592,6 +678,8 @@ int main(int argc, char **argv)
 	printf("%-34s %12.3f\n", "saturated: latency p50 ms", s.p50_ms);
 	printf("%-34s %12.3f\n", "saturated: latency p99 ms", s.p99_ms);
 	printf("%-34s %12.1f\n", "server CPU us per move (approx.)", cpu_us);
+	printf("%-34s %12.0f\n", "saturated: games started/s", s.starts_per_s);
+	printf("%-34s %12llu\n", "saturated + paced: refusals", (unsigned long long)(s.refused + paced.refused));
 	printf("%-34s %12.0f\n", "average response bytes", s.avg_resp);
 	printf("%-34s %12.0f\n", "paced: requests/s offered", rate);
 	printf("%-34s %12.0f\n", "paced: moves/s answered", paced.moves_per_s);
@@ -606,6 +694,12 @@ int main(int argc, char **argv)
 	printf("%-34s %12ld\n", "server VmRSS before KiB", id.rss0_kb);
 	printf("%-34s %12ld\n", "server VmRSS idle KiB", id.rss_kb);
 	printf("%-34s %12ld\n", "server VmHWM idle KiB", id.hwm_kb);
+	printf("%-34s %12ld\n", "running games held (limits raised)", held.kept);
+	printf("%-34s %12.3f\n", "memory per running game KiB", game_kib);
+	printf("%-34s %12.0f\n", "at default --max-games MiB", game_kib * SRV_MAX_GAMES / 1024);
+	printf("%-34s %12ld\n", "default limits: games kept", held_def.kept);
+	printf("%-34s %12ld\n", "default limits: starts refused", held_def.refused);
+	printf("%-34s %12ld\n", "default limits: server VmHWM KiB", held_def.hwm_kb);
 	if (id.opened < id.wanted)
 		printf("note: only %d of %d idle connections (RLIMIT_NOFILE %llu)\n", id.opened,
 		       id.wanted, (unsigned long long)id.limit);
@@ -614,6 +708,9 @@ int main(int argc, char **argv)
 	       verdict(paced.p99_ms < 2), e_paced.p99_ms);
 	printf("target: %d idle connections < 100 MB: %s\n", id.wanted,
 	       verdict(id.opened == id.wanted && id.rss_kb < 100 * 1024));
+	printf("target: default --max-games well under 512 MB (< 256 MB): %s\n",
+	       verdict(game_kib > 0 && game_kib * SRV_MAX_GAMES < 256 * 1024));
+	printf("target: no refusals in the load runs: %s\n", verdict(s.refused + paced.refused == 0));
 	if (json) {
 		FILE *f = fopen(json, "w");
 		if (!f)
@@ -624,11 +721,15 @@ int main(int argc, char **argv)
 			"\"echo_per_s\": %.0f, \"echo_p99_ms\": %.3f, \"echo_paced_p99_ms\": %.3f, \"ratio\": %.3f, "
 			"\"syscall_us\": %.3f, "
 			"\"idle_wanted\": %d, \"idle_opened\": %d, \"idle_rss_kib\": %ld, "
-			"\"idle_hwm_kib\": %ld}\n",
+			"\"idle_hwm_kib\": %ld, \"starts_per_s\": %.0f, \"load_refused\": %llu, "
+			"\"held_games\": %ld, \"game_kib\": %.3f, \"default_kept\": %ld, "
+			"\"default_refused\": %ld, \"default_hwm_kib\": %ld}\n",
 			pinned ? "true" : "false", games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
 			paced.p50_ms, paced.p99_ms, hwm, e.moves_per_s,
 			e.p99_ms, e_paced.p99_ms, ratio, sys_us, id.wanted,
-			id.opened, id.rss_kb, id.hwm_kb);
+			id.opened, id.rss_kb, id.hwm_kb, s.starts_per_s,
+			(unsigned long long)(s.refused + paced.refused), held.kept, game_kib,
+			held_def.kept, held_def.refused, held_def.hwm_kb);
 		fclose(f);
 	}
 	return 0;
