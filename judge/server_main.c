@@ -19,7 +19,7 @@ static const char usage[] =
 	"usage: kimble-server [--host ADDR] [--port PORT | --port-range FIRST-LAST]\n"
 	"                     [--seed SEED] [--token-ttl SECONDS] [--log-dir DIR]\n"
 	"\n"
-	"A local Kimble game server speaking API 001 over TCP (KIMBLE.md section 2).\n"
+	"A local Kimble game server speaking API 001 over TCP (docs/spec.md section 3).\n"
 	"\n"
 	"  --host ADDR            address to listen on (default 127.0.0.1)\n"
 	"  --port PORT            listen on exactly PORT\n"
