@@ -7,7 +7,7 @@
 #   roff       the comment line  .\" doc-test  right before an .EX/.EE block
 # The blocks of one document run in order, in one bash (set -e, pipefail),
 # in a folder that looks like a built checkout: bin/ (the programs under
-# test, $KB_BIN), meta (the repository's bot directory) and docs/examples.
+# test, $KB_BIN, on PATH), meta (the repository's bot directory) and docs/examples.
 # Background jobs a block leaves running are killed at the end.
 # Exit status: 0 all ran, 1 a command failed (its output is shown), 2 usage
 # or no runnable example found.
@@ -41,7 +41,17 @@ trap 'rm -rf "$work"' EXIT
 } >"$work/.doc-script.sh"
 grep -q '^echo "== ' "$work/.doc-script.sh" || { echo "doc-commands: no runnable example in $file" >&2; exit 2; }
 
-ln -s "$bindir" "$work/bin"
+# bin/: the programs under test.  A sanitized kimble-bot cannot run under
+# the judge's default address-space limit (--mem-mb; ASan reserves
+# terabytes of shadow memory), so with a sanitized build the bot alone is
+# the release build of the same checkout.
+mkdir "$work/bin"
+for prog in "$bindir"/kimble-*; do
+	ln -s "$prog" "$work/bin/${prog##*/}"
+done
+if ldd "$bindir/kimble-bot" 2>/dev/null | grep -q libasan && [ -x "$root/bin/kimble-bot" ]; then
+	ln -sf "$root/bin/kimble-bot" "$work/bin/kimble-bot"
+fi
 cp "$root/meta" "$work/meta"
 mkdir -p "$work/docs"
 cp -r "$root/docs/examples" "$work/docs/examples"
