@@ -7,7 +7,7 @@
 #   make run        one visible game: local server, the bot through the relay
 #   make fuzz       build the libFuzzer targets with clang and run each briefly
 #   make deps       install the Debian packages the project needs
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local   programs, and manual pages under share/man
 #
 # Conventions (no per-file rules to edit): every top-level code folder D
 # becomes build/V/libD.a from D/*.c except its mains; D/main.c is the program
@@ -28,7 +28,7 @@ KB_OPT_rel := -O2
 KB_OPT_asan := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 KB_LDLIBS := -llmdb -lm
 
-DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps
+DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel
 
 # Link order: a folder may use the folders after it.
 LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
@@ -132,9 +132,15 @@ run: deps all
 	@bot/run-game.sh $(if $(OPPONENTS),--opponents $(OPPONENTS)) $(if $(SEED),--seed $(SEED)) \
 		$(if $(BUDGET_MS),--budget-ms $(BUDGET_MS))
 
+# Manual pages live beside their programs' code: FOLDER/kimble-NAME.1, and
+# the file formats in section 5.
+MAN1 := $(wildcard $(addsuffix /*.1,$(LIBDIRS)))
+MAN5 := $(wildcard $(addsuffix /*.5,$(LIBDIRS)))
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(addprefix bin/,$(PROGS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(MAN1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(MAN5) $(DESTDIR)$(PREFIX)/share/man/man5/
 
 deps:
 	@missing=""; for p in $(DEB_PKGS); do \

@@ -7,7 +7,7 @@
  * decision line (the server refused the move) gets another legal index.
  * It returns after the "Voittaja" response, or on the first error.
  *
- * Opponent names (KIMBLE.md section 3): kb_lineup_parse() turns the
+ * Opponent names (docs/spec.md section 4.1): kb_lineup_parse() turns the
  * OPPONENTS argument into the start digits and the opponent models.
  */
 #ifndef KB_BOT_CLIENT_H

@@ -19,6 +19,7 @@ static const char usage[] =
 	"                [--spsa ITERS] [--spsa-games G] [--spsa-step A] [--init]\n"
 	"                [--td N] [--td-lambda L] [--td-rate A] [--td-lineup BCD]\n"
 	"                [--report G] [--report-level V]\n"
+	"    kimble-tune --help\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Starting from the compiled-in weights (with --init: every piece worth\n"

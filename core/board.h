@@ -1,6 +1,6 @@
 /* board.h - the 44-character board string and points of view.
  *
- * Board characters (KIMBLE.md section 2): index 0..27 the ring, 28..31 A's
+ * Board characters (docs/spec.md section 2): index 0..27 the ring, 28..31 A's
  * goal, 32..35 B's, 36..39 C's, 40..43 D's; each 'A'..'D' for a piece of
  * that seat or '0' for empty.  Home pieces do not appear.
  *

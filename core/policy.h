@@ -1,4 +1,4 @@
-/* policy.h - the built-in opponents (KIMBLE.md section 1).
+/* policy.h - the built-in opponents (docs/spec.md section 1.4).
  *
  * easy (lineup digit 1) moves the legal piece with the highest index,
  * hard (digit 2) the one with the lowest, random a uniformly drawn one.

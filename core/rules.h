@@ -1,10 +1,10 @@
-/* rules.h - the Kimble rules (KIMBLE.md section 1) on a compact position.
+/* rules.h - the Kimble rules (docs/spec.md section 1) on a compact position.
  *
  * A position holds, for each of the four seats A..D (0..3), the progress of
  * its four pieces: KB_HOME (off the board), 0..27 on the shared ring, 28..31
  * in the seat's own goal.  The pieces of a seat are kept sorted foremost
  * first with home pieces last, so array index == piece index as the server
- * names it (KIMBLE.md: "piece indices").  Absent seats keep four home
+ * names it (docs/spec.md section 1.3).  Absent seats keep four home
  * pieces and never move.
  *
  * Two pieces of one seat stand on the same square exactly when their

@@ -1,4 +1,4 @@
-/* wire.h - the Kimble client protocol, API 001 (KIMBLE.md section 2).
+/* wire.h - the Kimble client protocol, API 001 (docs/spec.md section 3).
  *
  * Client messages are recognised by content and length in a byte stream:
  * whitespace between messages is skipped and line ends are optional.

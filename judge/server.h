@@ -1,4 +1,4 @@
-/* server.h - the Kimble game server (API 001, KIMBLE.md section 2) on TCP.
+/* server.h - the Kimble game server (API 001, docs/spec.md section 3) on TCP.
  *
  * One thread, one epoll loop: every connection is a small fixed record
  * (its unparsed input, at most SRV_IN_MAX bytes, inline) plus an output

@@ -23,7 +23,7 @@ static const char usage[] =
 	"                      --addr-burst N --game-spectators N --addr-spectators N\n"
 	"                      --trust ADDR]\n"
 	"\n"
-	"A local Kimble game server speaking API 001 over TCP (KIMBLE.md section 2).\n"
+	"A local Kimble game server speaking API 001 over TCP (docs/spec.md section 3).\n"
 	"\n"
 	"  --host ADDR            address to listen on (default 127.0.0.1)\n"
 	"  --port PORT            listen on exactly PORT\n"

@@ -1,6 +1,6 @@
 /* test_bot_fake.h - a scripted Kimble server for the bot and relay tests:
  * one game of core/game.h answering client messages with the exact
- * responses of KIMBLE.md section 2. */
+ * responses of docs/spec.md section 3. */
 #ifndef KB_TEST_BOT_FAKE_H
 #define KB_TEST_BOT_FAKE_H
 

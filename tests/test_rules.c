@@ -1,4 +1,4 @@
-/* test_rules.c - every [decision] of KIMBLE.md section 1, on hand-written
+/* test_rules.c - every [decision] of docs/spec.md section 1, on hand-written
  * positions, plus the piece-index order and the built-in opponents. */
 #include <criterion/criterion.h>
 

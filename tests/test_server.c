@@ -1,5 +1,5 @@
-/* test_server.c - kimble-server over real sockets: every rule of KIMBLE.md
- * section 2, its edge cases, spectators, transcripts, shutdown, and the two
+/* test_server.c - kimble-server over real sockets: every rule of docs/spec.md
+ * section 3, its edge cases, spectators, transcripts, shutdown, and the two
  * example clients from the server page.  Each test starts its own server
  * on a free port (only server/port_fallback touches 65430..65439). */
 #include <criterion/criterion.h>
