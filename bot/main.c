@@ -59,7 +59,7 @@ static const char usage[] =
 #define PROG "kimble-bot"
 #define die(status, ...) kb_die(PROG, (status), __VA_ARGS__)
 
-/* KIMBLE_LEARN=0 in the environment (KIMBLE.md section 3). */
+/* KIMBLE_LEARN=0 in the environment (docs/spec.md, the bot contract). */
 static int learning_frozen(void)
 {
 	const char *v = getenv("KIMBLE_LEARN");
