@@ -5,13 +5,17 @@
  * bin/kimble-judge --concurrency 2; the table shows games per second,
  * the mean pipe round trip per decision (judge sends END, bot answers)
  * from the judge's own timing, and, for comparison, games per second of
- * the in-process referee (core/game.h) with four hard seats.
+ * the in-process referee (core/game.h) with four hard seats.  It does so
+ * with bots confined (judge/sandbox.h, the default) and --sandbox off, and
+ * measures the start-up of one bot process either way: start, first line
+ * (v001XYZ), stdin closed, exit reaped (a game starts up to four).
  *
  * usage: judge [DEALS]   (default 250 deals = 1000 games)
  */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 #include <unistd.h>
 
 #include "core/game.h"
+#include "judge/proc.h"
 
 static double now_s(void)
 {
@@ -58,11 +63,13 @@ static void make_bots(const char *dir, const char *testbot)
 	}
 }
 
-/* Run the judge; returns wall seconds. */
-static double run_judge(const char *judge, const char *bots, const char *out, const char *deals)
+/* Run the judge, --sandbox on or off; returns wall seconds. */
+static double run_judge(const char *judge, const char *bots, const char *out, const char *deals,
+			const char *sandbox)
 {
 	char *argv[] = {(char *)judge, "-q", "-f", "fixed", "-g", (char *)deals, "-j2", "--bots",
-			(char *)bots, "-o", (char *)out, "h1", "h2", "h3", "h4", NULL};
+			(char *)bots, "-o", (char *)out, "--sandbox", (char *)sandbox, "h1", "h2",
+			"h3", "h4", NULL};
 	double t = now_s();
 	int st;
 	pid_t pid = fork();
@@ -123,12 +130,39 @@ static double core_games_per_s(void)
 	return (double)games / dt;
 }
 
+/* Mean microseconds to start the test bot in dir (confined or not), read
+ * its first line, close its stdin and reap it. */
+static double startup_us(const char *dir, const char *testbot, int sandbox)
+{
+	kj_bot bot = {.name = "h1", .argv = {"hard"}, .argc = 1};
+	kj_limits lim = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1,
+			 .sandbox = sandbox, .procs = 64, .file_mb = 256};
+	kb_err err;
+	int n = 0;
+	double t;
+
+	snprintf(bot.dir, sizeof bot.dir, "%.511s", dir);
+	snprintf(bot.cmd, sizeof bot.cmd, "%.511s", testbot);
+	t = now_s();
+	for (; n < 400 || now_s() - t < 0.5; n++) {
+		kj_proc p;
+		if (kj_proc_start(&p, &bot, "hard,hard,hard", "1", NULL, &lim, &err))
+			die("cannot start the test bot:", err.msg);
+		while (!memchr(p.ibuf, '\n', p.ilen))
+			if (kj_proc_pump(&p, 5000) <= 0)
+				die("no first line from", testbot);
+		kj_proc_finish(&p, 500);
+	}
+	return (now_s() - t) * 1e6 / n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *deals = argc > 1 ? argv[1] : "250";
 	const char *bin = getenv("KB_BIN"), *root = getenv("KB_ROOT"), *tmp = getenv("TMPDIR");
 	char judge[1024], rel[1024], testbot[PATH_MAX], dir[512], bots[600], out[600];
-	double decisions, mean_ms, max_ms, secs, games = 4.0 * atof(deals);
+	double decisions, mean_ms, max_ms, secs, games = 4.0 * atof(deals), start_us[2];
+	const char *modes[2] = {"on", "off"};
 
 	snprintf(judge, sizeof judge, "%s/kimble-judge", bin ? bin : "bin");
 	snprintf(rel, sizeof rel, "%s/build/rel/testbots/testbot", root ? root : ".");
@@ -141,18 +175,27 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof out, "%s/out", dir);
 	mkdir(bots, 0755);
 	make_bots(bots, testbot);
-	secs = run_judge(judge, bots, out, deals);
-	round_trip(out, &decisions, &mean_ms, &max_ms);
-	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-
 	printf("%-44s %10s %10s %12s %14s %10s\n", "setup", "games", "seconds", "games/s",
 	       "round trip us", "max ms");
-	printf("%-44s %10.0f %10.2f %12.1f %14.1f %10.2f\n",
-	       "judge, 4 testbot hard processes, -j2", games, secs, games / secs, 1000 * mean_ms,
-	       max_ms);
+	signal(SIGPIPE, SIG_IGN);
+	for (int i = 0; i < 2; i++) {
+		char setup[64], h1[700];
+		secs = run_judge(judge, bots, out, deals, modes[i]);
+		round_trip(out, &decisions, &mean_ms, &max_ms);
+		snprintf(setup, sizeof setup, "judge, 4 testbot hard, -j2, sandbox %s", modes[i]);
+		printf("%-44s %10.0f %10.2f %12.1f %14.1f %10.2f\n", setup, games, secs,
+		       games / secs, 1000 * mean_ms, max_ms);
+		snprintf(h1, sizeof h1, "%s/h1", bots);
+		start_us[i] = startup_us(h1, testbot, i == 0);
+		nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	printf("%-44s %10s %10s %12.0f %14s %10s\n", "in-process referee, 4 hard seats", "-", "0.5",
 	       core_games_per_s(), "-", "-");
 	printf("decisions answered by bots: %.0f (%.1f per game); target >= 300 games/s\n",
 	       decisions, decisions / games);
+	printf("start-up of one bot process (start, first line, exit): %.0f us confined, %.0f us "
+	       "unconfined (+%.0f us, a game starts up to 4)\n", start_us[0], start_us[1],
+	       start_us[0] - start_us[1]);
 	return 0;
 }
