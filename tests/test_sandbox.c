@@ -11,7 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -318,4 +323,45 @@ Test(sandbox, help_states_the_rules_and_a_bad_value_is_refused, .timeout = 30)
 	cr_expect_not_null(strstr(text, "--max-file-mb N"), "%s", text);
 	cr_assert_eq(run_judge(dir, "bad", bad), 1);
 	cr_expect_not_null(strstr(test_read_file(dir, "bad.err"), "--sandbox maybe: expected on or off"));
+}
+
+/* As on a kernel without Landlock: landlock_create_ruleset fails with
+ * ENOSYS in this test's process and its children (a seccomp filter). */
+static void hide_landlock(void)
+{
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+
+	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
+Test(sandbox, a_kernel_that_cannot_confine_is_named_and_refused, .timeout = 60)
+{
+	char dir[512], out[700];
+	const char *tour[] = {"-q", "--no-timing", "--bots", "bots", "-o", "out", "a", "b", NULL};
+	const char *debug[] = {"-d", "bots/a", NULL};
+	const char *off[] = {"-q", "--no-timing", "--sandbox", "off", "--bots", "bots", "-o", "out",
+			     "a", "b", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	test_bot_dir(dir, "a", "hard");
+	test_bot_dir(dir, "b", "hard");
+	hide_landlock();
+	cr_assert_eq(run_judge(dir, "tour", tour), 2);
+	const char *err = test_read_file(dir, "tour.err");
+	cr_expect_not_null(strstr(err, "cannot confine bots: this kernel has no Landlock"), "%s", err);
+	cr_expect_not_null(strstr(err, "--sandbox off"), "%s", err);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_expect_neq(access(out, F_OK), 0, "refused, yet %s was created", out);
+	cr_expect_eq(run_judge(dir, "debug", debug), 2);
+	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
+	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "a "));
 }
