@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -55,8 +57,8 @@ static void test_bot_dir(const char *dir, const char *name, const char *mode)
 static int run_judge(const char *dir, const char *name, const char *const args[])
 {
 	char bin[1024], out[1200], err[1200], *argv[64];
-	int n = 0, st;
-	test_proc p;
+	int n = 0;
+	test_proc p = {.in = -1, .out = -1};
 
 	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
 	while (n < 63 && args[n - 1])
@@ -64,17 +66,18 @@ static int run_judge(const char *dir, const char *name, const char *const args[]
 	argv[n] = NULL;
 	snprintf(out, sizeof out, "%s/%s.out", dir, name);
 	snprintf(err, sizeof err, "%s/%s.err", dir, name);
-	cr_assert_eq(test_spawn(&p, argv, dir, 0, 1, err), 0);
-	FILE *f = fopen(out, "w");
-	test_reader r;
-	char line[4096];
-	long len;
-	test_reader_init(&r, p.out);
-	while ((len = test_getline(&r, line, sizeof line, RUN_MS)) >= 0)
-		fprintf(f, "%s\n", line);
-	fclose(f);
-	close(p.out);
-	st = test_wait(&p, RUN_MS);
+	p.pid = fork();
+	cr_assert(p.pid >= 0);
+	if (p.pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test takes the judge along */
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || chdir(dir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st = test_wait(&p, RUN_MS);
 	cr_assert(st >= 0 && WIFEXITED(st), "kimble-judge %s did not exit normally", name);
 	return WEXITSTATUS(st);
 }
