@@ -73,7 +73,8 @@ static const char usage[] =
 "\n"
 "Exit status: 0 done (replay --rerun: the game agrees); 1 bad usage or\n"
 "input (meta file, start file, transcript); 2 a run failed (cannot write,\n"
-"cannot start a bot, a worker died); 3 replay --rerun differs.\n";
+"cannot start a bot, bots cannot be confined, a worker died); 3 replay\n"
+"--rerun differs.\n";
 
 #define die(code, ...) kb_die("kimble-judge", (code), __VA_ARGS__)
 

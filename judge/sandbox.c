@@ -7,7 +7,8 @@
  * capabilities away while the bot keeps the judge's user (so its folder
  * stays writable without chown), and gives RLIMIT_NPROC a count of the
  * bot's own tasks (otherwise per user, and not enforced at all for root).
- * seccomp closes what Landlock leaves open: UDP, raw and unix sockets.
+ * seccomp closes what Landlock leaves open: UDP, raw and unix sockets, and
+ * the keyrings the bot would share with the judge.
  * The kernel's headers of Debian 12 know Landlock ABI 2 only, so the
  * structures and rights are defined here from the kernel's documentation.
  */
@@ -295,7 +296,10 @@ static int seccomp_filter(void)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 3, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_keyctl, 2, 0), /* the judge's keys */
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_add_key, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_request_key, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};

@@ -21,8 +21,9 @@
  *     outside the domain (its own children are inside), connecting to
  *     abstract unix sockets, and ptrace of other processes;
  *   - is under a seccomp filter: socket() fails with EACCES (no network of
- *     any family, no unix sockets of other programs) and io_uring_setup()
- *     with EPERM (io_uring would bypass the filter);
+ *     any family, no unix sockets of other programs), io_uring_setup()
+ *     (io_uring would bypass the filter) and the keyring calls (keyctl,
+ *     add_key, request_key: the judge's session keyring) with EPERM;
  *   - has RLIMIT_NPROC (tasks) and RLIMIT_FSIZE (bytes per file) set.
  * Blocked calls return the kernel's EACCES or EPERM to the bot.
  *
