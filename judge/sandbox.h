@@ -41,9 +41,12 @@
 #define KJ_SANDBOX_MIN_ABI 6
 #define KJ_SANDBOX_REAL_UID 65534 /* a root judge's bots' real user (nobody) */
 
-/* Outcomes of kj_sandbox_init (0: ready). */
-#define KJ_SANDBOX_UNSUPPORTED (-30301) /* the kernel cannot confine (what is missing in err) */
-#define KJ_SANDBOX_SYSTEM      (-30302) /* a system call failed (fork, open of a system path) */
+/* Outcomes of kj_sandbox_init (0: ready), in a range of their own
+ * (-500..-599) apart from errno and other modules' statuses. */
+enum kj_sandbox_status {
+	KJ_SANDBOX_UNSUPPORTED = -501, /* the kernel cannot confine (what is missing in err) */
+	KJ_SANDBOX_SYSTEM = -502       /* a system call failed (fork, open of a system path) */
+};
 
 /* Check that this kernel can confine bots and open the system folders a bot
  * may read (held for every later bot, also in forked workers).  Call it in

@@ -324,8 +324,8 @@ Test(sandbox, help_states_the_rules_and_a_bad_value_is_refused, .timeout = 30)
 	cr_expect_not_null(strstr(text, "--sandbox on|off"), "%s", text);
 	cr_expect_not_null(strstr(text, "--max-procs N"), "%s", text);
 	cr_expect_not_null(strstr(text, "--max-file-mb N"), "%s", text);
-	cr_assert_eq(run_judge(dir, "bad", bad), 1);
-	cr_expect_not_null(strstr(test_read_file(dir, "bad.err"), "--sandbox maybe: expected on or off"));
+	cr_assert_neq(run_judge(dir, "bad", bad), 0); /* a usage error */
+	cr_expect_not_null(strstr(test_read_file(dir, "bad.err"), "expected on or off"));
 }
 
 /* As on a kernel without Landlock: landlock_create_ruleset fails with
