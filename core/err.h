@@ -13,6 +13,9 @@
  *   -200..-299  state/record.h (enum kb_rec_status)
  *   -300..-399  state/store.h  (enum kb_store_status)
  *   -400..-499  state/export.h (enum kb_export_status)
+ *   -500..-599  judge/sandbox.h (enum kj_sandbox_status)
+ *   -600..-699  judge/rating.h (enum kj_rating_status)
+ *   -700..-799  judge/server_limits.h (enum srv_limit)
  * 0 is success everywhere.
  *
  * Exit statuses: every program exits KB_EXIT_USAGE (64, EX_USAGE of

@@ -14,6 +14,7 @@
 #include "core/transcript.h"
 #include "replay.h"
 #include "run.h"
+#include "sandbox.h"
 #include "svg.h"
 #include "core/err.h"
 
@@ -61,6 +62,19 @@ static const char usage[] =
 "                       forfeit (default 3)\n"
 "      --max-timeouts N remove a bot after N timeout games in a row (3; 0 never)\n"
 "      --cpu-s N --mem-mb N --nofile N   bot limits (60, 2048, 256; 0 none)\n"
+"      --max-procs N    processes and threads per bot (default 64; 0 none)\n"
+"      --max-file-mb N  size of any one file a bot writes (default 256; 0 none)\n"
+"      --sandbox on|off confine bots (default on; also for -d and --rerun): a\n"
+"                       bot may read and write its own folder, read and run\n"
+"                       the system's programs and libraries (/usr, /lib*,\n"
+"                       /bin, /sbin, /opt), /etc except secrets (shadow,\n"
+"                       ssh, ...), /proc/self and its command; nothing else:\n"
+"                       no other folder, no network (socket() fails), no\n"
+"                       signals beyond its own processes, no privileges\n"
+"                       (not even when the judge is root).  Needs Linux 6.12\n"
+"                       (Landlock ABI 6) and user namespaces; the judge\n"
+"                       refuses to run bots where they are missing.  off:\n"
+"                       trusted bots only (docs/sandbox.md)\n"
 "      --no-learn       run bots with KIMBLE_LEARN=0 (learning frozen)\n"
 "      --no-timing      write 0 for all times: byte-identical reruns\n"
 "  -q, --quiet          no progress line\n"
@@ -70,8 +84,8 @@ static const char usage[] =
 "svg --anim writes SVG only: -o FILE must end in .svg.\n"
 "\n"
 "Exit status: 0 done (replay --rerun: the game agrees); 1 bad input (meta\n"
-"file, start file, transcript); 2 a run failed (cannot write, a worker\n"
-"died) or a bot could not be started (its command cannot be run: the\n"
+"file, start file, transcript); 2 a run failed (cannot write, bots cannot\n"
+"be confined, a worker died) or a bot could not be started (its command cannot be run: the\n"
 "games are still played and recorded, the message is on stderr); 3 replay\n"
 "--rerun differs; 64 usage error (unknown option, bad or missing value,\n"
 "missing argument); 128+N stopped by signal N: 130 SIGINT (Ctrl-C), 143\n"
@@ -102,7 +116,7 @@ typedef struct cli {
 } cli;
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
-       O_NOFILE, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM };
+       O_NOFILE, O_PROCS, O_FILE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM };
 
 static const struct option longopts[] = {
 	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
@@ -112,6 +126,7 @@ static const struct option longopts[] = {
 	{"move-ms", 1, 0, O_MOVE}, {"startup-ms", 1, 0, O_STARTUP},
 	{"max-errors", 1, 0, O_ERRORS}, {"max-timeouts", 1, 0, O_TIMEOUTS},
 	{"cpu-s", 1, 0, O_CPU}, {"mem-mb", 1, 0, O_MEM}, {"nofile", 1, 0, O_NOFILE},
+	{"max-procs", 1, 0, O_PROCS}, {"max-file-mb", 1, 0, O_FILE_MB}, {"sandbox", 1, 0, O_SANDBOX},
 	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
 	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
 	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM}, {0, 0, 0, 0}};
@@ -149,6 +164,13 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case O_CPU: c->match.limits.cpu_s = (int)number("--cpu-s", arg, 0, 1000000); break;
 	case O_MEM: c->match.limits.mem_mb = (int)number("--mem-mb", arg, 0, 1 << 20); break;
 	case O_NOFILE: c->match.limits.nofile = (int)number("--nofile", arg, 0, 1 << 20); break;
+	case O_PROCS: c->match.limits.procs = (int)number("--max-procs", arg, 0, 1 << 20); break;
+	case O_FILE_MB: c->match.limits.file_mb = (int)number("--max-file-mb", arg, 0, 1 << 30); break;
+	case O_SANDBOX:
+		if (strcmp(arg, "on") && strcmp(arg, "off"))
+			usage_error("--sandbox \"%s\": expected on or off", arg);
+		c->match.limits.sandbox = !strcmp(arg, "on");
+		break;
 	case O_NOLEARN: c->match.limits.learn = 0; break;
 	case O_NOTIMING: c->match.timing = 0; break;
 	case O_BOTS: c->bots_dir = arg; break;
@@ -186,7 +208,8 @@ static void parse(cli *c, int argc, char **argv)
 	c->max_timeouts = 3;
 	c->match = (kj_match_opts){.move_ms = 1000, .startup_ms = 5000, .max_errors = 3,
 				   .grace_ms = 500, .timing = 1,
-				   .limits = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1}};
+				   .limits = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1,
+					      .sandbox = 1, .procs = 64, .file_mb = 256}};
 	opterr = 0; /* our messages, our exit status */
 	while ((opt = getopt_long(argc, argv, ":f:t:g:s:j:o:qhd:", longopts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
@@ -456,6 +479,15 @@ static void rerun_bots(const cli *c, const kb_transcript *tx, char **dirs, int n
 	}
 }
 
+/* Refuse before anything starts when bots cannot be confined. */
+static void check_sandbox(const cli *c)
+{
+	kb_err err;
+
+	if (c->match.limits.sandbox && kj_sandbox_init(&err))
+		die(2, "%s", err.msg);
+}
+
 static int replay(cli *c, char **args, int n)
 {
 	kb_transcript tx;
@@ -475,6 +507,7 @@ static int replay(cli *c, char **args, int n)
 		kb_tx_free(&tx);
 		return 0;
 	}
+	check_sandbox(c);
 	rerun_bots(c, &tx, args + 1, n - 1, bots, seats);
 	rc = kj_rerun(stdout, &tx, seats, &c->match, &err);
 	kb_tx_free(&tx);
@@ -545,6 +578,7 @@ int main(int argc, char **argv)
 		return svg(&c, rest, n);
 	if (!strcmp(cmd, "merge"))
 		return merge(&c, rest, n);
+	check_sandbox(&c);
 	if (c.debug)
 		return debug_game(&c, rest, n);
 	return tournament(&c, rest, n);

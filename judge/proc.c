@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "proc.h"
+#include "sandbox.h"
 
 /* Process groups of the bots this process runs, for kj_proc_kill_all()
  * from a signal handler. */
@@ -70,6 +71,21 @@ static void limit(int res, long value)
 static volatile int exec_errno;
 static const char *volatile exec_step;
 
+/* In the vforked child: confine the bot or end with a note why not. */
+static void confine(const kj_bot *bot, const kj_limits *lim)
+{
+	static const char msg[] = "kimble-judge: cannot confine the bot: ";
+	const char *step = "";
+
+	if (kj_sandbox_enter(bot, lim, &step) == 0)
+		return;
+	exec_errno = errno ? errno : EPERM, exec_step = step;
+	if (write(2, msg, sizeof msg - 1) < 0 || write(2, step, strlen(step)) < 0 ||
+	    write(2, "\n", 1) < 0)
+		_exit(126);
+	_exit(126);
+}
+
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
 static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
@@ -95,6 +111,8 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 	limit(RLIMIT_CPU, lim->cpu_s);
 	limit(RLIMIT_AS, (long)lim->mem_mb << 20);
 	limit(RLIMIT_NOFILE, lim->nofile);
+	if (lim->sandbox)
+		confine(bot, lim);
 	execvp(bot->cmd, argv);
 	exec_errno = errno, exec_step = "execvp";
 	if (write(2, msg, sizeof msg - 1) < 0)
@@ -156,6 +174,8 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	memset(p, 0, sizeof *p);
 	p->in = p->out = p->err = -1;
 	p->status = -1;
+	if (lim->sandbox && kj_sandbox_init(err))
+		return -1;
 	if (!(p->obuf = malloc(KJ_OUTBUF)))
 		goto fail;
 	if (pipe2(to, O_CLOEXEC) != 0)

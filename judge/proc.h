@@ -21,6 +21,7 @@
  *
  * The caller must ignore SIGPIPE (a bot may close its stdin at any time).
  * KIMBLE_LEARN=0 is set in the bot's environment when learning is frozen.
+ * With lim->sandbox the bot is confined to its folder (sandbox.h).
  */
 #ifndef KJ_PROC_H
 #define KJ_PROC_H
@@ -41,6 +42,9 @@ typedef struct kj_limits {
 	int mem_mb;  /* RLIMIT_AS, 0: none */
 	int nofile;  /* RLIMIT_NOFILE, 0: none */
 	int learn;   /* 0: KIMBLE_LEARN=0 in the bot's environment */
+	int sandbox; /* 1: confined (sandbox.h; kj_sandbox_init first) */
+	int procs;   /* confined: RLIMIT_NPROC in its user namespace, 0: none */
+	int file_mb; /* confined: RLIMIT_FSIZE, 0: none */
 } kj_limits;
 
 typedef struct kj_proc {

@@ -40,9 +40,9 @@
 /* Outcomes of kj_rating_fit (a range of their own, apart from errno). */
 enum kj_rating_status {
 	KJ_RATING_OK = 0,
-	KJ_RATING_BAD_INPUT = -30901, /* a bot number out of range, fewer than 2 seats */
-	KJ_RATING_NO_MEMORY = -30902,
-	KJ_RATING_NO_CONVERGENCE = -30903 /* Newton did not settle (not seen in practice) */
+	KJ_RATING_BAD_INPUT = -601, /* a bot number out of range, fewer than 2 seats */
+	KJ_RATING_NO_MEMORY = -602,
+	KJ_RATING_NO_CONVERGENCE = -603 /* Newton did not settle (not seen in practice) */
 };
 
 /* One game: the bots that sat in it and their finishing places (1 best,

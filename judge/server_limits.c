@@ -15,7 +15,7 @@ static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 /* Index of a refusal reason in the counters. */
 static int reason_index(int why)
 {
-	return -why - 10;
+	return SRV_LIMIT_FULL - why;
 }
 
 void srv_limits_defaults(srv_limits_opts *o)

@@ -51,13 +51,13 @@
 /* What srv_limits_start / srv_limits_watch answer (server.h uses -1..-3). */
 enum srv_limit {
 	SRV_LIMIT_OK = 0,
-	SRV_LIMIT_FULL = -10,           /* max_games games are running */
-	SRV_LIMIT_ADDR_GAMES = -11,     /* the address runs addr_games games */
-	SRV_LIMIT_ADDR_RATE = -12,      /* the address's bucket is empty */
-	SRV_LIMIT_GAME_WATCHERS = -13,  /* the game has game_watchers spectators */
-	SRV_LIMIT_ADDR_WATCHERS = -14   /* the address has addr_watchers spectators */
+	SRV_LIMIT_FULL = -701,          /* max_games games are running */
+	SRV_LIMIT_ADDR_GAMES = -702,    /* the address runs addr_games games */
+	SRV_LIMIT_ADDR_RATE = -703,     /* the address's bucket is empty */
+	SRV_LIMIT_GAME_WATCHERS = -704, /* the game has game_watchers spectators */
+	SRV_LIMIT_ADDR_WATCHERS = -705  /* the address has addr_watchers spectators */
 };
-#define SRV_LIMIT_REASONS 5         /* -10 .. -14 */
+#define SRV_LIMIT_REASONS 5         /* -701 .. -705 */
 
 typedef struct srv_limits_opts {
 	size_t max_games;

@@ -5,23 +5,31 @@
  * bin/kimble-judge --concurrency 2; the table shows games per second,
  * the mean pipe round trip per decision (judge sends END, bot answers)
  * from the judge's own timing, and, for comparison, games per second of
- * the in-process referee (core/game.h) with four hard seats.
+ * the in-process referee (core/game.h) with four hard seats.  It does so
+ * with bots confined (judge/sandbox.h, the default) and --sandbox off, and
+ * measures the start-up of one bot process either way: start, first line
+ * (v001XYZ), stdin closed, exit reaped (a game starts up to four).  The
+ * two settings alternate and the best of two runs counts (a busy host
+ * moves wall times a lot); CPU time per game is the steadier figure.
  *
  * usage: judge [DEALS]   (default 250 deals = 1000 games)
  */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/game.h"
+#include "judge/proc.h"
 
 static double now_s(void)
 {
@@ -58,11 +66,24 @@ static void make_bots(const char *dir, const char *testbot)
 	}
 }
 
-/* Run the judge; returns wall seconds. */
-static double run_judge(const char *judge, const char *bots, const char *out, const char *deals)
+/* CPU seconds of this process's reaped children (the judge, its workers
+ * and bots): unlike wall time, hardly moved by other work on the host. */
+static double children_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* Run the judge, --sandbox on or off; returns wall seconds. */
+static double run_judge(const char *judge, const char *bots, const char *out, const char *deals,
+			const char *sandbox)
 {
 	char *argv[] = {(char *)judge, "-q", "-f", "fixed", "-g", (char *)deals, "-j2", "--bots",
-			(char *)bots, "-o", (char *)out, "h1", "h2", "h3", "h4", NULL};
+			(char *)bots, "-o", (char *)out, "--sandbox", (char *)sandbox, "h1", "h2",
+			"h3", "h4", NULL};
 	double t = now_s();
 	int st;
 	pid_t pid = fork();
@@ -123,12 +144,40 @@ static double core_games_per_s(void)
 	return (double)games / dt;
 }
 
+/* Mean microseconds to start the test bot in dir (confined or not), read
+ * its first line, close its stdin and reap it, over 200 starts. */
+static double startup_us(const char *dir, const char *testbot, int sandbox)
+{
+	kj_bot bot = {.name = "h1", .argv = {"hard"}, .argc = 1};
+	kj_limits lim = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1,
+			 .sandbox = sandbox, .procs = 64, .file_mb = 256};
+	kb_err err;
+	int n = 0;
+	double t;
+
+	snprintf(bot.dir, sizeof bot.dir, "%.511s", dir);
+	snprintf(bot.cmd, sizeof bot.cmd, "%.511s", testbot);
+	t = now_s();
+	for (; n < 200; n++) {
+		kj_proc p;
+		if (kj_proc_start(&p, &bot, "hard,hard,hard", "1", NULL, &lim, &err))
+			die("cannot start the test bot:", err.msg);
+		while (!memchr(p.ibuf, '\n', p.ilen))
+			if (kj_proc_pump(&p, 5000) <= 0)
+				die("no first line from", testbot);
+		kj_proc_finish(&p, 500);
+	}
+	return (now_s() - t) * 1e6 / n;
+}
+
 int main(int argc, char **argv)
 {
 	const char *deals = argc > 1 ? argv[1] : "250";
 	const char *bin = getenv("KB_BIN"), *root = getenv("KB_ROOT"), *tmp = getenv("TMPDIR");
-	char judge[1024], rel[1024], testbot[PATH_MAX], dir[512], bots[600], out[600];
-	double decisions, mean_ms, max_ms, secs, games = 4.0 * atof(deals);
+	char judge[1024], rel[1024], testbot[PATH_MAX], dir[512], bots[600], out[600], h1[700];
+	double decisions = 0, mean_ms[2], max_ms[2], secs[2], cpu_s[2], start_us[2];
+	double games = 4.0 * atof(deals);
+	const char *modes[2] = {"on", "off"};
 
 	snprintf(judge, sizeof judge, "%s/kimble-judge", bin ? bin : "bin");
 	snprintf(rel, sizeof rel, "%s/build/rel/testbots/testbot", root ? root : ".");
@@ -141,18 +190,38 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof out, "%s/out", dir);
 	mkdir(bots, 0755);
 	make_bots(bots, testbot);
-	secs = run_judge(judge, bots, out, deals);
-	round_trip(out, &decisions, &mean_ms, &max_ms);
+	printf("%-44s %10s %10s %12s %14s %10s %12s\n", "setup (best of 2, alternating)", "games",
+	       "seconds", "games/s", "round trip us", "max ms", "cpu ms/game");
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(h1, sizeof h1, "%s/h1", bots);
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < 2; i++) {
+			double cpu = children_cpu_s(), t = run_judge(judge, bots, out, deals, modes[i]);
+			cpu = children_cpu_s() - cpu;
+			if (round == 0 || t < secs[i]) {
+				secs[i] = t;
+				round_trip(out, &decisions, &mean_ms[i], &max_ms[i]);
+			}
+			if (round == 0 || cpu < cpu_s[i])
+				cpu_s[i] = cpu;
+			nftw(out, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+			double us = startup_us(h1, testbot, i == 0);
+			if (round == 0 || us < start_us[i])
+				start_us[i] = us;
+		}
 	nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-
-	printf("%-44s %10s %10s %12s %14s %10s\n", "setup", "games", "seconds", "games/s",
-	       "round trip us", "max ms");
-	printf("%-44s %10.0f %10.2f %12.1f %14.1f %10.2f\n",
-	       "judge, 4 testbot hard processes, -j2", games, secs, games / secs, 1000 * mean_ms,
-	       max_ms);
-	printf("%-44s %10s %10s %12.0f %14s %10s\n", "in-process referee, 4 hard seats", "-", "0.5",
-	       core_games_per_s(), "-", "-");
+	for (int i = 0; i < 2; i++) {
+		char setup[64];
+		snprintf(setup, sizeof setup, "judge, 4 testbot hard, -j2, sandbox %s", modes[i]);
+		printf("%-44s %10.0f %10.2f %12.1f %14.1f %10.2f %12.2f\n", setup, games, secs[i],
+		       games / secs[i], 1000 * mean_ms[i], max_ms[i], 1000 * cpu_s[i] / games);
+	}
+	printf("%-44s %10s %10s %12.0f %14s %10s %12s\n", "in-process referee, 4 hard seats", "-",
+	       "0.5", core_games_per_s(), "-", "-", "-");
 	printf("decisions answered by bots: %.0f (%.1f per game); target >= 300 games/s\n",
 	       decisions, decisions / games);
+	printf("start-up of one bot process (start, first line, exit; best of 2 x 200): %.0f us "
+	       "confined, %.0f us unconfined (%+.0f us; a game starts up to 4)\n", start_us[0],
+	       start_us[1], start_us[0] - start_us[1]);
 	return 0;
 }

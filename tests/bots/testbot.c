@@ -16,12 +16,26 @@
  *       lineup   plays hard but announces a wrong lineup (v001000)
  *       easy     plays the easy policy (the rearmost movable piece)
  *       silent   never says anything, not even v001XYZ
+ *       try-RULE=ARG  first tries something the KoTH rules forbid, reports
+ *                on stderr "testbot MODE: held: ERROR" or "MODE: NOT held",
+ *                then plays hard; when not held it exits (status 3) at its
+ *                first decision, a forfeit.  RULE is read=PATH, list=PATH
+ *                (a folder), write=PATH (create), connect=PORT (TCP to
+ *                127.0.0.1), signal (kill(getppid(), 0)), fork=N (N
+ *                sleeping children) or fill=MB (a file in its folder).
  * Every mode's first line is v001XYZ from OPPONENTS (except lineup).
  */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,8 +79,118 @@ static void say(const char *text)
 	fflush(stdout);
 }
 
+/* try-RULE: each returns 0 when the attempt succeeded, else -1 with errno. */
+static int try_list(const char *path)
+{
+	DIR *d = opendir(path);
+
+	if (!d)
+		return -1;
+	errno = readdir(d) ? 0 : errno ? errno : EACCES;
+	closedir(d);
+	return errno ? -1 : 0;
+}
+
+static int try_connect(const char *port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port))};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+
+	if (fd < 0)
+		return -1;
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(fd, (struct sockaddr *)&to, sizeof to);
+	close(fd);
+	return rc;
+}
+
+/* Up to n children that sleep; all are killed again before returning. */
+static int try_fork(const char *n)
+{
+	static pid_t kids[4096];
+	int want = atoi(n), got = 0, rc = 0;
+
+	while (got < want && got < 4096 && rc == 0) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			pause();
+			_exit(0);
+		}
+		if (pid < 0)
+			rc = -1;
+		else
+			kids[got++] = pid;
+	}
+	int keep = errno;
+	for (int i = 0; i < got; i++)
+		kill(kids[i], SIGKILL), waitpid(kids[i], NULL, 0);
+	errno = keep;
+	return rc;
+}
+
+/* Write mb MiB into fill.bin in the bot's folder (removed again). */
+static int try_fill(const char *mb)
+{
+	static char chunk[1 << 20];
+	int fd = open("fill.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644), rc = 0;
+
+	signal(SIGXFSZ, SIG_IGN); /* see EFBIG instead of dying */
+	if (fd < 0)
+		return -1;
+	for (int i = 0; i < atoi(mb) && rc == 0; i++)
+		if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
+			rc = -1;
+	int keep = errno;
+	close(fd);
+	unlink("fill.bin");
+	errno = keep;
+	return rc;
+}
+
+static int try_rule(const char *rule, const char *arg)
+{
+	int fd;
+
+	if (!strcmp(rule, "read") || !strcmp(rule, "write")) {
+		fd = rule[0] == 'r' ? open(arg, O_RDONLY) : open(arg, O_WRONLY | O_CREAT, 0644);
+		return fd < 0 ? -1 : close(fd);
+	}
+	if (!strcmp(rule, "list"))
+		return try_list(arg);
+	if (!strcmp(rule, "connect"))
+		return try_connect(arg);
+	if (!strcmp(rule, "signal"))
+		return kill(getppid(), 0);
+	if (!strcmp(rule, "fork"))
+		return try_fork(arg);
+	if (!strcmp(rule, "fill"))
+		return try_fill(arg);
+	fprintf(stderr, "testbot: unknown rule %s\n", rule);
+	exit(1);
+}
+
+static int rule_broken;
+
+/* Mode try-RULE=ARG: attempt it and say whether the judge held it. */
+static void attempt(const char *mode)
+{
+	char rule[64];
+	const char *eq = strchr(mode, '=');
+
+	snprintf(rule, sizeof rule, "%.*s", (int)(eq ? eq - mode - 4 : (long)strlen(mode) - 4),
+		 mode + 4);
+	if (try_rule(rule, eq ? eq + 1 : "") == 0) {
+		rule_broken = 1;
+		fprintf(stderr, "testbot %s: NOT held\n", mode);
+	} else {
+		fprintf(stderr, "testbot %s: held: %s\n", mode, strerror(errno));
+	}
+}
+
 static void first_decision(const char *mode)
 {
+	if (rule_broken)
+		exit(3);
 	if (!strcmp(mode, "crash"))
 		abort();
 	if (!strcmp(mode, "hang"))
@@ -118,6 +242,8 @@ int main(int argc, char **argv)
 		pause_ms(30000);
 		_exit(0);
 	}
+	if (!strncmp(mode, "try-", 4))
+		attempt(mode);
 	fprintf(stderr, "testbot %s: playing %s\n", mode, argv[2]);
 	while (fgets(line, sizeof line, stdin)) {
 		line[strcspn(line, "\r\n")] = '\0';

@@ -1,0 +1,370 @@
+/* test_sandbox.c - kimble-judge confines bots (judge/sandbox.h): hostile
+ * test bots, one per KoTH rule, are held and the tournament finishes; a bot
+ * within the rules, ours included, plays byte for byte as unconfined and
+ * still learns in its folder; -d and replay --rerun are confined too. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define RUN_MS 60000
+
+/* bots/NAME under dir: meta running program (a path) with arguments args. */
+static void bot_dir(const char *dir, const char *name, const char *program, const char *args)
+{
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/bots", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/bots/%s", dir, name);
+	cr_assert(mkdir(path, 0755) == 0 || errno == EEXIST, "%s", path);
+	snprintf(path, sizeof path, "%s/bots/%s/meta", dir, name);
+	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
+	fprintf(f, "%s\n%s\n%s\n1\n", name, program, args);
+	fclose(f);
+}
+
+static void test_bot_dir(const char *dir, const char *name, const char *mode)
+{
+	char bin[1024];
+
+	test_root_path("build/rel/testbots/testbot", bin, sizeof bin);
+	cr_assert(access(bin, X_OK) == 0, "%s missing: make build/rel/testbots/testbot", bin);
+	bot_dir(dir, name, bin, mode);
+}
+
+/* Run kimble-judge in dir with args (NULL-terminated); stdout goes to
+ * dir/NAME.out, stderr to dir/NAME.err.  Returns the exit status. */
+static int run_judge(const char *dir, const char *name, const char *const args[])
+{
+	char bin[1024], out[1200], err[1200], *argv[64];
+	int n = 0;
+	test_proc p = {.in = -1, .out = -1};
+
+	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
+	while (n < 63 && args[n - 1])
+		argv[n] = (char *)args[n - 1], n++;
+	argv[n] = NULL;
+	snprintf(out, sizeof out, "%s/%s.out", dir, name);
+	snprintf(err, sizeof err, "%s/%s.err", dir, name);
+	p.pid = fork();
+	cr_assert(p.pid >= 0);
+	if (p.pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test takes the judge along */
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (o < 0 || e < 0 || chdir(dir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st), "kimble-judge %s did not exit normally", name);
+	return WEXITSTATUS(st);
+}
+
+/* The bots' stderr of every game under out/games, joined (malloc'ed). */
+static char *bots_stderr(const char *out)
+{
+	char pattern[1200], *all = calloc(1, 1);
+	size_t len = 0;
+	glob_t g;
+
+	snprintf(pattern, sizeof pattern, "%s/games/*.err", out);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return all;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *text = test_read_file(NULL, g.gl_pathv[i]);
+		all = realloc(all, len + strlen(text) + 1);
+		strcpy(all + len, text);
+		len += strlen(text);
+	}
+	globfree(&g);
+	return all;
+}
+
+/* A listening TCP socket on 127.0.0.1; *port gets its number. */
+static int listener(int *port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t alen = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(fd, 16) == 0);
+	cr_assert(getsockname(fd, (struct sockaddr *)&a, &alen) == 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Each attacker's mode and the error it must see. */
+static const char *attacks[][3] = {
+	{"readsib", "try-read=../sib/secret", "Permission denied"},
+	{"shadow", "try-read=/etc/shadow", "Permission denied"},
+	{"listup", "try-list=..", "Permission denied"},
+	{"listout", "try-list=../../out", "Permission denied"},
+	{"plant", "try-write=../sib/planted", "Permission denied"},
+	{"connect", NULL, "Permission denied"},
+	{"signal", "try-signal", "Operation not permitted"},
+	{"forks", "try-fork=200", "Resource temporarily unavailable"},
+	{"fill", "try-fill=8", "File too large"}};
+#define NATTACKS (sizeof attacks / sizeof attacks[0])
+
+static void hostile_tournament(int drop_root)
+{
+	char dir[512], bots[1024], out[1024], path[1200], connect_mode[64];
+	const char *args[40] = {"-q", "--no-timing", "-j2", "-f", "gauntlet", "-t", "2",
+				"--max-procs", "16", "--max-file-mb", "1", "--mem-mb", "0",
+				"--bots", bots, "-o", out, "player", "sib"};
+	int n = 19, port, lfd = listener(&port);
+
+	test_tmpdir(dir, sizeof dir);
+	if (drop_root)
+		test_drop_root(dir);
+	snprintf(bots, sizeof bots, "%s/bots", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(connect_mode, sizeof connect_mode, "try-connect=%d", port);
+	test_bot_dir(dir, "player", "hard");
+	test_bot_dir(dir, "sib", "hard");
+	snprintf(path, sizeof path, "%s/bots/sib/secret", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("the sibling's learned state\n", f);
+	fclose(f);
+	for (size_t i = 0; i < NATTACKS; i++) {
+		test_bot_dir(dir, attacks[i][0], attacks[i][1] ? attacks[i][1] : connect_mode);
+		args[n++] = attacks[i][0];
+	}
+	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
+	char *err = bots_stderr(out);
+	cr_expect_null(strstr(err, "NOT held"), "%s", err);
+	for (size_t i = 0; i < NATTACKS; i++) {
+		char line[256];
+		snprintf(line, sizeof line, "testbot %s: held: %s\n",
+			 attacks[i][1] ? attacks[i][1] : connect_mode, attacks[i][2]);
+		cr_expect_not_null(strstr(err, line), "missing \"%s\" in\n%s", line, err);
+	}
+	free(err);
+	const char *json = test_read_file(out, "results.json");
+	cr_expect_null(strstr(json, "\"exit\": 1"), "%s", json);
+	cr_expect_null(strstr(json, "\"exit\": 2"), "%s", json);
+	cr_expect_not_null(strstr(json, "\"name\": \"fill\", \"games\": 2,"), "%s", json);
+	snprintf(path, sizeof path, "%s/bots/sib/planted", dir);
+	cr_expect_neq(access(path, F_OK), 0, "a bot created %s", path);
+	cr_expect(accept(lfd, NULL, NULL) < 0 && errno == EAGAIN, "a bot connected over TCP");
+	close(lfd);
+}
+
+Test(sandbox, hostile_bots_are_held_and_the_tournament_finishes, .timeout = 120)
+{
+	hostile_tournament(0);
+}
+
+/* The same as the judge's user when the tests run as root: RLIMIT_NPROC
+ * and the rest work for an unprivileged judge too. */
+Test(sandbox, hostile_bots_are_held_under_an_unprivileged_judge, .timeout = 120)
+{
+	hostile_tournament(1);
+}
+
+/* dir/NAME: a tournament of our bot (learning), test bots hard and easy,
+ * confined or not, from fresh bot folders. */
+static void lawful_tournament(const char *dir, const char *name, const char *sandbox)
+{
+	char sub[700], bot[1024];
+	const char *args[] = {"-q", "--no-timing", "-j1", "-g", "2", "-t", "3", "--mem-mb", "0",
+			      "--sandbox", sandbox, "--bots", "bots", "-o", "out", NULL};
+
+	snprintf(sub, sizeof sub, "%s/%s", dir, name);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	bot_dir(sub, "ours", test_bin("kimble-bot", bot, sizeof bot), "");
+	test_bot_dir(sub, "hard", "hard");
+	test_bot_dir(sub, "easy", "easy");
+	cr_assert_eq(run_judge(sub, "judge", args), 0, "%s", test_read_file(sub, "judge.err"));
+}
+
+/* text with the 16 hex digits after "fingerprint X " and " fp " zeroed:
+ * the fingerprint hashes LMDB's raw file bytes, which differ from run to
+ * run even unconfined (two --sandbox off runs differ); the learned content
+ * is compared with kimble-state export instead. */
+static void zero_after(char *text, const char *key, size_t skip)
+{
+	for (char *p = text; (p = strstr(p, key));) {
+		p += strlen(key) + skip;
+		for (int i = 0; i < 16 && isxdigit((unsigned char)*p); i++)
+			*p++ = '0';
+	}
+}
+
+static char *without_fingerprints(const char *text)
+{
+	char *copy = strdup(text);
+
+	zero_after(copy, " fp ", 0);
+	zero_after(copy, "fingerprint ", 2);
+	return copy;
+}
+
+/* Are dir/on/REL and dir/off/REL the same bytes (but fingerprints)? */
+static void expect_same(const char *dir, const char *rel)
+{
+	char a[1400], b[1400];
+
+	snprintf(a, sizeof a, "%s/on/%s", dir, rel);
+	snprintf(b, sizeof b, "%s/off/%s", dir, rel);
+	char *text_a = without_fingerprints(test_read_file(NULL, a));
+	char *text_b = without_fingerprints(test_read_file(NULL, b));
+	cr_expect_str_eq(text_a, text_b, "%s and %s differ", a, b);
+	free(text_a);
+	free(text_b);
+}
+
+/* kimble-state export of dir/NAME/bots/ours into dir/NAME/state.txt. */
+static void export_state(const char *dir, const char *name)
+{
+	char bin[1024], store[1200], out[1200];
+	test_proc p;
+
+	snprintf(store, sizeof store, "%s/%s/bots/ours/kimble-state", dir, name);
+	snprintf(out, sizeof out, "%s/%s/state.txt", dir, name);
+	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", store, "export",
+			out, NULL};
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, NULL), 0);
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "kimble-state export %s", store);
+}
+
+Test(sandbox, lawful_bots_play_the_same_confined_or_not_and_ours_learns, .timeout = 180)
+{
+	char dir[512], pattern[1200], state[1200];
+	glob_t g;
+
+	test_tmpdir(dir, sizeof dir);
+	lawful_tournament(dir, "on", "on");
+	lawful_tournament(dir, "off", "off");
+	expect_same(dir, "out/results.txt");
+	expect_same(dir, "out/results.json");
+	cr_expect(strlen(test_read_file(dir, "on/out/results.txt")) > 100);
+	/* Transcripts and results; not the bots' stderr: under a root judge a
+	 * confined bot cannot ptrace itself (docs/sandbox.md), so an ASan
+	 * build's leak check says so there. */
+	snprintf(pattern, sizeof pattern, "%s/on/out/games/*.[rt][ex]*", dir);
+	cr_assert_eq(glob(pattern, 0, NULL, &g), 0);
+	cr_expect_eq(g.gl_pathc, 6u * 2, "every game's transcript and result");
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char rel[300];
+		snprintf(rel, sizeof rel, "out/games/%s", strrchr(g.gl_pathv[i], '/') + 1);
+		expect_same(dir, rel);
+	}
+	globfree(&g);
+	export_state(dir, "on");
+	export_state(dir, "off");
+	snprintf(state, sizeof state, "%s/on/state.txt", dir);
+	cr_expect(strlen(test_read_file(NULL, state)) > 0, "our bot learned nothing in its folder");
+	expect_same(dir, "state.txt");
+}
+
+/* A bot that reads its sibling's file when it can, and exits at its first
+ * decision when it could: confined, -d and replay --rerun see it play. */
+Test(sandbox, debug_game_and_rerun_are_confined, .timeout = 120)
+{
+	char dir[512];
+	const char *tour[] = {"-q", "--no-timing", "-f", "gauntlet", "-t", "2", "--bots", "bots",
+			      "-o", "out", "sib", "reader", NULL};
+	const char *debug_on[] = {"-d", "bots/reader", "bots/sib", NULL};
+	const char *debug_off[] = {"--sandbox", "off", "-d", "bots/reader", "bots/sib", NULL};
+	const char *rerun_on[] = {"replay", "--rerun", "--bots", "bots", "out/games/000000.tx", NULL};
+	const char *rerun_off[] = {"replay", "--rerun", "--sandbox", "off", "--bots", "bots",
+				   "out/games/000000.tx", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	test_bot_dir(dir, "sib", "hard");
+	test_bot_dir(dir, "reader", "try-read=../sib/meta");
+	cr_assert_eq(run_judge(dir, "tour", tour), 0, "%s", test_read_file(dir, "tour.err"));
+	cr_assert_eq(run_judge(dir, "debug_on", debug_on), 0);
+	cr_expect_null(strstr(test_read_file(dir, "debug_on.out"), "forfeit"), "%s",
+		       test_read_file(dir, "debug_on.out"));
+	cr_assert_eq(run_judge(dir, "debug_off", debug_off), 0);
+	cr_expect_not_null(strstr(test_read_file(dir, "debug_off.out"), "forfeit exit"), "%s",
+			   test_read_file(dir, "debug_off.out"));
+	cr_expect_eq(run_judge(dir, "rerun_on", rerun_on), 0, "%s",
+		     test_read_file(dir, "rerun_on.out"));
+	cr_expect_eq(run_judge(dir, "rerun_off", rerun_off), 3, "%s",
+		     test_read_file(dir, "rerun_off.out"));
+}
+
+Test(sandbox, help_states_the_rules_and_a_bad_value_is_refused, .timeout = 30)
+{
+	char dir[512];
+	const char *help[] = {"--help", NULL};
+	const char *bad[] = {"--sandbox", "maybe", "hard", "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(run_judge(dir, "help", help), 0);
+	const char *text = test_read_file(dir, "help.out");
+	cr_expect_not_null(strstr(text, "--sandbox on|off"), "%s", text);
+	cr_expect_not_null(strstr(text, "--max-procs N"), "%s", text);
+	cr_expect_not_null(strstr(text, "--max-file-mb N"), "%s", text);
+	cr_assert_neq(run_judge(dir, "bad", bad), 0); /* a usage error */
+	cr_expect_not_null(strstr(test_read_file(dir, "bad.err"), "expected on or off"));
+}
+
+/* As on a kernel without Landlock: landlock_create_ruleset fails with
+ * ENOSYS in this test's process and its children (a seccomp filter). */
+static void hide_landlock(void)
+{
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+
+	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
+Test(sandbox, a_kernel_that_cannot_confine_is_named_and_refused, .timeout = 60)
+{
+	char dir[512], out[700];
+	const char *tour[] = {"-q", "--no-timing", "--bots", "bots", "-o", "out", "a", "b", NULL};
+	const char *debug[] = {"-d", "bots/a", NULL};
+	const char *off[] = {"-q", "--no-timing", "--sandbox", "off", "--bots", "bots", "-o", "out",
+			     "a", "b", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	test_bot_dir(dir, "a", "hard");
+	test_bot_dir(dir, "b", "hard");
+	hide_landlock();
+	cr_assert_eq(run_judge(dir, "tour", tour), 2);
+	const char *err = test_read_file(dir, "tour.err");
+	cr_expect_not_null(strstr(err, "cannot confine bots: this kernel has no Landlock"), "%s", err);
+	cr_expect_not_null(strstr(err, "--sandbox off"), "%s", err);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_expect_neq(access(out, F_OK), 0, "refused, yet %s was created", out);
+	cr_expect_eq(run_judge(dir, "debug", debug), 2);
+	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
+	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "a "));
+}
