@@ -13,6 +13,7 @@
 #include "core/transcript.h"
 #include "replay.h"
 #include "run.h"
+#include "html.h"
 #include "svg.h"
 #include "core/err.h"
 
@@ -22,6 +23,7 @@ static const char usage[] =
 "       kimble-judge replay [--at N] [--step] [--color] TRANSCRIPT\n"
 "       kimble-judge replay --rerun [--bots DIR] TRANSCRIPT [BOTDIR...]\n"
 "       kimble-judge svg [--at N | --anim] [-o FILE.svg|FILE.png] TRANSCRIPT\n"
+"       kimble-judge html [-o FILE.html] TRANSCRIPT    a game viewer page\n"
 "       kimble-judge merge OUT SHARD_OUT...\n"
 "\n"
 "A BOT is easy, hard, random (built-in seats) or a directory holding a\n"
@@ -429,6 +431,20 @@ static int svg(cli *c, char **args, int n)
 	return 0;
 }
 
+static int html(cli *c, char **args, int n)
+{
+	kb_err err;
+	const char *out = c->svg_out;
+
+	if (n != 1)
+		die(1, "html: expected one TRANSCRIPT (see --help)");
+	if (out && !strcmp(out, "kimble-judge-out"))
+		out = NULL;
+	if (kj_html_game_file(args[0], out, &err))
+		die(2, "html: %s", err.msg);
+	return 0;
+}
+
 static int merge(cli *c, char **args, int n)
 {
 	kb_err err;
@@ -459,7 +475,8 @@ int main(int argc, char **argv)
 	signal(SIGHUP, stop);
 	main_argc = argc, main_argv = argv;
 	const char *cmd = argc > 1 ? argv[1] : "";
-	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
+	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge") ||
+		  !strcmp(cmd, "html");
 
 	parse(&c, argc - sub, argv + sub);
 	char **rest = argv + sub + optind;
@@ -470,6 +487,8 @@ int main(int argc, char **argv)
 		return svg(&c, rest, n);
 	if (!strcmp(cmd, "merge"))
 		return merge(&c, rest, n);
+	if (!strcmp(cmd, "html"))
+		return html(&c, rest, n);
 	if (c.debug)
 		return debug_game(&c, rest, n);
 	return tournament(&c, rest, n);
