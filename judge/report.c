@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "standings.h"
 
 void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi)
 {
@@ -129,6 +130,11 @@ int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err)
 					rep->npairs++;
 			}
 	}
+	rep->standings = malloc(sizeof *rep->standings);
+	if (!rep->standings || kj_standings_build(rep->standings, rep, res, n, err)) {
+		snprintf(err->msg, sizeof err->msg, "results: out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -136,6 +142,10 @@ void kj_report_free(kj_report *rep)
 {
 	free(rep->pairs);
 	rep->pairs = NULL;
+	if (rep->standings)
+		kj_standings_free(rep->standings);
+	free(rep->standings);
+	rep->standings = NULL;
 }
 
 static void forfeit_text(const kj_bot_stats *st, char *out, size_t size)
@@ -178,6 +188,8 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 			rep->bots[p->a].name, rep->bots[p->b].name, p->elo, p->lo, p->hi, p->deals,
 			p->mean);
 	}
+	if (rep->standings)
+		kj_standings_print(f, rep->standings, rep);
 }
 
 /* Names are single words without control characters; escape " and \ anyway. */
@@ -224,6 +236,8 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 			p->deals, p->mean, p->elo, p->lo, p->hi);
 	}
 	fprintf(f, "\n  ]");
+	if (rep->standings)
+		kj_standings_json(f, rep->standings, rep);
 	if (sprt)
 		fprintf(f,
 			",\n  \"sprt\": {\"elo0\": %.1f, \"elo1\": %.1f, \"alpha\": %.3f, \"beta\": %.3f, "

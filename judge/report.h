@@ -47,6 +47,7 @@ typedef struct kj_report {
 	uint32_t games;
 	kj_pair_elo *pairs;
 	int npairs;
+	struct kj_standings *standings; /* rating list and more (standings.h) */
 } kj_report;
 
 /* Aggregate n results (in game order).  Returns 0, or -1 with err when
@@ -54,7 +55,8 @@ typedef struct kj_report {
 int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err);
 void kj_report_free(kj_report *rep);
 
-/* The table (timing columns only when timing is set) and the Elo lines. */
+/* The table (timing columns only when timing is set), the Elo lines, and
+ * the standings (rating list, per opponent, learning curve). */
 void kj_report_print(FILE *f, const kj_report *rep, int timing);
 
 /* The same as JSON (sprt may be NULL). */
