@@ -12,6 +12,14 @@
  * writes the state in words into #state (the roll number, the seats, the
  * move) and the messages each bot sent before the roll into #msgs, and
  * lists every decision of the game with its time.
+ *
+ * The tournament report OUT/report.html (kj_report_html) holds the table,
+ * the rating list with intervals drawn to scale, the pairwise Elo, the
+ * per-opponent table and the learning curve (an inline SVG plot of each
+ * bot's moving-window win rate with its interval band) when the results
+ * have them (standings.h), and a line per game (at most KJ_HTML_GAMES)
+ * linking its viewer games/NNNNNN.html when one was written, else its
+ * transcript.
  */
 #ifndef KJ_HTML_H
 #define KJ_HTML_H
@@ -19,6 +27,8 @@
 #include <stdio.h>
 
 #include "core/transcript.h"
+#include "match.h"
+#include "report.h"
 
 /* Write the viewer of tx to f (title: shown in the heading and the
  * window title).  Returns 0, or -1 on a write error. */
@@ -34,5 +44,17 @@ void kj_html_head(FILE *f, const char *title);
 
 /* s as a JSON string (with < escaped, so it can sit inside <script>). */
 void kj_json_str(FILE *f, const char *s);
+
+#define KJ_HTML_GAMES 5000
+
+/* Write OUT/report.html for the report rep of res[0..n).  Returns 0, or
+ * -1 with err naming the file. */
+int kj_report_html(const char *out, const kj_report *rep, const kj_result *res, size_t n,
+		   kb_err *err);
+
+/* Write the viewer OUT/games/NNNNNN.html of every game of res[0..n) that
+ * has none yet.  Returns 0, or -1 with err (a transcript unreadable, a
+ * file that cannot be written). */
+int kj_html_viewers(const char *out, const kj_result *res, size_t n, kb_err *err);
 
 #endif

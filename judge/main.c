@@ -55,6 +55,9 @@ static const char usage[] =
 "      --max-timeouts N remove a bot after N timeout games in a row (3; 0 never)\n"
 "      --cpu-s N --mem-mb N --nofile N   bot limits (60, 2048, 256; 0 none)\n"
 "      --no-learn       run bots with KIMBLE_LEARN=0 (learning frozen)\n"
+"      --html           also write a viewer page per game, OUT/games/NNNNNN.html\n"
+"                       (about 5 KB per roll; OUT/report.html is always written\n"
+"                       and links each game's viewer, else its transcript)\n"
 "      --no-timing      write 0 for all times: byte-identical reruns\n"
 "  -q, --quiet          no progress line\n"
 "  -h, --help           this text\n"
@@ -90,12 +93,13 @@ typedef struct cli {
 	const char *out, *bots_dir, *starts, *shard, *sprt;
 	kj_match_opts match;
 	int max_timeouts;
-	int at, step, color, rerun, anim;
+	int at, step, color, rerun, anim, html;
 	const char *svg_out;
 } cli;
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
-       O_NOFILE, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM };
+       O_NOFILE, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM,
+       O_HTML };
 
 static const struct option longopts[] = {
 	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
@@ -107,7 +111,8 @@ static const struct option longopts[] = {
 	{"cpu-s", 1, 0, O_CPU}, {"mem-mb", 1, 0, O_MEM}, {"nofile", 1, 0, O_NOFILE},
 	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
 	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
-	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM}, {0, 0, 0, 0}};
+	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM},
+	{"html", 0, 0, O_HTML}, {0, 0, 0, 0}};
 
 static const char *debug_bot;
 
@@ -150,6 +155,7 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case O_MEM: c->match.limits.mem_mb = (int)number("--mem-mb", arg, 0, 1 << 20); break;
 	case O_NOFILE: c->match.limits.nofile = (int)number("--nofile", arg, 0, 1 << 20); break;
 	case O_NOLEARN: c->match.limits.learn = 0; break;
+	case O_HTML: c->html = 1; break;
 	case O_NOTIMING: c->match.timing = 0; break;
 	case O_BOTS: c->bots_dir = arg; break;
 	case O_AT: c->at = (int)number("--at", arg, 1, 100000000); break;
@@ -294,7 +300,7 @@ static int tournament(cli *c, char **words, int n)
 			   .match = c->match, .out = c->out, .concurrency = c->concurrency,
 			   .max_timeouts = c->max_timeouts, .progress = !c->quiet && isatty(2),
 			   .round_lines = c->format == KJ_FIXED, .sprt = c->sprt ? &sprt : NULL,
-			   .seed = c->seed};
+			   .seed = c->seed, .html = c->html};
 	if (c->shard && (sscanf(c->shard, "%d/%d", &ro.shard_k, &ro.shard_n) != 2 ||
 			 ro.shard_n < 1 || ro.shard_k < 1 || ro.shard_k > ro.shard_n))
 		die(1, "--shard %s: expected K/N with 1 <= K <= N", c->shard);

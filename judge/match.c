@@ -524,6 +524,7 @@ int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err)
 				   " winner %c rolls %" SCNu32,
 				   game, &res->deal, &res->seed, &w, &res->rolls) != 5)
 				return bad_result(err, n, "game K deal D seed S winner X rolls N");
+			res->game = *game;
 			res->winner = w >= 'A' && w <= 'D' ? w - 'A' : -1;
 		}
 		if (n > 2 && strcmp(line, "done\n") == 0)

@@ -76,6 +76,7 @@ typedef struct kj_seat_result {
 } kj_seat_result;
 
 typedef struct kj_result {
+	uint32_t game;      /* game number (set by kj_result_read) */
 	uint32_t deal;      /* games of one deal share seed and start (duplicate) */
 	uint64_t seed;
 	int winner;

@@ -148,7 +148,7 @@ void kj_report_free(kj_report *rep)
 	rep->standings = NULL;
 }
 
-static void forfeit_text(const kj_bot_stats *st, char *out, size_t size)
+void kj_forfeit_text(const kj_bot_stats *st, char *out, size_t size)
 {
 	size_t n = 0;
 
@@ -173,7 +173,7 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 		double lo, hi;
 		char ff[128];
 		kj_wilson(st->wins, st->games, &lo, &hi);
-		forfeit_text(st, ff, sizeof ff);
+		kj_forfeit_text(st, ff, sizeof ff);
 		fprintf(f, "%-16s %6u %6u %6.1f%% [%5.1f%%,%5.1f%%] %6.2f  %-20s", st->name, st->games,
 			st->wins, st->games ? 100.0 * st->wins / st->games : 0.0, 100 * lo, 100 * hi,
 			st->games ? (double)st->place_sum / st->games : 0.0, ff);

@@ -62,6 +62,9 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing);
 /* The same as JSON (sprt may be NULL). */
 void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed);
 
+/* A bot's forfeits as "reason:count,..." ("-" for none). */
+void kj_forfeit_text(const kj_bot_stats *st, char *out, size_t size);
+
 /* Wilson 95% interval of k successes in n trials. */
 void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi);
 
