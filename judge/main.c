@@ -439,15 +439,21 @@ static int svg(cli *c, char **args, int n)
 
 static int html(cli *c, char **args, int n)
 {
-	kb_err err;
-	const char *out = c->svg_out;
+	kb_transcript tx;
+	const char *path = c->svg_out && strcmp(c->svg_out, "kimble-judge-out") ? c->svg_out : NULL;
+	FILE *f = stdout;
+	char title[300];
 
 	if (n != 1)
 		die(1, "html: expected one TRANSCRIPT (see --help)");
-	if (out && !strcmp(out, "kimble-judge-out"))
-		out = NULL;
-	if (kj_html_game_file(args[0], out, &err))
-		die(2, "html: %s", err.msg);
+	read_transcript(args[0], &tx);
+	if (path && !(f = fopen(path, "w")))
+		die(2, "html: cannot write %s: %s", path, strerror(errno));
+	snprintf(title, sizeof title, "Kimble game %s",
+		 strrchr(args[0], '/') ? strrchr(args[0], '/') + 1 : args[0]);
+	if (kj_html_game(f, &tx, title) || (path && fclose(f)))
+		die(2, "html: cannot write %s", path ? path : "stdout");
+	kb_tx_free(&tx);
 	return 0;
 }
 

@@ -20,28 +20,32 @@ static void name_cell(FILE *f, const char *name)
 	fprintf(f, "</td>");
 }
 
+/* One bot's line of the table. */
+static void bot_row(FILE *f, const kj_bot_stats *st)
+{
+	double games = st->games ? st->games : 1, lo, hi;
+	char forfeits[128];
+
+	kj_forfeit_text(st, forfeits, sizeof forfeits);
+	kj_wilson(st->wins, st->games, &lo, &hi);
+	fprintf(f, "<tr>");
+	name_cell(f, st->name);
+	fprintf(f, "<td>%u</td><td>%u</td><td>%.1f%%</td><td>%.1f%% &ndash; %.1f%%</td><td>%.2f</td>",
+		st->games, st->wins, 100.0 * st->wins / games, 100 * lo, 100 * hi,
+		st->place_sum / games);
+	name_cell(f, forfeits);
+	fprintf(f, "<td>%.3f</td><td>%.3f</td></tr>\n",
+		st->decisions ? st->ms_total / st->decisions : 0.0, st->ms_max);
+}
+
 static void bot_table(FILE *f, const kj_report *rep)
 {
 	fprintf(f, "<h2>Results</h2>\n<table id=\"results\"><tr><th class=\"l\">bot</th>"
 		   "<th>games</th><th>wins</th><th>win%%</th><th>95%% interval</th>"
 		   "<th>mean place</th><th class=\"l\">forfeits</th><th>mean ms</th>"
 		   "<th>max ms</th></tr>\n");
-	for (int i = 0; i < rep->nbots; i++) {
-		const kj_bot_stats *st = &rep->bots[i];
-		double lo, hi;
-		char ff[128];
-		kj_wilson(st->wins, st->games, &lo, &hi);
-		kj_forfeit_text(st, ff, sizeof ff);
-		fprintf(f, "<tr>");
-		name_cell(f, st->name);
-		fprintf(f, "<td>%u</td><td>%u</td><td>%.1f%%</td><td>%.1f%% &ndash; %.1f%%</td>"
-			   "<td>%.2f</td>", st->games, st->wins,
-			st->games ? 100.0 * st->wins / st->games : 0.0, 100 * lo, 100 * hi,
-			st->games ? (double)st->place_sum / st->games : 0.0);
-		name_cell(f, ff);
-		fprintf(f, "<td>%.3f</td><td>%.3f</td></tr>\n",
-			st->decisions ? st->ms_total / st->decisions : 0.0, st->ms_max);
-	}
+	for (int i = 0; i < rep->nbots; i++)
+		bot_row(f, &rep->bots[i]);
 	fprintf(f, "</table>\n");
 }
 

@@ -14,6 +14,18 @@
 
 #define RUN_MS 60000
 
+/* Copy everything from fd to out until EOF; closes both. */
+static void drain(int fd, FILE *out)
+{
+	char buf[4096];
+	ssize_t got;
+
+	while ((got = read(fd, buf, sizeof buf)) > 0)
+		fwrite(buf, 1, (size_t)got, out);
+	fclose(out);
+	close(fd);
+}
+
 /* Run kimble-judge with args (NULL-terminated); stdout to out_path (NULL:
  * discarded).  Returns the exit status. */
 static int run_judge(const char *const args[], const char *out_path)
@@ -31,14 +43,8 @@ static int run_judge(const char *const args[], const char *out_path)
 	}
 	argv[n] = NULL;
 	cr_assert_eq(test_spawn(&p, argv, NULL, 0, out != NULL, NULL), 0, "cannot start %s", bin);
-	if (out) {
-		char buf[4096];
-		ssize_t got;
-		while ((got = read(p.out, buf, sizeof buf)) > 0)
-			fwrite(buf, 1, (size_t)got, out);
-		fclose(out);
-		close(p.out);
-	}
+	if (out)
+		drain(p.out, out);
 	st = test_wait(&p, RUN_MS);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -231,12 +237,8 @@ static char *dump_dom(const char *dir, const char *url)
 			(char *)url, NULL};
 	cr_assert_eq(test_spawn(&p, argv, dir, 0, 1, errs), 0);
 	FILE *out = fopen(dom, "w");
-	char buf[4096];
-	ssize_t got;
-	while ((got = read(p.out, buf, sizeof buf)) > 0)
-		fwrite(buf, 1, (size_t)got, out);
-	fclose(out);
-	close(p.out);
+	cr_assert_not_null(out, "%s", dom);
+	drain(p.out, out);
 	cr_assert(WIFEXITED(test_wait(&p, RUN_MS)), "chromium did not finish");
 	return test_slurp(dom);
 }
