@@ -69,7 +69,7 @@ void kb_square_name(int sq, char *out, size_t size)
 	else if (sq < KB_TRACK)
 		snprintf(out, size, "ring %d", sq);
 	else
-		snprintf(out, size, "goal %d of %c", (sq - KB_TRACK) % 4 + 1, 'A' + (sq - KB_TRACK) / 4);
+		snprintf(out, size, "goal %c%d", 'A' + (sq - KB_TRACK) / 4, (sq - KB_TRACK) % 4 + 1);
 }
 
 const char *kb_corner_name(int s)

@@ -40,7 +40,7 @@ int kb_square_of(int s, int prog);
 int kb_facts_of(const char board[KB_BOARD_LEN], unsigned present, int s, int die, int index,
 		kb_facts *out);
 
-/* Name of square sq: "home", "ring 12" or "goal 3 of B" (out >= 16 bytes). */
+/* Name of square sq: "home", "ring 12" or "goal B3" (goal squares 1..4 of a seat; out >= 16 bytes). */
 void kb_square_name(int sq, char *out, size_t size);
 
 /* One line in words: "rolls 6, could move 0 (ring 3 -> ring 9), 2 (home

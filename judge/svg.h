@@ -29,7 +29,7 @@
 #include "core/facts.h"
 #include "core/transcript.h"
 
-#define KJ_SVG_WIDTH 760
+#define KJ_SVG_WIDTH 780
 #define KJ_SVG_HEIGHT 480
 
 /* Layers of kj_svg_frame: the ring, goals and names (the same for a whole

@@ -119,7 +119,7 @@ Test(viewer, facts_from_the_rules)
 	board_with(board, "C38");
 	cr_assert_eq(kb_facts_of(board, 0x5, 2, 1, 0, &fx), 0);
 	kb_square_name(fx.to, text, sizeof text);
-	cr_expect_str_eq(text, "goal 4 of C");
+	cr_expect_str_eq(text, "goal C4");
 	cr_expect_eq(fx.goal[2], 1);
 	/* an index the rules do not allow is refused */
 	cr_expect_eq(kb_facts_of(board, 0x5, 2, 4, 0, &fx), -1);
@@ -318,6 +318,7 @@ Test(viewer, learning_curve_of_a_fixed_lineup)
 	cr_assert_eq(run_judge(args, NULL), 0);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *text = test_slurp(path);
+	cr_assert_not_null(text, "no %s", path);
 	cr_expect(strstr(text, "\nlearning curve (win% over the last 5 deals):\n"), "%s", text);
 	free(text);
 	snprintf(path, sizeof path, "%s/results.json", out);
