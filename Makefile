@@ -28,7 +28,7 @@ KB_OPT_rel := -O2
 KB_OPT_asan := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 KB_LDLIBS := -llmdb -lm
 
-DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel
+DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel chromium
 
 # Link order: a folder may use the folders after it.
 LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
@@ -152,9 +152,27 @@ deps:
 	  || { echo "make deps: could not install:$$missing (run as root or with sudo)" >&2; exit 1; }; \
 	fi
 
+# The pictures in docs/viewer.md: a small learning-mode tournament of the
+# bot against the built-ins, one game's viewer at a capture and the report,
+# photographed by headless Chromium, and one board frame as SVG.
+SHOTS := build/screenshots
+CHROME_SHOT = chromium --headless --disable-gpu --no-sandbox --no-first-run \
+	--user-data-dir=$(SHOTS)/chrome --hide-scrollbars --virtual-time-budget=3000
+screenshots: deps all
+	rm -rf $(SHOTS) && mkdir -p $(SHOTS) docs/img
+	bin/kimble-judge -q --html -o $(SHOTS)/out -f fixed -g 20 -s 5 . hard easy >/dev/null
+	n=$$(bin/kimble-judge replay $(SHOTS)/out/games/000000.tx | awk '/^roll [0-9]+:/ { r = $$2; sub(":", "", r) } \
+		/captures/ && r + 0 >= 40 { print r; exit }'); \
+	bin/kimble-judge svg --at $$n -o docs/img/board.svg $(SHOTS)/out/games/000000.tx && \
+	$(CHROME_SHOT) --window-size=800,800 --screenshot=$(CURDIR)/docs/img/viewer.png \
+		"file://$(CURDIR)/$(SHOTS)/out/games/000000.html#roll=$$n" 2>/dev/null
+	$(CHROME_SHOT) --window-size=900,1000 --screenshot=$(CURDIR)/docs/img/report.png \
+		"file://$(CURDIR)/$(SHOTS)/out/report.html" 2>/dev/null
+	@ls -l docs/img
+
 clean:
 	rm -rf build bin
 
-.PHONY: strength learning agree all test bench fuzz run install deps clean
+.PHONY: strength learning agree all test bench fuzz run install deps clean screenshots
 .DELETE_ON_ERROR:
 .SECONDARY:

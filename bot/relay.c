@@ -218,6 +218,9 @@ static void show(relay *r, const char *line, size_t n, int winner)
 			if (legal & (1u << i))
 				fprintf(out, " %d", i);
 		fputc('\n', out);
+		kb_facts fx;
+		if (kb_facts_of(ln.board, r->present, ln.seat, ln.die, -1, &fx) == 0)
+			kb_draw_facts(out, &fx);
 	}
 	kb_draw_board(out, ln.board, ln.seat, ln.die, r->present, 0);
 	fflush(out);

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "facts.h"
 
 #define ROWS 16
 #define COLS 16 /* cells; each cell is printed two characters wide */
@@ -62,9 +63,24 @@ int kb_draw_board(FILE *out, const char board[KB_BOARD_LEN], int seat, int die,
 		if (fputc('\n', out) == EOF)
 			return -1;
 	}
-	fputs("home:", out);
-	for (int s = 0; s < KB_SEATS; s++)
-		if (present ? (present >> s) & 1 : on_board[s] > 0)
-			fprintf(out, " %c%d", 'A' + s, KB_PIECES - on_board[s]);
-	return fputc('\n', out) == EOF ? -1 : 0;
+	/* which corner is whose: the goal diagonal of a seat ends in it */
+	for (int s = 0; s < KB_SEATS; s++) {
+		int goal = 0;
+		if (!(present ? (present >> s) & 1 : on_board[s] > 0))
+			continue;
+		for (int k = 0; k < KB_PIECES; k++)
+			goal += board[KB_TRACK + 4 * s + k] != '0';
+		if (fprintf(out, "%c %s: home %d, goal %d\n", 'A' + s, kb_corner_name(s),
+			    KB_PIECES - on_board[s], goal) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int kb_draw_facts(FILE *out, const kb_facts *fx)
+{
+	char text[320];
+
+	kb_facts_text(fx, text, sizeof text);
+	return fprintf(out, "%s\n", text) < 0 ? -1 : 0;
 }

@@ -4,7 +4,9 @@
  * clockwise, with each seat's goal running diagonally out of the corner
  * before its start square (the layout of the server page's Python client,
  * with room between squares).  Empty squares are '.', pieces their seat's
- * letter; the roll is shown in the middle and each seat's home pieces below.
+ * letter; the roll is shown in the middle, and below it a line per seat
+ * names its corner (where its goal diagonal ends) with its home and goal
+ * counts: "A top left: home 2, goal 1".
  */
 #ifndef KB_DRAW_H
 #define KB_DRAW_H
@@ -12,6 +14,7 @@
 #include <stdio.h>
 
 #include "board.h"
+#include "facts.h"
 
 /* Draw board (44 characters) to out.  seat/die: the roll to show in the
  * middle (seat < 0: none).  present: seats that play (bit s), for the
@@ -19,5 +22,9 @@
  * color: 1 for ANSI colours.  Returns 0, or -1 on a write error. */
 int kb_draw_board(FILE *out, const char board[KB_BOARD_LEN], int seat, int die,
 		  unsigned present, int color);
+
+/* The facts of a roll in words (facts.h kb_facts_text), one line.
+ * Returns 0, or -1 on a write error. */
+int kb_draw_facts(FILE *out, const kb_facts *fx);
 
 #endif

@@ -15,6 +15,7 @@
 #include "replay.h"
 #include "run.h"
 #include "sandbox.h"
+#include "html.h"
 #include "svg.h"
 #include "core/err.h"
 
@@ -24,6 +25,7 @@ static const char usage[] =
 "       kimble-judge replay [--at N] [--step] [--color] TRANSCRIPT\n"
 "       kimble-judge replay --rerun [--bots DIR] TRANSCRIPT [BOTDIR...]\n"
 "       kimble-judge svg [--at N | --anim] [-o FILE.svg|FILE.png] TRANSCRIPT\n"
+"       kimble-judge html [-o FILE.html] TRANSCRIPT    a game viewer page\n"
 "       kimble-judge merge OUT SHARD_OUT...\n"
 "\n"
 "A BOT is easy, hard, random (built-in seats) or a directory holding a\n"
@@ -76,6 +78,9 @@ static const char usage[] =
 "                       refuses to run bots where they are missing.  off:\n"
 "                       trusted bots only (docs/sandbox.md)\n"
 "      --no-learn       run bots with KIMBLE_LEARN=0 (learning frozen)\n"
+"      --html           also write a viewer page per game, OUT/games/NNNNNN.html\n"
+"                       (about 5 KB per roll; OUT/report.html is always written\n"
+"                       and links each game's viewer, else its transcript)\n"
 "      --no-timing      write 0 for all times: byte-identical reruns\n"
 "  -q, --quiet          no progress line\n"
 "  -h, --help           this text\n"
@@ -111,12 +116,13 @@ typedef struct cli {
 	const char *out, *bots_dir, *starts, *shard, *sprt;
 	kj_match_opts match;
 	int max_timeouts;
-	int at, step, color, rerun, anim;
+	int at, step, color, rerun, anim, html;
 	const char *svg_out;
 } cli;
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
-       O_NOFILE, O_PROCS, O_FILE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM };
+       O_NOFILE, O_PROCS, O_FILE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM,
+       O_HTML };
 
 static const struct option longopts[] = {
 	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
@@ -129,7 +135,8 @@ static const struct option longopts[] = {
 	{"max-procs", 1, 0, O_PROCS}, {"max-file-mb", 1, 0, O_FILE_MB}, {"sandbox", 1, 0, O_SANDBOX},
 	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
 	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
-	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM}, {0, 0, 0, 0}};
+	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM},
+	{"html", 0, 0, O_HTML}, {0, 0, 0, 0}};
 
 static const char *debug_bot;
 
@@ -172,6 +179,7 @@ static void parse_option(cli *c, int opt, const char *arg)
 		c->match.limits.sandbox = !strcmp(arg, "on");
 		break;
 	case O_NOLEARN: c->match.limits.learn = 0; break;
+	case O_HTML: c->html = 1; break;
 	case O_NOTIMING: c->match.timing = 0; break;
 	case O_BOTS: c->bots_dir = arg; break;
 	case O_AT: c->at = (int)number("--at", arg, 1, 100000000); break;
@@ -359,7 +367,7 @@ static int tournament(cli *c, char **words, int n)
 			   .match = c->match, .out = c->out, .concurrency = c->concurrency,
 			   .max_timeouts = c->max_timeouts, .progress = !c->quiet && isatty(2),
 			   .round_lines = c->format == KJ_FIXED, .sprt = c->sprt ? &sprt : NULL,
-			   .seed = c->seed};
+			   .seed = c->seed, .html = c->html};
 	if (c->shard)
 		parse_shard(c->shard, &ro);
 	printf("kimble-judge: seed %" PRIu64 ", %" PRIu32 " games (%" PRIu32 " deals of %d seats), out %s\n",
@@ -537,6 +545,26 @@ static int svg(cli *c, char **args, int n)
 	return 0;
 }
 
+static int html(cli *c, char **args, int n)
+{
+	kb_transcript tx;
+	const char *path = c->svg_out && strcmp(c->svg_out, "kimble-judge-out") ? c->svg_out : NULL;
+	FILE *f = stdout;
+	char title[300];
+
+	if (n != 1)
+		usage_error("html: expected one TRANSCRIPT");
+	read_transcript(args[0], &tx);
+	if (path && !(f = fopen(path, "w")))
+		die(2, "html: cannot write %s: %s", path, strerror(errno));
+	snprintf(title, sizeof title, "Kimble game %s",
+		 strrchr(args[0], '/') ? strrchr(args[0], '/') + 1 : args[0]);
+	if (kj_html_game(f, &tx, title) || (path && fclose(f)))
+		die(2, "html: cannot write %s", path ? path : "stdout");
+	kb_tx_free(&tx);
+	return 0;
+}
+
 static int merge(cli *c, char **args, int n)
 {
 	kb_err err;
@@ -567,7 +595,8 @@ int main(int argc, char **argv)
 	signal(SIGHUP, stop);
 	main_argc = argc, main_argv = argv;
 	const char *cmd = argc > 1 ? argv[1] : "";
-	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge");
+	int sub = !strcmp(cmd, "replay") || !strcmp(cmd, "svg") || !strcmp(cmd, "merge") ||
+		  !strcmp(cmd, "html");
 
 	parse(&c, argc - sub, argv + sub);
 	char **rest = argv + sub + optind;
@@ -578,6 +607,8 @@ int main(int argc, char **argv)
 		return svg(&c, rest, n);
 	if (!strcmp(cmd, "merge"))
 		return merge(&c, rest, n);
+	if (!strcmp(cmd, "html"))
+		return html(&c, rest, n);
 	check_sandbox(&c);
 	if (c.debug)
 		return debug_game(&c, rest, n);

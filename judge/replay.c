@@ -81,6 +81,16 @@ static void roll_header(FILE *out, const kb_transcript *tx, const kb_tx_roll *r)
 		fprintf(out, ", cannot move\n");
 }
 
+/* The roll's legal moves, from and to and capture, from the rules. */
+static void roll_facts(FILE *out, const kb_transcript *tx, const kb_tx_roll *r)
+{
+	kb_facts fx;
+
+	kb_facts_of(r->line, kj_tx_present(tx), r->line[KB_BOARD_LEN] - 'A',
+		    r->line[KB_BOARD_LEN + 1] - '0', r->index, &fx);
+	kb_draw_facts(out, &fx);
+}
+
 int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, int color)
 {
 	unsigned present = kj_tx_present(tx);
@@ -90,8 +100,8 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 	fprintf(out, "game seed %" PRIu64 ", seats", tx->seed);
 	for (int s = 0; s < KB_SEATS; s++)
 		if ((present >> s) & 1)
-			fprintf(out, " %c=%s%s", 'A' + s, seat_name(tx, s),
-				tx->forfeit[s].seen ? " (forfeited)" : "");
+			fprintf(out, " %c=%s (%s%s)", 'A' + s, seat_name(tx, s), kb_corner_name(s),
+				tx->forfeit[s].seen ? ", forfeited" : "");
 	fprintf(out, ", %zu rolls\n", tx->nrolls);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (!at && tx->forfeit[s].seen && tx->forfeit[s].roll == 0)
@@ -107,6 +117,7 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 				step = 0;
 		}
 		roll_header(out, tx, r);
+		roll_facts(out, tx, r);
 		kb_draw_board(out, r->line, r->line[KB_BOARD_LEN] - 'A', r->line[KB_BOARD_LEN + 1] - '0',
 			      present, color);
 	}

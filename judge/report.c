@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "standings.h"
 
 void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi)
 {
@@ -134,6 +135,11 @@ int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err)
 					rep->npairs++;
 			}
 	}
+	rep->standings = malloc(sizeof *rep->standings);
+	if (!rep->standings || kj_standings_build(rep->standings, rep, res, n, err)) {
+		snprintf(err->msg, sizeof err->msg, "results: out of memory");
+		return -1;
+	}
 	return 0;
 }
 
@@ -141,9 +147,13 @@ void kj_report_free(kj_report *rep)
 {
 	free(rep->pairs);
 	rep->pairs = NULL;
+	if (rep->standings)
+		kj_standings_free(rep->standings);
+	free(rep->standings);
+	rep->standings = NULL;
 }
 
-static void forfeit_text(const kj_bot_stats *st, char *out, size_t size)
+void kj_forfeit_counts(const kj_bot_stats *st, char *out, size_t size)
 {
 	size_t n = 0;
 
@@ -168,7 +178,7 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 		double lo, hi;
 		char ff[128];
 		kj_wilson(st->wins, st->games, &lo, &hi);
-		forfeit_text(st, ff, sizeof ff);
+		kj_forfeit_counts(st, ff, sizeof ff);
 		fprintf(f, "%-16s %6u %6u %6.1f%% [%5.1f%%,%5.1f%%] %6.2f  %-20s", st->name, st->games,
 			st->wins, st->games ? 100.0 * st->wins / st->games : 0.0, 100 * lo, 100 * hi,
 			st->games ? (double)st->place_sum / st->games : 0.0, ff);
@@ -187,6 +197,8 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 			rep->bots[p->a].name, rep->bots[p->b].name, p->elo, p->lo, p->hi, p->deals,
 			p->mean);
 	}
+	if (rep->standings)
+		kj_standings_print(f, rep->standings, rep);
 }
 
 /* Names are single words, but forfeit texts hold folder names: escape
@@ -244,6 +256,8 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 			p->deals, p->mean, p->elo, p->lo, p->hi);
 	}
 	fprintf(f, "\n  ]");
+	if (rep->standings)
+		kj_standings_json(f, rep->standings, rep);
 	if (sprt)
 		fprintf(f,
 			",\n  \"sprt\": {\"elo0\": %.1f, \"elo1\": %.1f, \"alpha\": %.3f, \"beta\": %.3f, "

@@ -55,6 +55,7 @@ typedef struct kj_report {
 	uint32_t games;
 	kj_pair_elo *pairs;
 	int npairs;
+	struct kj_standings *standings; /* rating list and more (standings.h) */
 } kj_report;
 
 /* Aggregate n results (in game order).  Returns 0, or -1 with err when
@@ -62,11 +63,15 @@ typedef struct kj_report {
 int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err);
 void kj_report_free(kj_report *rep);
 
-/* The table (timing columns only when timing is set) and the Elo lines. */
+/* The table (timing columns only when timing is set), the Elo lines, and
+ * the standings (rating list, per opponent, learning curve). */
 void kj_report_print(FILE *f, const kj_report *rep, int timing);
 
 /* The same as JSON (sprt may be NULL). */
 void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed);
+
+/* A bot's forfeits as "reason:count,..." ("-" for none). */
+void kj_forfeit_counts(const kj_bot_stats *st, char *out, size_t size);
 
 /* Wilson 95% interval of k successes in n trials. */
 void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi);

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "run.h"
 
 enum { PENDING, RUNNING, DONE, SKIPPED };
@@ -551,7 +552,11 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 		for (uint32_t i = 0; i < n; i++)
 			if (r.state[i] == DONE && !(r.stop && opt->plan->games[i].deal > r.stop_deal))
 				r.res[m++] = r.res[i];
-		rc = kj_report_write(opt->out, r.res, m, opt->sprt, opt->seed, opt->match.timing, err);
+		if (opt->html && kj_html_viewers(opt->out, r.res, m, err))
+			rc = -1;
+		else
+			rc = kj_report_write(opt->out, r.res, m, opt->sprt, opt->seed,
+					     opt->match.timing, err);
 	}
 	if (rc == 0)
 		rc = unstarted_error(&r, err);
@@ -567,6 +572,7 @@ int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sp
 	kj_report rep;
 	char path[1024];
 	FILE *f;
+	int rc;
 
 	if (kj_report_build(&rep, res, n, err))
 		return -1;
@@ -591,8 +597,9 @@ int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sp
 	}
 	kj_report_json(f, &rep, sprt, seed);
 	fclose(f);
+	rc = kj_report_html(out, &rep, res, n, err);
 	kj_report_free(&rep);
-	return 0;
+	return rc;
 }
 
 /* ---- loading and merging ----------------------------------------------- */

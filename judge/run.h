@@ -5,7 +5,9 @@
  *   OUT/games/NNNNNN.tx       transcript of game NNNNNN (core/transcript.h)
  *   OUT/games/NNNNNN.res      its result ("kimble-result 2", match.h)
  *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
- *   OUT/results.txt, OUT/results.json   the report (report.h)
+ *   OUT/games/NNNNNN.html     its viewer (html.h), only with html set
+ *   OUT/results.txt, OUT/results.json   the report (report.h, standings.h)
+ *   OUT/report.html           the report as a page linking every game (html.h)
  * A game counts as played when its .res file is in place.  A worker writes
  * NNNNNN.tx.PID.tmp and NNNNNN.res.PID.tmp and renames them into place
  * only when the game is over, the transcript first, so a .res means both
@@ -36,6 +38,7 @@ typedef struct kj_run_opts {
 	int progress;            /* live line on stderr */
 	int round_lines;         /* a line on stdout after every deal */
 	kj_sprt *sprt;           /* stop early (bots 0 and 1), or NULL */
+	int html;                /* write a viewer per game (OUT/games/NNNNNN.html) */
 	uint64_t seed;
 } kj_run_opts;
 
@@ -61,7 +64,8 @@ long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *e
  * OUT/games and write the report.  Returns 0, or -1 with err. */
 int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err);
 
-/* Write the report of res[0..n) to stdout and OUT/results.{txt,json}. */
+/* Write the report of res[0..n) to stdout, OUT/results.{txt,json} and
+ * OUT/report.html. */
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
 		    uint64_t seed, int timing, kb_err *err);
 

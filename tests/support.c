@@ -82,6 +82,32 @@ const char *test_read_file(const char *dir, const char *name)
 	return buf;
 }
 
+char *test_slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = NULL;
+	size_t len = 0, cap = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 65536 + 1 > cap) {
+			char *more = realloc(text, cap = 2 * cap + 65536 + 1);
+			if (!more) {
+				free(text);
+				fclose(f);
+				return NULL;
+			}
+			text = more;
+		}
+		got = fread(text + len, 1, cap - len - 1, f);
+		len += got;
+	} while (got > 0);
+	fclose(f);
+	text[len] = '\0';
+	return text;
+}
+
 /* The folders test_tmpdir made in this process, removed when it exits
  * (not in its forked children, which share the list). */
 #define MAX_TMPDIRS 16

@@ -25,6 +25,10 @@ const char *test_root_path(const char *rel, char *buf, size_t size);
  * and a missing file reads as "". */
 const char *test_read_file(const char *dir, const char *name);
 
+/* The whole text of file path, NUL-terminated and malloc'ed (free it), or
+ * NULL when it cannot be read. */
+char *test_slurp(const char *path);
+
 /* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error.
  * Removed with its contents when the test's process exits, unless
  * KB_KEEP_TMP is set (to look at a failed test's files). */

@@ -219,7 +219,8 @@ Test(frozen, judge_runs_with_the_repository_bot_are_byte_identical, .timeout = 3
 	frozen_run(dir, "d2", bot, "3");
 	snprintf(o1, sizeof o1, "%s/d1", dir);
 	snprintf(o2, sizeof o2, "%s/d2", dir);
-	cr_assert_eq(same_tree(o1, o2), 2 + 2 * 12, "results and 12 games with .tx and .res");
+	cr_assert_eq(same_tree(o1, o2), 3 + 2 * 12,
+		     "results.txt, results.json, report.html and 12 games with .tx and .res");
 	const char *res = test_read_file(o1, "games/000000.res");
 	const char *seat = strstr(res, "seat A kimble-bot"), *eol = seat ? strchr(seat, '\n') : NULL;
 	cr_assert(eol && strncmp(eol - 5, " fp -", 5) != 0,
