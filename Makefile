@@ -27,8 +27,11 @@ KB_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -g -D_GNU_SOURCE -I.
 KB_OPT_rel := -O2
 KB_OPT_asan := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 KB_LDLIBS := -llmdb -lm
+# libmicrohttpd: kimble-server's live pages; only what uses it links it
+KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 
-DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel
+DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel \
+	libmicrohttpd-dev chromium
 
 # Link order: a folder may use the folders after it.
 LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
@@ -60,11 +63,11 @@ build/$(1)/lib$(d).a: $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,$(d)))
 KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/lib$(d).a)
 
 build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB_LIBS_$(1))
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 
 build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) -lpthread $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) -lpthread $$(LDLIBS)
 
 # test bots start once per game: static ones start faster (judge bench)
 build/$(1)/testbots/%: build/$(1)/tests/bots/%.o $$(KB_LIBS_$(1))
@@ -77,10 +80,10 @@ $(eval $(call VARIANT,asan))
 define PROGRAM
 bin/$(call prog_of,$(1)): build/rel/$(1:.c=.o) $$(KB_LIBS_rel)
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 build/asan/bin/$(call prog_of,$(1)): build/asan/$(1:.c=.o) $$(KB_LIBS_asan)
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 endef
 $(foreach m,$(MAINS),$(eval $(call PROGRAM,$(m))))
 
