@@ -609,32 +609,46 @@ typedef struct live_result {
 	long events, bytes, moves, idle;
 } live_result;
 
+/* Open n event streams of the newest game of port into fds[] and ep
+ * (closing the earlier ones). */
+static void open_streams(int port, int hport, int *fds, int n, int ep)
+{
+	char id[32], req[128];
+
+	newest_game(port, id);
+	snprintf(req, sizeof req, "GET /events/%s HTTP/1.1\r\nHost: bench\r\n\r\n", id);
+	for (int i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]); /* also leaves ep */
+		fds[i] = connect_to(hport);
+		struct epoll_event ev = {.events = EPOLLIN, .data.fd = fds[i]};
+		if (fds[i] < 0 || write(fds[i], req, strlen(req)) != (ssize_t)strlen(req))
+			die("%s", "watcher");
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev);
+	}
+}
+
 /* The child of run_live: idle HTTP connections, event streams of one game
- * it plays at 10 moves a second for secs seconds; writes its counts to
- * report.  Never returns. */
+ * it plays at 10 moves a second for secs seconds (when the game is won,
+ * the streams follow the next); writes its counts to report.  Never
+ * returns. */
 static void live_child(int port, int hport, int idle, int watchers, double secs, int ready,
 		       int report)
 {
 	live_result r = {0};
 	load L = {0};
 	conn *g = calloc(1, sizeof *g);
-	char id[32], req[128], buf[65536];
-	int ep = epoll_create1(0);
+	char buf[65536];
+	int ep = epoll_create1(0), *fds = malloc(sizeof *fds * (size_t)watchers);
 
 	for (int i = 0; i < idle; i++)
 		r.idle += connect_to(hport) >= 0;
 	g->fd = connect_to(port);
 	send_start(g, &L);
 	read_answer(g);
-	newest_game(port, id);
-	snprintf(req, sizeof req, "GET /events/%s HTTP/1.1\r\nHost: bench\r\n\r\n", id);
-	for (int i = 0; i < watchers; i++) {
-		int fd = connect_to(hport);
-		struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
-		if (fd < 0 || write(fd, req, strlen(req)) != (ssize_t)strlen(req))
-			die("%s", "watcher");
-		epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-	}
+	for (int i = 0; i < watchers; i++)
+		fds[i] = -1;
+	open_streams(port, hport, fds, watchers, ep);
 	if (write(ready, "r", 1) != 1)
 		die("%s", "ready");
 	double t_end = now_s() + secs, next_move = now_s() + 0.1;
@@ -657,6 +671,8 @@ static void live_child(int port, int hport, int idle, int watchers, double secs,
 			next_request(g, &L); /* a new game once this one is won */
 			read_answer(g);
 			r.moves++;
+			if (g->buf[0] == 't') /* a start's answer: follow the new game */
+				open_streams(port, hport, fds, watchers, ep);
 		}
 	}
 	if (write(report, &r, sizeof r) != (ssize_t)sizeof r)
