@@ -684,6 +684,7 @@ typedef struct live_bench {
 	load_result plain, loaded;
 	live_result child;
 	long rss_kb;
+	double cpu_plain_s, cpu_loaded_s;  /* server CPU time during each run */
 } live_bench;
 
 static live_bench run_live(int games, double secs, double rate, int idle, int watchers)
@@ -699,7 +700,9 @@ static live_bench run_live(int games, double secs, double rate, int idle, int wa
 	const char *const extra[] = {"--trust", "loopback", "--http", hp, "--game-spectators", gs,
 				     "--addr-spectators", gs, "--http-connections", conns, NULL};
 	pid_t srv = start_server(&port, extra);
+	double cpu0 = proc_cpu(srv);
 	b.plain = run_load(port, games, secs, 0, rate);
+	b.cpu_plain_s = proc_cpu(srv) - cpu0;
 	if (pipe(ready) != 0 || pipe(report) != 0)
 		die("%s", "pipe");
 	pid_t child = fork();
@@ -707,7 +710,9 @@ static live_bench run_live(int games, double secs, double rate, int idle, int wa
 		live_child(port, hport, idle, watchers, secs + 1.5, ready[1], report[1]);
 	if (read(ready[0], &r, 1) != 1)
 		die("%s", "the live child did not get ready");
+	cpu0 = proc_cpu(srv);
 	b.loaded = run_load(port, games, secs, 0, rate);
+	b.cpu_loaded_s = proc_cpu(srv) - cpu0;
 	b.rss_kb = proc_kb(srv, "VmRSS");
 	if (read(report[0], &b.child, sizeof b.child) != (ssize_t)sizeof b.child)
 		die("%s", "the live child's report");
@@ -864,7 +869,12 @@ int main(int argc, char **argv)
 	printf("%-34s %12ld\n", "default limits: server VmHWM KiB", held_def.hwm_kb);
 	printf("%-34s %12.3f\n", "live: paced p99 ms, no HTTP", lv.plain.p99_ms);
 	printf("%-34s %12.3f\n", "live: paced p99 ms, HTTP load", lv.loaded.p99_ms);
+	printf("%-34s %12.0f\n", "live: paced moves/s, no HTTP", lv.plain.moves_per_s);
 	printf("%-34s %12.0f\n", "live: paced moves/s, HTTP load", lv.loaded.moves_per_s);
+	printf("%-34s %12.1f\n", "live: server CPU us/move, no HTTP",
+	       lv.plain.moves_per_s > 0 ? lv.cpu_plain_s * 1e6 / (lv.plain.moves_per_s * (secs + 0.5)) : 0);
+	printf("%-34s %12.1f\n", "live: server CPU us/move, HTTP",
+	       lv.loaded.moves_per_s > 0 ? lv.cpu_loaded_s * 1e6 / (lv.loaded.moves_per_s * (secs + 0.5)) : 0);
 	printf("%-34s %12ld\n", "live: idle HTTP connections", lv.child.idle);
 	printf("%-34s %12d\n", "live: event streams of one game", watchers);
 	printf("%-34s %12ld\n", "live: its moves while measured", lv.child.moves);
