@@ -27,10 +27,8 @@ KB_CFLAGS := -std=c11 -Wall -Wextra -Werror -Wshadow -g -D_GNU_SOURCE -I.
 KB_OPT_rel := -O2
 KB_OPT_asan := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 KB_LDLIBS := -llmdb -lm
-# libmicrohttpd: kimble-server's live pages; only what uses it links it
-KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 
-DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel chromium libmicrohttpd-dev
+DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel chromium
 
 # Link order: a folder may use the folders after it.
 LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
@@ -45,6 +43,11 @@ BENCH_SRCS := $(wildcard tests/bench/*.c)
 # (build/rel/testbots/NAME, used by both test runs).
 TESTBOTS := $(patsubst tests/bots/%.c,build/rel/testbots/%,$(wildcard tests/bots/*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/fuzz_*.c))
+
+# libmicrohttpd: kimble-server's live pages (docs/live.md); only the
+# programs that use it link it (the static test bots do not).
+DEB_PKGS += libmicrohttpd-dev
+KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 
 all: $(addprefix bin/,$(PROGS))
 
