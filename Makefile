@@ -44,6 +44,11 @@ BENCH_SRCS := $(wildcard tests/bench/*.c)
 TESTBOTS := $(patsubst tests/bots/%.c,build/rel/testbots/%,$(wildcard tests/bots/*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/fuzz_*.c))
 
+# libmicrohttpd: kimble-server's live pages (docs/live.md); only the
+# programs that use it link it (the static test bots do not).
+DEB_PKGS += libmicrohttpd-dev
+KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
+
 all: $(addprefix bin/,$(PROGS))
 
 # ---- one build variant V (rel, asan) -------------------------------------
@@ -60,11 +65,11 @@ build/$(1)/lib$(d).a: $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,$(d)))
 KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/lib$(d).a)
 
 build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB_LIBS_$(1))
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 
 build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) -lpthread $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) -lpthread $$(LDLIBS)
 
 # test bots start once per game: static ones start faster (judge bench)
 build/$(1)/testbots/%: build/$(1)/tests/bots/%.o $$(KB_LIBS_$(1))
@@ -77,10 +82,10 @@ $(eval $(call VARIANT,asan))
 define PROGRAM
 bin/$(call prog_of,$(1)): build/rel/$(1:.c=.o) $$(KB_LIBS_rel)
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 build/asan/bin/$(call prog_of,$(1)): build/asan/$(1:.c=.o) $$(KB_LIBS_asan)
 	@mkdir -p $$(@D)
-	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 endef
 $(foreach m,$(MAINS),$(eval $(call PROGRAM,$(m))))
 

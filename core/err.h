@@ -16,6 +16,7 @@
  *   -500..-599  judge/sandbox.h (enum kj_sandbox_status)
  *   -600..-699  judge/rating.h (enum kj_rating_status)
  *   -700..-799  judge/server_limits.h (enum srv_limit)
+ *   -800..-899  judge/server_http.h (enum srv_http_error)
  * 0 is success everywhere.
  *
  * Exit statuses: every program exits KB_EXIT_USAGE (64, EX_USAGE of

@@ -44,6 +44,8 @@ typedef struct srv_conn {
 
 typedef struct server {
 	int ep, lfd, sfd, spare_fd;
+	int http_lfd;             /* until srv_http_start takes it over */
+	srv_http *http;           /* the live pages, or NULL */
 	srv_games games;
 	srv_limits limits;
 	char *resp;               /* the response being built */
@@ -55,7 +57,7 @@ typedef struct server {
 } server;
 
 /* epoll data for the two descriptors that are not connections */
-static char listen_tag, signal_tag;
+static char listen_tag, signal_tag, http_tag;
 
 static int64_t now_ms(void)
 {
@@ -286,6 +288,8 @@ static void game_end(server *s, srv_game *g, const char *reason)
 		watch_detach(w);
 		conn_update_events(s, w);
 	}
+	if (s->http)
+		srv_http_game_ended(s->http, g, reason);
 	srv_limits_game_ended(&s->limits, g->owner, s->now);
 	srv_game_end(&s->games, g, reason);
 }
@@ -300,6 +304,8 @@ static void play_on(server *s, srv_game *g, size_t lines_from)
 	kb_game_advance(&g->g, &hooks);
 	for (srv_conn *w = g->watchers; w; w = w->w_next)
 		conn_send(w, s->resp + lines_from, s->resp_len - lines_from);
+	if (s->http)
+		srv_http_game_moved(s->http, g);
 	if (g->g.winner >= 0) {
 		char line[12];
 		put(s, line, (size_t)kb_fmt_winner(line, g->g.winner));
@@ -394,7 +400,7 @@ static void do_watch(server *s, srv_conn *c, const srv_req *r)
 		put_virhe(s, VIRHE_SPECTATOR, NULL);
 		return;
 	}
-	if ((why = srv_limits_watch(&s->limits, c->addr, g->nwatchers)) != SRV_LIMIT_OK) {
+	if ((why = srv_limits_watch(&s->limits, c->addr, g->nwatchers + g->nsse)) != SRV_LIMIT_OK) {
 		refuse(s, c, why);
 		return;
 	}
@@ -566,24 +572,39 @@ static int try_bind(const struct addrinfo *ai, int port)
 	return fd;
 }
 
-static int open_listener(server *s, const srv_opts *o, int *port, kb_err *err)
+/* Listen on host at the first free port of first..last: *fd and *port. */
+static int open_listener(const char *host, int first, int last, int *fd, int *port, kb_err *err)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
 	struct addrinfo *ai;
-	int rc = getaddrinfo(o->host, NULL, &hints, &ai);
+	int rc = getaddrinfo(host, NULL, &hints, &ai);
 
 	if (rc != 0)
-		return fail(err, SRV_EHOST, o->host, gai_strerror(rc));
-	s->lfd = -1;
-	for (*port = o->port_first; *port <= o->port_last && s->lfd < 0; (*port)++)
-		s->lfd = try_bind(ai, *port);
+		return fail(err, SRV_EHOST, host, gai_strerror(rc));
+	*fd = -1;
+	for (*port = first; *port <= last && *fd < 0; (*port)++)
+		*fd = try_bind(ai, *port);
 	(*port)--;
 	freeaddrinfo(ai);
-	if (s->lfd < 0) {
-		char what[64];
-		snprintf(what, sizeof what, "%s ports %d..%d", o->host, o->port_first, o->port_last);
+	if (*fd < 0) {
+		char what[80];
+		snprintf(what, sizeof what, "%s ports %d..%d", host, first, last);
 		return fail(err, SRV_EBIND, what, "no port could be bound (all in use?)");
 	}
+	return 0;
+}
+
+/* The live pages: their listener (already bound) served from our epoll. */
+static int setup_http(server *s, const srv_opts *o, kb_err *err)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &http_tag};
+	int fd = s->http_lfd;
+
+	s->http_lfd = -1;
+	if (!(s->http = srv_http_start(&o->http, fd, &s->games, &s->limits, &s->now, err)))
+		return SRV_ESETUP;
+	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, srv_http_fd(s->http), &ev) != 0)
+		return fail(err, SRV_ESETUP, "epoll_ctl (http)", strerror(errno));
 	return 0;
 }
 
@@ -620,7 +641,7 @@ static int setup(server *s, const srv_opts *o, kb_err *err)
 	ev.data.ptr = &listen_tag;
 	if (epoll_ctl(s->ep, EPOLL_CTL_ADD, s->lfd, &ev) != 0)
 		return fail(err, SRV_ESETUP, "epoll_ctl", strerror(errno));
-	return 0;
+	return s->http_lfd >= 0 ? setup_http(s, o, err) : 0;
 }
 
 static void expire_games(server *s)
@@ -635,6 +656,9 @@ static void teardown(server *s)
 {
 	while (s->conns)
 		conn_close(s, s->conns);
+	srv_http_stop(s->http); /* its streams point into the games */
+	if (s->http_lfd >= 0)
+		close(s->http_lfd);
 	if (s->games.by_token)
 		srv_games_free(&s->games, "unfinished shutdown");
 	if (s->limits.buckets) {
@@ -658,6 +682,10 @@ static void serve(server *s)
 
 	while (!s->stop) {
 		int64_t wait = srv_games_next_expiry(&s->games, s->now);
+		int64_t http_wait = s->http ? srv_http_wait_ms(s->http) : -1;
+		int http_ready = 0;
+		if (http_wait >= 0 && (wait < 0 || http_wait < wait))
+			wait = http_wait;
 		int n = epoll_wait(s->ep, evs, 256, wait > INT_MAX ? INT_MAX : (int)wait);
 		s->now = now_ms();
 		for (int i = 0; i < n; i++) {
@@ -666,25 +694,36 @@ static void serve(server *s)
 				accept_all(s);
 			else if (tag == &signal_tag)
 				s->stop = 1;
+			else if (tag == &http_tag)
+				http_ready = 1;
 			else
 				conn_event(s, tag, evs[i].events);
 		}
 		expire_games(s);
+		/* after the games moved, so that woken streams write at once */
+		if (s->http)
+			srv_http_run(s->http, http_ready);
 		srv_limits_sweep(&s->limits, s->now);
 	}
 }
 
 int srv_run(const srv_opts *o, kb_err *err)
 {
-	server s = {.ep = -1, .lfd = -1, .sfd = -1, .spare_fd = -1};
-	int port = 0, rc;
+	server s = {.ep = -1, .lfd = -1, .sfd = -1, .spare_fd = -1, .http_lfd = -1};
+	const char *http_host = o->http.host ? o->http.host : o->host;
+	int port = 0, http_port = 0, rc;
 
-	rc = open_listener(&s, o, &port, err);
+	rc = open_listener(o->host, o->port_first, o->port_last, &s.lfd, &port, err);
+	if (rc == 0 && o->http.port)
+		rc = open_listener(http_host, o->http.port, o->http.port, &s.http_lfd, &http_port,
+				   err);
 	if (rc == 0)
 		rc = setup(&s, o, err);
 	if (rc == 0) {
 		fprintf(o->announce, "kimble-server: listening on %s:%d seed %" PRIu64 "\n",
 			o->host, port, o->seed);
+		if (s.http)
+			fprintf(o->announce, "kimble-server: http on %s:%d\n", http_host, http_port);
 		fflush(o->announce);
 		s.now = now_ms();
 		serve(&s);

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "core/board.h"
+#include "server_http.h"
 #include "server_limits.h"
 
 #define SRV_IN_MAX 256         /* unparsed input bytes kept per connection */
@@ -35,6 +36,7 @@ typedef struct srv_opts {
 	const char *log_dir;   /* transcripts, or NULL */
 	FILE *announce;        /* the "listening on" line goes here */
 	srv_limits_opts limits; /* what one client may take (server_limits.h) */
+	srv_http_opts http;    /* the live pages (server_http.h), port 0: none */
 } srv_opts;
 
 /* Errors of srv_run(). */
@@ -47,7 +49,7 @@ enum srv_error {
 
 /* Listen and serve until SIGINT or SIGTERM.  Prints
  * "kimble-server: listening on HOST:PORT seed SEED" to o->announce (flushed)
- * once bound.  Returns SRV_OK after a clean shutdown, otherwise an
+ * once bound, and with HTTP "kimble-server: http on HOST:PORT".  Returns SRV_OK after a clean shutdown, otherwise an
  * srv_error with err naming the input and what went wrong. */
 int srv_run(const srv_opts *o, kb_err *err);
 

@@ -41,6 +41,8 @@ typedef struct srv_game {
 	uint32_t nrolls, cap_rolls;
 	struct srv_conn *watchers;    /* spectators (owned by the server) */
 	uint32_t nwatchers;
+	struct srv_sse *sse;          /* HTTP event streams (server_http.h) */
+	uint32_t nsse;
 	struct srv_addr *owner;       /* address that started it (server_limits.h) */
 	FILE *tx;                     /* transcript in memory, or NULL */
 	char *tx_buf;

@@ -75,7 +75,8 @@ typedef struct srv_limits_opts {
 typedef struct srv_addr {
 	uint8_t key[16];
 	uint32_t refs;                  /* connections + games that point here */
-	uint32_t games, watchers;
+	uint32_t games, watchers;      /* watchers: game-port and HTTP spectators */
+	uint32_t http_conns;            /* HTTP connections (server_http.h) */
 	double tokens;                  /* the new-game bucket */
 	int64_t filled_ms;              /* when tokens was last brought up to date */
 	uint8_t trusted;

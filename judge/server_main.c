@@ -22,6 +22,9 @@ static const char usage[] =
 	"                     [limits: --max-games N --addr-games N --addr-rate R\n"
 	"                      --addr-burst N --game-spectators N --addr-spectators N\n"
 	"                      --trust ADDR]\n"
+	"                     [live pages: --http PORT --http-host ADDR\n"
+	"                      --http-connections N --http-addr-connections N\n"
+	"                      --http-timeout SECONDS --http-memory BYTES]\n"
 	"\n"
 	"A local Kimble game server speaking API 001 over TCP (docs/spec.md section 3).\n"
 	"\n"
@@ -51,9 +54,22 @@ static const char usage[] =
 	"  --trust ADDR           exempt ADDR from the per-address limits: a numeric\n"
 	"                         IPv4/IPv6 address, or \"loopback\" (127.0.0.0/8, ::1);\n"
 	"                         repeatable, up to " SRV_STR(SRV_TRUST_MAX) " addresses\n"
+	"\n"
+	"Live pages: a browser lists the games and watches one as it is played\n"
+	"(docs/live.md).  Spectators there count in the spectator limits above:\n"
+	"  --http PORT            serve them over HTTP on PORT (default: none)\n"
+	"  --http-host ADDR       address for them (default: the --host address)\n"
+	"  --http-connections N   HTTP connections in all (default " SRV_STR(SRV_HTTP_CONNS) ")\n"
+	"  --http-addr-connections N  HTTP connections per address (default " SRV_STR(SRV_HTTP_ADDR_CONNS) ";\n"
+	"                         --trust exempts an address)\n"
+	"  --http-timeout SECONDS close an HTTP connection idle this long, 1..86400\n"
+	"                         (default " SRV_STR(SRV_HTTP_TIMEOUT) "; a watched game's stream is not idle)\n"
+	"  --http-memory BYTES    memory for one HTTP connection's request and output\n"
+	"                         buffers, 8192..1048576 (default " SRV_STR(SRV_HTTP_MEMORY) ")\n"
 	"  --help                 this text\n"
 	"\n"
-	"First line on stdout: \"kimble-server: listening on HOST:PORT seed SEED\".\n"
+	"First line on stdout: \"kimble-server: listening on HOST:PORT seed SEED\";\n"
+	"with --http a second line \"kimble-server: http on HOST:PORT\".\n"
 	"Spectators: \"?list\\n\" lists games (the " SRV_STR(SRV_LIST_MAX) " most recently used),\n"
 	"\"?watch gID\\n\" follows one.\n"
 	"SIGINT/SIGTERM end the run; running games are logged as unfinished.\n"
@@ -116,6 +132,32 @@ static int parse_limit(int argc, char **argv, int *i, srv_limits_opts *l)
 	return 1;
 }
 
+/* The live page options; returns 0 when argv[*i] is not one of them. */
+static int parse_http(int argc, char **argv, int *i, srv_http_opts *h)
+{
+	const char *a = argv[*i];
+
+	if (strncmp(a, "--http", 6) != 0)
+		return 0;
+	if (strcmp(a, "--http-host") == 0) {
+		h->host = kb_arg_value(PROG, argc, argv, i);
+		return 1;
+	}
+	if (strcmp(a, "--http") == 0)
+		h->port = (int)parse_port(kb_arg_value(PROG, argc, argv, i), a);
+	else if (strcmp(a, "--http-connections") == 0)
+		h->max_conns = (unsigned)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, i), 1, 1000000);
+	else if (strcmp(a, "--http-addr-connections") == 0)
+		h->addr_conns = (unsigned)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, i), 1, 1000000);
+	else if (strcmp(a, "--http-timeout") == 0)
+		h->timeout_s = (unsigned)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, i), 1, 86400);
+	else if (strcmp(a, "--http-memory") == 0)
+		h->conn_memory = (size_t)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, i), 8192, 1048576);
+	else
+		return 0;
+	return 1;
+}
+
 static uint64_t random_seed(void)
 {
 	uint64_t v;
@@ -133,6 +175,7 @@ int main(int argc, char **argv)
 	kb_err err;
 
 	srv_limits_defaults(&o.limits);
+	srv_http_defaults(&o.http);
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -154,7 +197,7 @@ int main(int argc, char **argv)
 						  (int64_t)1000000000 * 1000);
 		else if (strcmp(a, "--log-dir") == 0)
 			o.log_dir = kb_arg_value(PROG, argc, argv, &i);
-		else if (!parse_limit(argc, argv, &i, &o.limits))
+		else if (!parse_limit(argc, argv, &i, &o.limits) && !parse_http(argc, argv, &i, &o.http))
 			kb_arg_unknown(PROG, a);
 	}
 	if (o.log_dir && access(o.log_dir, W_OK | X_OK) != 0)

@@ -1,6 +1,7 @@
 /* server.c - kimble-server under load, on loopback.
  *
  *   build/rel/bench/server [--games N] [--seconds S] [--idle N] [--json FILE]
+ *                          [--http-idle N] [--watchers N]
  *
  * 1. load: N connections (default 256) each play games against
  *    bin/kimble-server (lineup 222, the piece choice "hard") as fast as the
@@ -27,6 +28,12 @@
  *    running game takes, and times the default --max-games the memory the
  *    default bound allows.  Then the same flood against a server with its
  *    default limits: how many it keeps, how many it refuses, its VmHWM.
+ * 5. live pages: a server with --http is paced as in (1), then paced again
+ *    while it holds --http-idle idle HTTP connections (default 1,000) and
+ *    --watchers event streams (default 100) of one game that a client
+ *    plays at 10 moves a second (a forked child of this bench opens them,
+ *    reads every event and plays that game); the two paced p99 figures say
+ *    whether the live pages slow the game port.
  * The load run (1) starts thousands of games a second from loopback, more
  * than the default per-address bucket of new games allows one address, so
  * its server runs with --trust loopback (the per-address limits are
@@ -567,6 +574,154 @@ static idle_result run_idle(int wanted)
 	return r;
 }
 
+/* ---- live pages ---------------------------------------------------------------------- */
+
+/* Read one whole game-port answer (up to END) into c->buf. */
+static void read_answer(conn *c)
+{
+	c->len = 0;
+	while (c->len < 4 || memcmp(c->buf + c->len - 4, "END\n", 4) != 0 ||
+	       (c->len > 4 && c->buf[c->len - 5] != '\n')) {
+		ssize_t n = read(c->fd, c->buf + c->len, RBUF - c->len);
+		if (n <= 0)
+			die("%s", "read (server closed?)");
+		c->len += (size_t)n;
+	}
+}
+
+/* The spectator id of the most recently used game (the last ?list line). */
+static void newest_game(int port, char id[32])
+{
+	conn *c = calloc(1, sizeof *c);
+	c->fd = connect_to(port);
+	if (c->fd < 0 || write(c->fd, "?list\n", 6) != 6)
+		die("%s", "?list");
+	read_answer(c);
+	char *end = c->buf + c->len - 4, *line = end - 1;
+	while (line > c->buf && line[-1] != '\n')
+		line--;
+	snprintf(id, 32, "%.17s", line);
+	close(c->fd);
+	free(c);
+}
+
+typedef struct live_result {
+	long events, bytes, moves, idle;
+} live_result;
+
+/* Open n event streams of the newest game of port into fds[] and ep
+ * (closing the earlier ones). */
+static void open_streams(int port, int hport, int *fds, int n, int ep)
+{
+	char id[32], req[128];
+
+	newest_game(port, id);
+	snprintf(req, sizeof req, "GET /events/%s HTTP/1.1\r\nHost: bench\r\n\r\n", id);
+	for (int i = 0; i < n; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]); /* also leaves ep */
+		fds[i] = connect_to(hport);
+		struct epoll_event ev = {.events = EPOLLIN, .data.fd = fds[i]};
+		if (fds[i] < 0 || write(fds[i], req, strlen(req)) != (ssize_t)strlen(req))
+			die("%s", "watcher");
+		epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev);
+	}
+}
+
+/* The child of run_live: idle HTTP connections, event streams of one game
+ * it plays at 10 moves a second for secs seconds (when the game is won,
+ * the streams follow the next); writes its counts to report.  Never
+ * returns. */
+static void live_child(int port, int hport, int idle, int watchers, double secs, int ready,
+		       int report)
+{
+	live_result r = {0};
+	load L = {0};
+	conn *g = calloc(1, sizeof *g);
+	char buf[65536];
+	int ep = epoll_create1(0), *fds = malloc(sizeof *fds * (size_t)watchers);
+
+	for (int i = 0; i < idle; i++)
+		r.idle += connect_to(hport) >= 0;
+	g->fd = connect_to(port);
+	send_start(g, &L);
+	read_answer(g);
+	for (int i = 0; i < watchers; i++)
+		fds[i] = -1;
+	open_streams(port, hport, fds, watchers, ep);
+	if (write(ready, "r", 1) != 1)
+		die("%s", "ready");
+	double t_end = now_s() + secs, next_move = now_s() + 0.1;
+	while (now_s() < t_end) {
+		struct epoll_event evs[128];
+		int n = epoll_wait(ep, evs, 128, 10);
+		for (int i = 0; i < n; i++) {
+			ssize_t got = read(evs[i].data.fd, buf, sizeof buf - 1);
+			if (got <= 0) {
+				epoll_ctl(ep, EPOLL_CTL_DEL, evs[i].data.fd, NULL);
+				continue;
+			}
+			buf[got] = '\0';
+			r.bytes += got;
+			for (char *p = buf; (p = strstr(p, "event: ")); p++)
+				r.events++;
+		}
+		if (now_s() >= next_move) {
+			next_move += 0.1;
+			next_request(g, &L); /* a new game once this one is won */
+			read_answer(g);
+			r.moves++;
+			if (g->buf[0] == 't') /* a start's answer: follow the new game */
+				open_streams(port, hport, fds, watchers, ep);
+		}
+	}
+	if (write(report, &r, sizeof r) != (ssize_t)sizeof r)
+		_exit(1);
+	_exit(0);
+}
+
+typedef struct live_bench {
+	load_result plain, loaded;
+	live_result child;
+	long rss_kb;
+	double cpu_plain_s, cpu_loaded_s;  /* server CPU time during each run */
+} live_bench;
+
+static live_bench run_live(int games, double secs, double rate, int idle, int watchers)
+{
+	live_bench b = {0};
+	int port, hport = free_port(), ready[2], report[2];
+	char hp[16], gs[16], conns[16];
+	char r;
+
+	snprintf(hp, sizeof hp, "%d", hport);
+	snprintf(gs, sizeof gs, "%d", watchers + 1);
+	snprintf(conns, sizeof conns, "%d", idle + watchers + 100);
+	const char *const extra[] = {"--trust", "loopback", "--http", hp, "--game-spectators", gs,
+				     "--addr-spectators", gs, "--http-connections", conns, NULL};
+	pid_t srv = start_server(&port, extra);
+	double cpu0 = proc_cpu(srv);
+	b.plain = run_load(port, games, secs, 0, rate);
+	b.cpu_plain_s = proc_cpu(srv) - cpu0;
+	if (pipe(ready) != 0 || pipe(report) != 0)
+		die("%s", "pipe");
+	pid_t child = fork();
+	if (child == 0)
+		live_child(port, hport, idle, watchers, secs + 1.5, ready[1], report[1]);
+	if (read(ready[0], &r, 1) != 1)
+		die("%s", "the live child did not get ready");
+	cpu0 = proc_cpu(srv);
+	b.loaded = run_load(port, games, secs, 0, rate);
+	b.cpu_loaded_s = proc_cpu(srv) - cpu0;
+	b.rss_kb = proc_kb(srv, "VmRSS");
+	if (read(report[0], &b.child, sizeof b.child) != (ssize_t)sizeof b.child)
+		die("%s", "the live child's report");
+	waitpid(child, NULL, 0);
+	close(ready[0]), close(ready[1]), close(report[0]), close(report[1]);
+	stop(srv);
+	return b;
+}
+
 /* ---- memory per running game ------------------------------------------------------ */
 
 typedef struct hold_result {
@@ -618,7 +773,7 @@ static hold_result run_hold(long n, const char *const *extra)
 
 int main(int argc, char **argv)
 {
-	int games = 256, idle = 10000;
+	int games = 256, idle = 10000, http_idle = 1000, watchers = 100;
 	long hold = 20000;
 	double secs = 4, rate = 62500;
 	const char *json = NULL;
@@ -634,19 +789,30 @@ int main(int argc, char **argv)
 			idle = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
 			hold = atol(argv[++i]);
+		else if (strcmp(argv[i], "--http-idle") == 0 && i + 1 < argc)
+			http_idle = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--watchers") == 0 && i + 1 < argc)
+			watchers = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
 			json = argv[++i];
 		else {
 			fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--hold N]\n"
-				"                    [--json FILE]\n");
+				"                    [--http-idle N] [--watchers N] [--json FILE]\n");
 			return 2;
 		}
 	}
-	if (games < 1 || games > 4000 || secs <= 0 || idle < 0 || hold < 100) {
-		fprintf(stderr, "bench server: --games 1..4000, --seconds > 0, --idle >= 0, --hold >= 100\n");
+	if (games < 1 || games > 4000 || secs <= 0 || idle < 0 || hold < 100 || http_idle < 0 ||
+	    watchers < 1 || watchers > 10000) {
+		fprintf(stderr, "bench server: --games 1..4000, --seconds > 0, --idle >= 0, --hold >= 100,\n"
+				"  --http-idle >= 0, --watchers 1..10000\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	struct rlimit rl; /* the live child holds more than 1,024 sockets */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	pin_to(1);
 	double sys_us = syscall_us();
 	int port, eport;
@@ -667,6 +833,7 @@ int main(int argc, char **argv)
 	static const char *const raised[] = {"--max-games", "100000000", "--addr-games", "100000000",
 					     "--addr-burst", "100000000", NULL};
 	hold_result held = run_hold(hold, raised), held_def = run_hold(hold, NULL);
+	live_bench lv = run_live(games, secs, rate, http_idle, watchers);
 	double game_kib = held.kept ? (double)(held.rss_kb - held.rss0_kb) / (double)held.kept : 0;
 	double ratio = e.moves_per_s > 0 ? s.moves_per_s / e.moves_per_s : 0;
 
@@ -700,6 +867,20 @@ int main(int argc, char **argv)
 	printf("%-34s %12ld\n", "default limits: games kept", held_def.kept);
 	printf("%-34s %12ld\n", "default limits: starts refused", held_def.refused);
 	printf("%-34s %12ld\n", "default limits: server VmHWM KiB", held_def.hwm_kb);
+	printf("%-34s %12.3f\n", "live: paced p99 ms, no HTTP", lv.plain.p99_ms);
+	printf("%-34s %12.3f\n", "live: paced p99 ms, HTTP load", lv.loaded.p99_ms);
+	printf("%-34s %12.0f\n", "live: paced moves/s, no HTTP", lv.plain.moves_per_s);
+	printf("%-34s %12.0f\n", "live: paced moves/s, HTTP load", lv.loaded.moves_per_s);
+	printf("%-34s %12.1f\n", "live: server CPU us/move, no HTTP",
+	       lv.plain.moves_per_s > 0 ? lv.cpu_plain_s * 1e6 / (lv.plain.moves_per_s * (secs + 0.5)) : 0);
+	printf("%-34s %12.1f\n", "live: server CPU us/move, HTTP",
+	       lv.loaded.moves_per_s > 0 ? lv.cpu_loaded_s * 1e6 / (lv.loaded.moves_per_s * (secs + 0.5)) : 0);
+	printf("%-34s %12ld\n", "live: idle HTTP connections", lv.child.idle);
+	printf("%-34s %12d\n", "live: event streams of one game", watchers);
+	printf("%-34s %12ld\n", "live: its moves while measured", lv.child.moves);
+	printf("%-34s %12ld\n", "live: events received in all", lv.child.events);
+	printf("%-34s %12ld\n", "live: event bytes received", lv.child.bytes);
+	printf("%-34s %12ld\n", "live: server VmRSS KiB", lv.rss_kb);
 	if (id.opened < id.wanted)
 		printf("note: only %d of %d idle connections (RLIMIT_NOFILE %llu)\n", id.opened,
 		       id.wanted, (unsigned long long)id.limit);
@@ -711,6 +892,8 @@ int main(int argc, char **argv)
 	printf("target: default --max-games well under 512 MB (< 256 MB): %s\n",
 	       verdict(game_kib > 0 && game_kib * SRV_MAX_GAMES < 256 * 1024));
 	printf("target: no refusals in the load runs: %s\n", verdict(s.refused + paced.refused == 0));
+	printf("target: live pages: paced p99 < 2 ms with %ld idle HTTP + %d streams: %s\n",
+	       lv.child.idle, watchers, verdict(lv.loaded.p99_ms < 2 && lv.child.idle == http_idle));
 	if (json) {
 		FILE *f = fopen(json, "w");
 		if (!f)
@@ -723,13 +906,16 @@ int main(int argc, char **argv)
 			"\"idle_wanted\": %d, \"idle_opened\": %d, \"idle_rss_kib\": %ld, "
 			"\"idle_hwm_kib\": %ld, \"starts_per_s\": %.0f, \"load_refused\": %llu, "
 			"\"held_games\": %ld, \"game_kib\": %.3f, \"default_kept\": %ld, "
-			"\"default_refused\": %ld, \"default_hwm_kib\": %ld}\n",
+			"\"default_refused\": %ld, \"default_hwm_kib\": %ld, \"live_plain_p99_ms\": %.3f, "
+			"\"live_loaded_p99_ms\": %.3f, \"live_idle\": %ld, \"live_watchers\": %d, "
+			"\"live_events\": %ld, \"live_rss_kib\": %ld}\n",
 			pinned ? "true" : "false", games, secs, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.avg_resp, rate, paced.moves_per_s,
 			paced.p50_ms, paced.p99_ms, hwm, e.moves_per_s,
 			e.p99_ms, e_paced.p99_ms, ratio, sys_us, id.wanted,
 			id.opened, id.rss_kb, id.hwm_kb, s.starts_per_s,
 			(unsigned long long)(s.refused + paced.refused), held.kept, game_kib,
-			held_def.kept, held_def.refused, held_def.hwm_kb);
+			held_def.kept, held_def.refused, held_def.hwm_kb, lv.plain.p99_ms,
+			lv.loaded.p99_ms, lv.child.idle, watchers, lv.child.events, lv.rss_kb);
 		fclose(f);
 	}
 	return 0;

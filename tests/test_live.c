@@ -1,0 +1,381 @@
+/* test_live.c - kimble-server --http: the live pages over plain HTTP and in
+ * a real browser (headless Chromium), games played by the real bot through
+ * the real relay, or by this test on the game port where it must hold a
+ * game still.  Each test runs its own server on free ports. */
+#include <criterion/criterion.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/wire.h"
+#include "support.h"
+
+#define WAIT_MS 20000
+#define BIG (1 << 20)
+
+typedef struct live {
+	test_proc p;
+	int port, http;
+	char dir[512];
+} live;
+
+static void live_start(live *s, const char *const *extra)
+{
+	char bin[512], port[16], http[16], line[256];
+	const char *argv[24] = {test_bin("kimble-server", bin, sizeof bin), "--port", port,
+				"--http", http};
+	int n = 5;
+	test_reader r;
+
+	test_tmpdir(s->dir, sizeof s->dir);
+	s->port = test_free_port();
+	do
+		s->http = test_free_port();
+	while (s->http == s->port);
+	snprintf(port, sizeof port, "%d", s->port);
+	snprintf(http, sizeof http, "%d", s->http);
+	for (int i = 0; extra && extra[i] && n < 22; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	cr_assert_eq(test_spawn(&s->p, (char *const *)argv, s->dir, 0, 1, NULL), 0);
+	test_reader_init(&r, s->p.out);
+	cr_assert_gt(test_getline(&r, line, sizeof line, WAIT_MS), 0, "server's first line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+	cr_assert_gt(test_getline(&r, line, sizeof line, WAIT_MS), 0, "server's http line");
+	cr_assert(strstr(line, "kimble-server: http on 127.0.0.1:"), "%s", line);
+}
+
+static void live_stop(live *s)
+{
+	test_kill(&s->p, SIGTERM);
+	int st = test_wait(&s->p, WAIT_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "server exit status %d", st);
+}
+
+/* Read fd to EOF into buf (NUL-terminated); returns the length. */
+static size_t read_all(int fd, char *buf, size_t size, int timeout_ms)
+{
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		cr_assert_eq(poll(&pfd, 1, timeout_ms), 1, "no EOF in time; got: %.*s", (int)len, buf);
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		cr_assert_lt(len, size - 1, "answer too long");
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Send an HTTP/1.0 request (the answer ends at EOF) and return the socket. */
+static int http_open(int port, const char *method, const char *path)
+{
+	char req[512];
+	int fd = test_connect(port, WAIT_MS);
+
+	cr_assert_geq(fd, 0, "connect to the http port %d", port);
+	snprintf(req, sizeof req, "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", method, path);
+	cr_assert_eq(test_write_all(fd, req, strlen(req)), 0);
+	return fd;
+}
+
+/* The whole answer (status line, headers, body) into a static buffer. */
+static char *http_get(int port, const char *method, const char *path)
+{
+	static char buf[BIG];
+	int fd = http_open(port, method, path);
+
+	read_all(fd, buf, sizeof buf, WAIT_MS);
+	close(fd);
+	return buf;
+}
+
+/* The spectator id of the first game that /games lists, into id[18]. */
+static void first_game(int port, char *id, const char *want)
+{
+	const char *games = http_get(port, "GET", "/games");
+	const char *p = strstr(games, "{\"id\":\"");
+
+	cr_assert(p, "a game in /games: %s", games);
+	snprintf(id, 18, "%s", p + 7);
+	if (want)
+		cr_assert(strstr(p, want), "/games says %s: %s", want, games);
+}
+
+/* The bot plays one game through the relay, to its end. */
+static void relay_game(const live *s)
+{
+	char relay[512], bot[512], port[16], errp[700];
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
+			(char *)test_bin("kimble-bot", bot, sizeof bot), "hard,hard,hard", "9", NULL};
+	test_proc p;
+
+	snprintf(port, sizeof port, "%d", s->port);
+	snprintf(errp, sizeof errp, "%s/relay.err", s->dir);
+	cr_assert_eq(test_spawn(&p, argv, s->dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 60000);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay: %s",
+		  test_read_file(s->dir, "relay.err"));
+}
+
+/* Headless Chromium's DOM of url once the page is quiet (virtual time:
+ * the page's own timers run without the test waiting on a clock). */
+static void chromium_dom(const live *s, const char *path, test_proc *p)
+{
+	char url[256], profile[600], errp[700];
+	char *argv[] = {"/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu",
+			"--no-first-run", profile, "--virtual-time-budget=20000", "--dump-dom", url,
+			NULL};
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d%s", s->http, path);
+	snprintf(profile, sizeof profile, "--user-data-dir=%s/chromium", s->dir);
+	snprintf(errp, sizeof errp, "%s/chromium.err", s->dir);
+	cr_assert_eq(test_spawn(p, argv, s->dir, 0, 1, errp), 0, "start chromium");
+}
+
+static char *chromium_result(const live *s, test_proc *p)
+{
+	static char dom[BIG];
+
+	read_all(p->out, dom, sizeof dom, 60000);
+	int st = test_wait(p, 60000);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "chromium exit %d: %s", st,
+		  test_read_file(s->dir, "chromium.err"));
+	return dom;
+}
+
+/* ---- a game held on the game port ------------------------------------------- */
+
+typedef struct held {
+	int fd;
+	test_reader r;
+	char token[KB_TOKEN_LEN + 1];
+	char last[128];           /* last line before END */
+} held;
+
+/* Read lines up to END; returns how many. */
+static int held_resp(held *h)
+{
+	char line[128];
+	int n = 0;
+
+	for (;;) {
+		cr_assert_geq(test_getline(&h->r, line, sizeof line, WAIT_MS), 0, "game-port answer");
+		if (strcmp(line, "END") == 0)
+			return n;
+		snprintf(h->last, sizeof h->last, "%s", line);
+		if (n++ == 0 && strlen(line) == KB_TOKEN_LEN && !h->token[0])
+			memcpy(h->token, line, KB_TOKEN_LEN + 1);
+	}
+}
+
+/* Start games until one waits for A's decision. */
+static void held_start(held *h, int port)
+{
+	memset(h, 0, sizeof *h);
+	h->fd = test_connect(port, WAIT_MS);
+	cr_assert_geq(h->fd, 0);
+	test_reader_init(&h->r, h->fd);
+	do {
+		h->token[0] = '\0';
+		cr_assert_eq(test_write_all(h->fd, "v001222\n", 8), 0);
+		held_resp(h);
+	} while (strncmp(h->last, "Voittaja: ", 10) == 0);
+}
+
+/* Play to the end, trying pieces in order until one is legal (an illegal
+ * choice is answered with the same decision again); returns the winner. */
+static char held_play_out(held *h)
+{
+	char msg[96], before[128];
+
+	for (int decisions = 0; strncmp(h->last, "Voittaja: ", 10) != 0; decisions++) {
+		cr_assert_lt(decisions, 4000);
+		snprintf(before, sizeof before, "%s", h->last);
+		for (int idx = 0; idx < 4 && strcmp(h->last, before) == 0; idx++) {
+			snprintf(msg, sizeof msg, "%s%d\n", h->token, idx);
+			cr_assert_eq(test_write_all(h->fd, msg, strlen(msg)), 0);
+			held_resp(h);
+		}
+	}
+	close(h->fd);
+	return h->last[10];
+}
+
+/* /games shows n watchers of the held game: the watch is in place. */
+static void wait_watchers(int port, int n)
+{
+	char want[32];
+	struct timespec t0, t;
+
+	snprintf(want, sizeof want, "\"watchers\":%d,", n);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!strstr(http_get(port, "GET", "/games"), want)) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "no %s in /games", want);
+	}
+}
+
+/* ---- the tests ------------------------------------------------------------------ */
+
+Test(live, page_is_self_contained_with_csp, .timeout = 60)
+{
+	live s;
+
+	live_start(&s, NULL);
+	const char *paths[] = {"/", "/watch/g0123456789abcdef"};
+	for (int i = 0; i < 2; i++) {
+		char *r = http_get(s.http, "GET", paths[i]);
+		cr_assert(strncmp(r, "HTTP/1.0 200", 12) == 0 || strncmp(r, "HTTP/1.1 200", 12) == 0,
+			  "%s: %.80s", paths[i], r);
+		char *csp = strstr(r, "Content-Security-Policy: default-src 'none'; script-src 'nonce-");
+		cr_assert(csp, "%s: CSP header: %.600s", paths[i], r);
+		cr_assert(strstr(csp, "connect-src 'self'"), "%.300s", csp);
+		char *body = strstr(r, "\r\n\r\n");
+		cr_assert(body && strstr(body, "<script nonce=\""), "inline script with its nonce");
+		cr_assert_null(strstr(body, "http://"), "no URL in the page");
+		cr_assert_null(strstr(body, "https://"), "no URL in the page");
+		cr_assert_null(strstr(body, "src="), "nothing loaded from elsewhere");
+	}
+	cr_assert(strstr(http_get(s.http, "GET", "/nothing"), " 404 "));
+	cr_assert(strstr(http_get(s.http, "POST", "/games"), " 405 "));
+	cr_assert(strstr(http_get(s.http, "GET", "/events/g0123456789abcdef"), " 404 "));
+	cr_assert(strstr(http_get(s.http, "GET", "/events/nonsense"), " 404 "));
+	live_stop(&s);
+}
+
+Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
+{
+	live s;
+	char id[18], path[64], want[32];
+
+	live_start(&s, NULL);
+	cr_assert(strstr(http_get(s.http, "GET", "/games"), "{\"games\":[\n]}"), "empty list");
+	relay_game(&s);
+	first_game(s.http, id, "\"finished\":true,\"winner\":\"");
+	const char *games = http_get(s.http, "GET", "/games");
+	char winner = strstr(games, "\"winner\":\"")[10];
+	snprintf(path, sizeof path, "/events/%s", id);
+	char *r = http_get(s.http, "GET", path);
+	cr_assert(strstr(r, "Content-Type: text/event-stream"), "%.300s", r);
+	cr_assert(strstr(r, "event: position\nid: "), "%.300s", r);
+	cr_assert(strstr(r, "data: <svg xmlns="), "the board as SVG");
+	snprintf(want, sizeof want, "event: end\ndata: winner %c\n\n", winner);
+	cr_assert(strstr(r, want), "ends with the winner %c: %s", winner, r + strlen(r) - 60);
+	live_stop(&s);
+}
+
+Test(live, event_stream_follows_a_running_game, .timeout = 120)
+{
+	live s;
+	held h;
+	char id[18], path[64], want[32];
+	static char stream[BIG];
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/events/%s", id);
+	int fd = http_open(s.http, "GET", path);
+	wait_watchers(s.http, 1);
+	char winner = held_play_out(&h);
+	read_all(fd, stream, sizeof stream, WAIT_MS);
+	close(fd);
+	int positions = 0;
+	for (const char *p = stream; (p = strstr(p, "event: position")); p++)
+		positions++;
+	cr_assert_gt(positions, 1, "more than one position seen live: %.400s", stream);
+	snprintf(want, sizeof want, "event: end\ndata: winner %c\n\n", winner);
+	cr_assert(strstr(stream, want), "ends with winner %c", winner);
+	live_stop(&s);
+}
+
+Test(live, browser_shows_a_finished_game_to_its_winner, .timeout = 180)
+{
+	live s;
+	test_proc p;
+	char id[18], path[64], want[64];
+
+	live_start(&s, NULL);
+	relay_game(&s);
+	first_game(s.http, id, "\"finished\":true");
+	const char *games = http_get(s.http, "GET", "/games");
+	char winner = strstr(games, "\"winner\":\"")[10];
+	snprintf(path, sizeof path, "/watch/%s", id);
+	chromium_dom(&s, path, &p);
+	char *dom = chromium_result(&s, &p);
+	snprintf(want, sizeof want, "<title>winner %c</title>", winner);
+	cr_assert(strstr(dom, want), "%s in the page: %.2000s", want, dom);
+	snprintf(want, sizeof want, "<p id=\"result\">winner %c</p>", winner);
+	cr_assert(strstr(dom, want), "%s in the page", want);
+	cr_assert(strstr(dom, "<div id=\"board\"><svg"), "the board is drawn");
+	snprintf(want, sizeof want, "<a href=\"/watch/%s\">", id);
+	cr_assert(strstr(dom, want), "the game is listed");
+	live_stop(&s);
+}
+
+Test(live, browser_follows_a_game_live_to_its_winner, .timeout = 180)
+{
+	live s;
+	held h;
+	test_proc p;
+	char id[18], path[64], want[64];
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/watch/%s", id);
+	chromium_dom(&s, path, &p);
+	wait_watchers(s.http, 1); /* the page is following the running game */
+	char winner = held_play_out(&h);
+	char *dom = chromium_result(&s, &p);
+	snprintf(want, sizeof want, "<title>winner %c</title>", winner);
+	cr_assert(strstr(dom, want), "%s in the page: %.2000s", want, dom);
+	cr_assert(strstr(dom, "<div id=\"board\"><svg"), "the board is drawn");
+	live_stop(&s);
+}
+
+Test(live, spectator_and_connection_limits, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], buf[4096];
+	static const char *const extra[] = {"--game-spectators", "1", "--http-addr-connections",
+					    "3", NULL};
+
+	live_start(&s, extra);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	int w = http_open(s.http, "GET", path);
+	wait_watchers(s.http, 1);
+	/* the game port's spectator limit counts the HTTP watcher */
+	int g = test_connect(s.port, WAIT_MS);
+	char watch[64];
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader gr;
+	test_reader_init(&gr, g);
+	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	cr_assert(strstr(buf, "Virhe: "), "game port refuses the second spectator: %s", buf);
+	close(g);
+	cr_assert(strstr(http_get(s.http, "GET", path), " 429 "), "second HTTP watcher refused");
+	/* three connections per address: w and two idle ones (accepted in
+	 * order); a fourth is shut at once */
+	int i1 = test_connect(s.http, WAIT_MS), i2 = test_connect(s.http, WAIT_MS);
+	int i3 = test_connect(s.http, WAIT_MS);
+	cr_assert_geq(i3, 0);
+	cr_assert_eq(read_all(i3, buf, sizeof buf, WAIT_MS), 0, "fourth connection closed");
+	close(i1), close(i2), close(i3), close(w);
+	held_play_out(&h);
+	live_stop(&s);
+}
