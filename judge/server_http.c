@@ -225,10 +225,30 @@ static enum MHD_Result serve_games(srv_http *h, struct MHD_Connection *c)
 
 /* ---- events ---------------------------------------------------------------- */
 
+/* The picture of a live position: the seats named as the client (A) and
+ * the built-in policies of its lineup, the roll, the pieces that may move,
+ * and on a finished game (fin) its winner. */
+static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
+			  int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
+{
+	static const char *const kinds[3] = {"", "easy", "hard"};
+	const char *names[KB_SEATS] = {"client", kinds[lineup[0] % 3], kinds[lineup[1] % 3],
+				       kinds[lineup[2] % 3]};
+	kj_frame fr;
+
+	kj_frame_at(&fr, board, present, names, rolls + (seat < 0), seat, die, -1);
+	if (fin) {
+		fr.over = 1;
+		fr.winner = fin->winner;
+		snprintf(fr.result, sizeof fr.result, "%s", fin->winner >= 0 ? "win" : fin->reason);
+	}
+	kj_svg_frame(pic, &fr, KJ_SVG_ALL);
+}
+
 /* Append one position event: roll number, state line, the board picture,
  * every line of it a data line. */
 static void put_position(FILE *f, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
-			 int die, unsigned present)
+			 int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
 {
 	char state[KB_STATE_LEN + 1], *svg = NULL;
 	size_t svg_len = 0;
@@ -241,7 +261,7 @@ static void put_position(FILE *f, uint32_t rolls, const char board[KB_BOARD_LEN]
 	fprintf(f, "event: position\nid: %" PRIu32 "\ndata: roll %" PRIu32 "\ndata: state %.*s\n",
 		rolls, rolls, KB_STATE_LEN, state);
 	if (pic) {
-		kj_svg_board(pic, board, seat, die, present);
+		draw_position(pic, rolls, board, seat, die, present, lineup, fin);
 		fclose(pic);
 	}
 	for (char *line = svg, *nl; line && *line; line = nl + 1) {
@@ -280,15 +300,16 @@ static int sse_next(srv_sse *w)
 		char board[KB_BOARD_LEN];
 		if (g->pending_seat >= 0)
 			put_position(f, g->rolls, g->last.board, g->last.seat, g->last.die,
-				     g->pos.present);
+				     g->pos.present, w->g->lineup, NULL);
 		else {
 			kb_board_format(&g->pos, board);
-			put_position(f, g->rolls, board, -1, 0, g->pos.present);
+			put_position(f, g->rolls, board, -1, 0, g->pos.present, w->g->lineup, NULL);
 		}
 		w->sent = g->rolls;
 	} else {
 		if (!w->started || w->sent != w->fin.rolls)
-			put_position(f, w->fin.rolls, w->fin.board, -1, 0, w->fin.present);
+			put_position(f, w->fin.rolls, w->fin.board, -1, 0, w->fin.present,
+				     w->fin.lineup, &w->fin);
 		put_end(f, &w->fin);
 		w->done = 1;
 	}
