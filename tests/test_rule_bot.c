@@ -1,0 +1,115 @@
+/* test_rule_bot.c - the relay's rule "a response is forwarded only when
+ * complete, and exactly once" on its own (found by make mutate,
+ * docs/mutation.md): a server that drops the connection in the middle of a
+ * response, then answers the resent message in full.  The bot is a shell
+ * script that keeps every line it gets. */
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "support.h"
+
+#define TOKEN_LINE "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define STATE_LINE "A000000000000000000000000000000000000000BBBBA6"
+
+typedef struct half_server {
+	int listen_fd;
+	char got[2][64];  /* the message of each connection */
+} half_server;
+
+/* Read one message line from c into out (up to 63 bytes). */
+static void read_message(int c, char out[64])
+{
+	size_t n = 0;
+
+	while (n < 63) {
+		struct pollfd pf = {c, POLLIN, 0};
+		if (poll(&pf, 1, 20000) <= 0 || read(c, out + n, 1) != 1)
+			break;
+		if (out[n++] == '\n')
+			break;
+	}
+	out[n] = '\0';
+}
+
+/* First connection: the first line of the response, then a close.
+ * Second: the whole response, then wait for the relay to hang up. */
+static void *serve_half_then_whole(void *arg)
+{
+	half_server *h = arg;
+	static const char first[] = TOKEN_LINE "\n";
+	static const char whole[] = TOKEN_LINE "\n" STATE_LINE "\nEND\n";
+
+	for (int k = 0; k < 2; k++) {
+		struct pollfd pf = {h->listen_fd, POLLIN, 0};
+		if (poll(&pf, 1, 20000) <= 0)
+			return NULL;
+		int c = accept(h->listen_fd, NULL, NULL);
+		if (c < 0)
+			return NULL;
+		read_message(c, h->got[k]);
+		if (k == 0) {
+			test_write_all(c, first, sizeof first - 1);
+		} else {
+			char buf[256];
+			test_write_all(c, whole, sizeof whole - 1);
+			struct pollfd pc = {c, POLLIN, 0};
+			while (poll(&pc, 1, 20000) > 0 && read(c, buf, sizeof buf) > 0)
+				;
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static int listen_any(int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof a;
+
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len))
+		return -1;
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
+{
+	half_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	h.listen_fd = listen_any(&p);
+	cr_assert_geq(h.listen_fd, 0);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_half_then_whole, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
+			"/bin/sh", "-c",
+			"echo v001222; while IFS= read -r l; do printf '%s\\n' \"$l\" >> got.txt; "
+			"[ \"$l\" = END ] && exit 0; done; exit 3",
+			NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001222\n");
+	cr_assert_str_eq(h.got[1], "v001222\n", "the message was resent");
+	cr_assert_str_eq(test_read_file(dir, "got.txt"), TOKEN_LINE "\n" STATE_LINE "\nEND\n",
+			 "the bot got the response once, whole");
+}

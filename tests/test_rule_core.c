@@ -1,0 +1,234 @@
+/* test_rule_core.c - rules of core/ that only whole-game properties used to
+ * notice, each pinned on its own (found by make mutate, docs/mutation.md):
+ * every character of a token, the policy dispatcher, a capture on a seat's
+ * last ring square, and the autopilot.  Expectations are written out by
+ * hand, never computed with the code under test. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/game.h"
+#include "core/policy.h"
+#include "core/rules.h"
+#include "core/wire.h"
+#include "support.h"
+
+static void good_token(char t[KB_TOKEN_LEN + 1])
+{
+	t[0] = 't';
+	for (int i = 1; i < KB_TOKEN_LEN; i++)
+		t[i] = "0123456789abcdef"[i % 16];
+	t[KB_TOKEN_LEN] = '\0';
+}
+
+/* A bad character anywhere, the last one included, makes a token invalid. */
+Test(core_rules, every_token_character_is_checked)
+{
+	char t[KB_TOKEN_LEN + 1];
+
+	good_token(t);
+	cr_assert(kb_token_valid(t, KB_TOKEN_LEN));
+	for (int i = 0; i < KB_TOKEN_LEN; i++) {
+		static const char bad[] = {'g', 'A', 'F', ' ', '/', ':', '`', 'z'};
+		for (size_t b = 0; b < sizeof bad; b++) {
+			good_token(t);
+			t[i] = bad[b];
+			cr_assert_not(kb_token_valid(t, KB_TOKEN_LEN), "'%c' at %d accepted", bad[b], i);
+		}
+	}
+	good_token(t);
+	cr_assert_not(kb_token_valid(t, KB_TOKEN_LEN - 1), "one character short");
+}
+
+/* A move with the last hex digit wrong is not a move (kb_msg_scan). */
+Test(core_rules, move_with_a_bad_last_digit_is_not_a_move)
+{
+	char line[KB_MOVE_LEN + 2];
+	kb_msg m;
+
+	good_token(line);
+	line[KB_TOKEN_LEN] = '2';
+	line[KB_TOKEN_LEN + 1] = '\n';
+	cr_assert_eq(kb_msg_scan(line, sizeof line, &m), KB_MOVE_LEN);
+	cr_assert_eq(m.type, KB_MSG_MOVE);
+	cr_assert_eq(m.index, 2);
+	line[KB_TOKEN_LEN - 1] = 'G';
+	kb_msg_scan(line, sizeof line, &m);
+	cr_assert_neq(m.type, KB_MSG_MOVE, "a token ending in G was taken");
+}
+
+/* A token line with a bad last digit is not a token line (kb_line_parse). */
+Test(core_rules, token_line_with_a_bad_last_digit_is_refused)
+{
+	char line[KB_TOKEN_LEN + 1];
+	kb_line out;
+	kb_err err;
+
+	good_token(line);
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN, &out, &err), 0);
+	cr_assert_eq(out.type, KB_LINE_TOKEN);
+	cr_assert_arr_eq(out.token, line, KB_TOKEN_LEN);
+	line[KB_TOKEN_LEN - 1] = 'x';
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN, &out, &err), -1);
+	good_token(line);
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN - 1, &out, &err), -1, "short");
+}
+
+/* The dispatcher plays each policy's rule on every mask: easy the highest
+ * legal index, hard the lowest, random one of the legal ones; the expected
+ * indices are spelled out, not taken from kb_pick_easy/kb_pick_hard. */
+Test(core_rules, dispatcher_plays_each_policy)
+{
+	static const int highest[16] = {-1, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+	static const int lowest[16] = {-1, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
+	kb_rng rng;
+
+	kb_rng_seed(&rng, 7);
+	for (unsigned mask = 0; mask < 16; mask++) {
+		cr_assert_eq(kb_pick(KB_EASY, mask, &rng), highest[mask], "easy, mask %x", mask);
+		cr_assert_eq(kb_pick(KB_HARD, mask, &rng), lowest[mask], "hard, mask %x", mask);
+		cr_assert_eq(kb_pick_easy(mask), highest[mask], "kb_pick_easy, mask %x", mask);
+		cr_assert_eq(kb_pick_hard(mask), lowest[mask], "kb_pick_hard, mask %x", mask);
+		for (int k = 0; k < 40; k++) {
+			int r = kb_pick(KB_RANDOM, mask, &rng);
+			if (mask == 0)
+				cr_assert_eq(r, -1);
+			else
+				cr_assert(r >= 0 && r < 4 && (mask >> r & 1), "random %d from %x", r, mask);
+		}
+	}
+}
+
+/* random draws every legal index of a mask, not only some. */
+Test(core_rules, random_reaches_every_legal_index)
+{
+	kb_rng rng;
+
+	kb_rng_seed(&rng, 11);
+	for (unsigned mask = 1; mask < 16; mask++) {
+		unsigned seen = 0;
+		for (int k = 0; k < 400; k++)
+			seen |= 1u << kb_pick_random(mask, &rng);
+		cr_assert_eq(seen, mask, "mask %x: drew %x", mask, seen);
+	}
+}
+
+Test(core_rules, policy_names_round_trip)
+{
+	cr_assert_eq(kb_policy_parse("easy"), KB_EASY);
+	cr_assert_eq(kb_policy_parse("hard"), KB_HARD);
+	cr_assert_eq(kb_policy_parse("random"), KB_RANDOM);
+	cr_assert_eq(kb_policy_parse("absent"), -1, "absent is not a playing policy");
+	cr_assert_eq(kb_policy_parse("external"), -1);
+	cr_assert_eq(kb_policy_parse("Easy"), -1);
+	cr_assert_str_eq(kb_policy_name(KB_ABSENT), "absent");
+	cr_assert_str_eq(kb_policy_name(KB_EASY), "easy");
+	cr_assert_str_eq(kb_policy_name(KB_HARD), "hard");
+	cr_assert_str_eq(kb_policy_name(KB_RANDOM), "random");
+	cr_assert_str_eq(kb_policy_name(KB_EXTERNAL), "external");
+	cr_assert_str_eq(kb_policy_name((enum kb_policy)5), "?");
+}
+
+/* A piece ending on its seat's last ring square (progress 27) captures; a
+ * piece entering the goal captures nothing on the ring square after it. */
+Test(core_rules, capture_on_the_last_ring_square)
+{
+	/* B's progress 20 is ring square 27 = A's progress 27 */
+	kb_pos p = test_pos(0x3, "25", "20", "", "");
+	cr_assert_eq(kb_apply(&p, 0, 0, 2), 1, "B captured");
+	cr_assert_eq(p.prog[0][0], 27);
+	cr_assert_eq(p.prog[1][0], KB_HOME);
+
+	/* B's progress 21 is ring square 0, where A's goal move does not stop */
+	p = test_pos(0x3, "26", "21", "", "");
+	cr_assert_eq(kb_apply(&p, 0, 0, 2), -1, "no capture from the goal");
+	cr_assert_eq(p.prog[0][0], 28);
+	cr_assert_eq(p.prog[1][0], 21);
+
+	/* seat D's last ring square is ring square 20 (A's progress 20) */
+	p = test_pos(0x9, "20", "", "", "26");
+	cr_assert_eq(kb_apply(&p, 3, 0, 1), 0, "A captured by D");
+	cr_assert_eq(p.prog[0][0], KB_HOME);
+	cr_assert_eq(p.prog[3][0], 27);
+}
+
+/* The captured piece of a seat with several pieces is the one on the
+ * square; the others keep their order, home pieces last. */
+Test(core_rules, capture_takes_the_right_piece)
+{
+	kb_pos p = test_pos(0x3, "3", "30 12 5 1", "", "");
+	/* B's 12 is ring square 19, B's 5 ring square 12, B's 1 ring square 8 */
+	cr_assert_eq(kb_apply(&p, 0, 0, 5), 1);
+	cr_assert_eq(p.prog[1][0], 30);
+	cr_assert_eq(p.prog[1][1], 12);
+	cr_assert_eq(p.prog[1][2], 5);
+	cr_assert_eq(p.prog[1][3], KB_HOME);
+	cr_assert_eq(p.prog[0][0], 8);
+}
+
+typedef struct played_log {
+	int n;
+	kb_roll roll[64];
+} played_log;
+
+static void on_played(void *ctx, const kb_roll *roll)
+{
+	played_log *log = ctx;
+	if (log->n < 64)
+		log->roll[log->n++] = *roll;
+}
+
+/* Autopilot: one legal index is played without a decision; two stop for
+ * one; none passes.  Seat A is outside-controlled, alone with B absent. */
+Test(core_rules, autopilot_plays_a_single_legal_move)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
+	played_log log = {0};
+	kb_hooks hooks = {NULL, on_played, &log};
+	kb_game g;
+
+	/* one piece on the track, the rest home, a 3: only piece 0 moves */
+	kb_pos p = test_pos(0x1, "4", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 3), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].die, 3);
+	cr_assert_eq(log.roll[0].index, 0);
+	cr_assert_eq(log.roll[0].how, KB_AUTO);
+
+	/* a 6 with a track piece and home pieces: two legal, A must decide */
+	log.n = 0;
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 6), 0);
+	cr_assert_eq(kb_game_advance(&g, &hooks), 0, "seat A decides");
+	cr_assert_eq(log.n, 0, "nothing played before the decision");
+	cr_assert_eq(kb_game_pending_mask(&g), 0x3u);
+	cr_assert_eq(g.pending_die, 6);
+
+	/* all home and a 2: the roll passes */
+	log.n = 0;
+	p = test_pos(0x1, "", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 2), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].index, -1);
+	cr_assert_eq(log.roll[0].how, KB_PASS);
+}
+
+/* A built-in seat with two legal moves plays its policy: easy the rearmost
+ * (highest index), hard the foremost. */
+Test(core_rules, builtin_seats_play_their_policy_in_a_game)
+{
+	kb_pos p = test_pos(0x3, "", "9 4", "", "");
+	for (int pol = KB_EASY; pol <= KB_HARD; pol++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, (uint8_t)pol, KB_ABSENT, KB_ABSENT};
+		played_log log = {0};
+		kb_hooks hooks = {NULL, on_played, &log};
+		kb_game g;
+
+		cr_assert_eq(kb_game_init_at(&g, 3, ctl, &p, 1, 2), 0);
+		kb_game_advance(&g, &hooks);
+		cr_assert_geq(log.n, 1);
+		cr_assert_eq(log.roll[0].seat, 1);
+		cr_assert_eq(log.roll[0].how, KB_BUILTIN);
+		cr_assert_eq(log.roll[0].index, pol == KB_EASY ? 1 : 0, "%s", kb_policy_name(pol));
+	}
+}

@@ -1,0 +1,251 @@
+/* test_rule_state.c - the learning store's record rules, each on its own
+ * (found by make mutate, docs/mutation.md): header versions (0 is never
+ * valid), little-endian fields written out byte by byte, results that add
+ * each count to itself, names and keys at their boundaries. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "state/record.h"
+#include "state/store.h"
+#include "support.h"
+
+/* A header: kind, version, then four zero bytes. */
+static void header(uint8_t *out, int kind, int version)
+{
+	memset(out, 0, 8);
+	out[0] = (uint8_t)kind;
+	out[2] = (uint8_t)version;
+}
+
+Test(state_rules, version_zero_is_refused)
+{
+	uint8_t buf[KB_REC_MAX] = {0};
+	kb_opp_rec opp;
+	kb_res_rec res;
+
+	header(buf, KB_REC_RESULTS, 0);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD);
+	header(buf, KB_REC_OPPONENT, 0);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD);
+}
+
+Test(state_rules, versions_kinds_and_sizes)
+{
+	uint8_t buf[KB_REC_MAX] = {0};
+	kb_opp_rec opp;
+	kb_res_rec res;
+
+	header(buf, KB_REC_RESULTS, 1);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_OK);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN - 1, &res), KB_REC_BAD);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN + 1, &res), KB_REC_BAD);
+	cr_assert_eq(kb_res_decode(buf, 7, &res), KB_REC_BAD, "shorter than a header");
+	header(buf, KB_REC_RESULTS, 2);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_NEWER);
+	header(buf, KB_REC_OPPONENT, 1);
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD, "an opponent record");
+
+	header(buf, KB_REC_OPPONENT, 1);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_OLD);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN + 1, &opp), KB_REC_BAD);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD, "v1 with v2's size");
+	header(buf, KB_REC_OPPONENT, 2);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "v2 with v1's size");
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN - 1, &opp), KB_REC_BAD);
+	header(buf, KB_REC_OPPONENT, 3);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_NEWER);
+	header(buf, KB_REC_RESULTS, 1);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "a results record");
+	buf[1] = 1; /* kind 0x102: the high byte counts */
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD);
+	buf[1] = 0;
+	buf[3] = 1; /* version 0x101 is newer */
+	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_NEWER);
+}
+
+/* Fields are little-endian u64 at fixed offsets, written out by hand. */
+Test(state_rules, results_bytes_are_little_endian)
+{
+	kb_res_rec r = {0x0102030405060708ull, 0x11, 0x2200}, back;
+	uint8_t buf[KB_REC_MAX];
+	static const uint8_t want[KB_RES_LEN] = {
+		2, 0, 1, 0, 0, 0, 0, 0,
+		8, 7, 6, 5, 4, 3, 2, 1,
+		0x11, 0, 0, 0, 0, 0, 0, 0,
+		0, 0x22, 0, 0, 0, 0, 0, 0};
+
+	cr_assert_eq(kb_res_encode(&r, buf), KB_RES_LEN);
+	cr_assert_arr_eq(buf, want, KB_RES_LEN);
+	cr_assert_eq(kb_res_decode(want, KB_RES_LEN, &back), KB_REC_OK);
+	cr_assert_eq(back.games, r.games);
+	cr_assert_eq(back.won, 0x11);
+	cr_assert_eq(back.lost, 0x2200);
+}
+
+Test(state_rules, opponent_bytes_are_little_endian)
+{
+	kb_opp_rec r, back;
+	uint8_t buf[KB_REC_MAX];
+
+	memset(&r, 0, sizeof r);
+	r.games = 0x0a0b0c0d;
+	r.won = 0x3;
+	r.lost = 0x700;
+	r.model.decisions = 0x50000;
+	r.model.easy_hits = 0x4000;
+	r.model.hard_hits = 0x12;
+	for (int j = 0; j < KB_SAMPLES; j++)
+		memset(r.model.sample[j].b, j + 1, KB_SAMPLE_LEN);
+	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V2_LEN);
+	static const uint8_t head[56] = {
+		1, 0, 2, 0, 0, 0, 0, 0,
+		0x0d, 0x0c, 0x0b, 0x0a, 0, 0, 0, 0,
+		3, 0, 0, 0, 0, 0, 0, 0,
+		0, 7, 0, 0, 0, 0, 0, 0,
+		0, 0, 5, 0, 0, 0, 0, 0,
+		0, 0x40, 0, 0, 0, 0, 0, 0,
+		0x12, 0, 0, 0, 0, 0, 0, 0};
+	cr_assert_arr_eq(buf, head, sizeof head);
+	cr_assert_eq(buf[56], 1, "first sample");
+	cr_assert_eq(buf[KB_OPP_V2_LEN - 1], KB_SAMPLES, "last sample");
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_OK);
+	cr_assert_eq(back.games, r.games);
+	cr_assert_eq(back.won, 3);
+	cr_assert_eq(back.lost, 0x700);
+	cr_assert_eq(back.model.decisions, 0x50000);
+	cr_assert_eq(back.model.easy_hits, 0x4000);
+	cr_assert_eq(back.model.hard_hits, 0x12);
+	cr_assert_eq(back.model.sample[KB_SAMPLES - 1].b[0], KB_SAMPLES);
+
+	uint8_t v1[KB_OPP_V1_LEN];
+	cr_assert_eq(kb_opp_encode_v1(&r, v1), KB_OPP_V1_LEN);
+	cr_assert_arr_eq(v1 + 8, head + 8, 24);
+	cr_assert_eq(v1[2], 1, "version 1");
+	cr_assert_eq(kb_opp_decode(v1, KB_OPP_V1_LEN, &back), KB_REC_OLD);
+	cr_assert_eq(back.lost, 0x700);
+	cr_assert_eq(back.model.decisions, 0, "missing fields zero");
+}
+
+/* won or lost above games, or hits above decisions: damaged. */
+Test(state_rules, counts_above_their_total_are_damage)
+{
+	uint8_t buf[KB_REC_MAX];
+	kb_opp_rec r, back;
+
+	memset(&r, 0, sizeof r);
+	r.games = r.won = r.lost = 5;
+	r.model.decisions = r.model.easy_hits = r.model.hard_hits = 9;
+	kb_opp_encode(&r, buf);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_OK, "equal is fine");
+	for (int field = 0; field < 4; field++) {
+		kb_opp_rec bad = r;
+		uint64_t *f[4] = {&bad.won, &bad.lost, &bad.model.easy_hits, &bad.model.hard_hits};
+		*f[field] += 1;
+		kb_opp_encode(&bad, buf);
+		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_BAD, "field %d", field);
+		cr_assert_eq(back.games, 0, "zeroed when refused");
+	}
+}
+
+Test(state_rules, adding_records_adds_each_count)
+{
+	kb_opp_rec a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.games = 10, a.won = 4, a.lost = 2;
+	b.games = 100, b.won = 30, b.lost = 20;
+	b.model.decisions = 7;
+	kb_opp_add(&a, &b);
+	cr_assert_eq(a.games, 110);
+	cr_assert_eq(a.won, 34);
+	cr_assert_eq(a.lost, 22);
+	cr_assert_eq(a.model.decisions, 7);
+}
+
+typedef struct seen_results {
+	int n;
+	kb_res_rec rec;
+	char version[80], name[80];
+} seen_results;
+
+static int on_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+		      int status)
+{
+	seen_results *s = ctx;
+	cr_assert_eq(status, KB_REC_OK);
+	s->n++;
+	s->rec = *rec;
+	snprintf(s->version, sizeof s->version, "%s", version);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	return 0;
+}
+
+/* Results under a bot version add games to games, wins to wins, losses
+ * to losses, through the store. */
+Test(state_rules, results_record_adds_each_count, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	kb_store_add adds[2];
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	memset(adds, 0, sizeof adds);
+	adds[0].name = "bob";
+	adds[0].version = "v1.2";
+	adds[0].delta.games = 7, adds[0].delta.won = 3, adds[0].delta.lost = 1;
+	adds[1] = adds[0];
+	adds[1].delta.games = 20, adds[1].delta.won = 0, adds[1].delta.lost = 10;
+	cr_assert_eq(kb_store_apply(st, adds, 2, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_apply(st, adds, 1, NULL, &err), 0, "%s", err.msg);
+
+	seen_results seen = {0};
+	kb_store_visitor v = {NULL, on_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1);
+	cr_assert_str_eq(seen.version, "v1.2");
+	cr_assert_str_eq(seen.name, "bob");
+	cr_assert_eq(seen.rec.games, 34);
+	cr_assert_eq(seen.rec.won, 6);
+	cr_assert_eq(seen.rec.lost, 12);
+	kb_opp_rec opp;
+	cr_assert_eq(kb_store_get(st, "bob", &opp, &err), KB_STORE_ABSENT,
+		     "a results-only addition writes no opponent record");
+	kb_store_close(st);
+}
+
+Test(state_rules, names_at_their_boundaries)
+{
+	char name[KB_NAME_MAX + 2];
+
+	memset(name, 'x', sizeof name);
+	cr_assert(kb_name_ok(name, KB_NAME_MAX));
+	cr_assert_not(kb_name_ok(name, KB_NAME_MAX + 1));
+	cr_assert_not(kb_name_ok(name, 0));
+	static const char good[] = "azAZ09_.-";
+	for (size_t i = 0; good[i]; i++)
+		cr_assert(kb_name_ok(good + i, 1), "'%c'", good[i]);
+	static const char bad[] = "`{@[/: +,\x7f";
+	for (size_t i = 0; bad[i]; i++)
+		cr_assert_not(kb_name_ok(bad + i, 1), "'%c'", bad[i]);
+}
+
+Test(state_rules, keys_spell_kind_version_and_name)
+{
+	char key[KB_KEY_MAX], name[KB_NAME_MAX + 1];
+
+	cr_assert_eq(kb_key_opponent("bob", key), 5);
+	cr_assert_arr_eq(key, "o/bob", 5);
+	cr_assert_eq(kb_key_results("1.0", "bob", key), 9);
+	cr_assert_arr_eq(key, "v/1.0/bob", 9);
+	cr_assert_eq(kb_key_opponent("b b", key), 0);
+	cr_assert_eq(kb_key_results("1 0", "bob", key), 0);
+	cr_assert_eq(kb_key_results("1.0", "", key), 0);
+	memset(name, 'n', KB_NAME_MAX);
+	name[KB_NAME_MAX] = '\0';
+	cr_assert_eq(kb_key_results(name, name, key), KB_KEY_MAX - 1, "the longest key fits");
+}
