@@ -232,3 +232,141 @@ Test(core_rules, builtin_seats_play_their_policy_in_a_game)
 		cr_assert_eq(log.roll[0].index, pol == KB_EASY ? 1 : 0, "%s", kb_policy_name(pol));
 	}
 }
+
+/* The rolled hook sees the roll before its move: index -1, no capture. */
+static void on_rolled(void *ctx, const kb_roll *roll)
+{
+	played_log *log = ctx;
+	if (log->n < 64)
+		log->roll[log->n++] = *roll;
+}
+
+Test(core_rules, rolled_hook_sees_no_move_yet)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
+	played_log log = {0};
+	kb_hooks hooks = {on_rolled, NULL, &log};
+	kb_game g;
+
+	/* A on 3 rolls a 4 onto B's piece (ring square 7): one legal move */
+	kb_pos p = test_pos(0x3, "3", "0", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 9, ctl, &p, 0, 4), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].seat, 0);
+	cr_assert_eq(log.roll[0].die, 4);
+	cr_assert_eq(log.roll[0].index, -1, "index still unknown");
+	cr_assert_eq(log.roll[0].captured, -1);
+	cr_assert_eq(g.rolls >= 1, 1);
+}
+
+/* kb_pos_check: each invariant broken alone, between pieces 0 and 1 too. */
+Test(core_rules, position_check_each_invariant)
+{
+	kb_pos p;
+
+	p = test_pos(0xf, "31 28 27 0", "5", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "sound");
+	p = test_pos(0x1, "31 30 29 28", "", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "all in the goal");
+
+	p = test_pos(0x3, "9 4", "", "", "");
+	p.prog[0][0] = 4, p.prog[0][1] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 unsorted");
+	p.prog[0][0] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 on one square");
+	p = test_pos(0x3, "9 4 2", "", "", "");
+	p.prog[0][2] = 4;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 1 and 2 on one square");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[0][0] = KB_HOME, p.prog[0][1] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "a home piece before a track piece");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[0][0] = KB_GOAL_LAST + 1;
+	cr_assert_eq(kb_pos_check(&p), -1, "past the last goal square");
+	p.prog[0][0] = KB_HOME - 1;
+	cr_assert_eq(kb_pos_check(&p), -1, "below home");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[2][0] = 5;
+	cr_assert_eq(kb_pos_check(&p), -1, "a piece of an absent seat");
+	p = test_pos(0x3, "9", "2", "", "");
+	cr_assert_eq(kb_pos_check(&p), -1, "A's 9 and B's 2 share ring square 9");
+	p = test_pos(0x3, "27", "20", "", "");
+	cr_assert_eq(kb_pos_check(&p), -1, "A's 27 and B's 20 share ring square 27");
+	p = test_pos(0x3, "31", "31", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "goals are private");
+	p = test_pos(0x3, "", "", "", "");
+	p.present = 0x2;
+	cr_assert_eq(kb_pos_check(&p), -1, "seat A absent");
+}
+
+/* After a 6 the same seat rolls; otherwise the next present seat. */
+Test(core_rules, next_seat_skips_absent_seats)
+{
+	kb_pos p;
+
+	kb_pos_init(&p, 0x5); /* A and C */
+	cr_assert_eq(kb_next_seat(&p, 0, 3), 2);
+	cr_assert_eq(kb_next_seat(&p, 2, 5), 0);
+	cr_assert_eq(kb_next_seat(&p, 2, 6), 2);
+	kb_pos_init(&p, 0x9); /* A and D */
+	cr_assert_eq(kb_next_seat(&p, 3, 1), 0);
+	cr_assert_eq(kb_next_seat(&p, 0, 1), 3);
+	kb_pos_init(&p, 0x1);
+	cr_assert_eq(kb_next_seat(&p, 0, 2), 0, "alone");
+	kb_pos_init(&p, 0xf);
+	for (int s = 0; s < 4; s++)
+		cr_assert_eq(kb_next_seat(&p, s, 1), (s + 1) % 4);
+}
+
+/* A bad byte is named: printable ones ('!' .. '~') as a character, others
+ * in hex; a bad piece index is a bad index, not a bad token digit. */
+Test(core_rules, bad_message_bytes_are_named)
+{
+	static const struct {
+		char byte;
+		const char *shown;
+	} cases[] = {{'!', "'!'"}, {'~', "'~'"}, {' ', "0x20"}, {'\x7f', "0x7f"}, {'\x1f', "0x1f"}};
+	kb_msg m;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char msg[] = "v00X222\n";
+		msg[3] = cases[k].byte;
+		kb_msg_scan(msg, sizeof msg - 1, &m);
+		cr_assert_eq(m.type, KB_MSG_BAD);
+		cr_assert(strstr(m.why, cases[k].shown) != NULL, "%s in: %s", cases[k].shown, m.why);
+		cr_assert(strstr(m.why, "byte 3 of the message") != NULL, "%s", m.why);
+	}
+	char move[KB_MOVE_LEN + 2];
+	good_token(move);
+	move[KB_TOKEN_LEN] = '7';
+	move[KB_TOKEN_LEN + 1] = '\n';
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
+	cr_assert(strstr(m.why, "byte 65 of the message is '7'") != NULL, "%s", m.why);
+	move[KB_TOKEN_LEN] = 'a'; /* a hex digit, still not an index */
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
+}
+
+/* A bad response line is quoted up to 60 characters, then "...". */
+Test(core_rules, bad_lines_are_quoted_up_to_60_characters)
+{
+	char line[80];
+	kb_line out;
+	kb_err err;
+
+	memset(line, 'x', sizeof line);
+	cr_assert_eq(kb_line_parse(line, 60, &out, &err), -1);
+	cr_assert(strncmp(err.msg, "line \"", 6) == 0, "%s", err.msg);
+	cr_assert_eq(err.msg[6 + 60], '"', "60 characters shown whole: %s", err.msg);
+	cr_assert(strstr(err.msg, "(60 characters)") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_line_parse(line, 61, &out, &err), -1);
+	cr_assert(strncmp(err.msg + 6 + 60, "...\" (61 characters)", 20) == 0, "%s", err.msg);
+	cr_assert_eq(err.msg[6 + 59], 'x');
+	line[0] = '\x01';
+	cr_assert_eq(kb_line_parse(line, 61, &out, &err), -1);
+	cr_assert_eq(err.msg[6], '?', "control characters shown as ?: %s", err.msg);
+}

@@ -417,6 +417,8 @@ def campaign(args):
                     rec["diff"] = m.diff(f.read())
             if status == "killed":
                 rec["by"] = first_failure(out)
+            if status == "not compiled":
+                rec["error"] = first_error(out)
             results["mutants"].append(rec)
             log("   [%d/%d] %-12s %5.1fs  %s" % (n, len(live), status, secs, m.key))
         for m in eqs:
@@ -425,6 +427,13 @@ def campaign(args):
                                        "why": equivalent[m.key]})
     report(results, args)
     return 0
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if "error" in line:
+            return line.strip()
+    return out.strip()[-300:]
 
 
 def first_failure(out):
