@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "state/export.h"
 #include "state/record.h"
 #include "state/store.h"
 #include "support.h"
@@ -248,4 +249,161 @@ Test(state_rules, keys_spell_kind_version_and_name)
 	memset(name, 'n', KB_NAME_MAX);
 	name[KB_NAME_MAX] = '\0';
 	cr_assert_eq(kb_key_results(name, name, key), KB_KEY_MAX - 1, "the longest key fits");
+}
+
+/* ---- the export's text lines, one rule at a time ---------------------- */
+
+static int import(const char *text, kb_store_add *add, kb_err *err)
+{
+	static char line[4096];
+	snprintf(line, sizeof line, "%s", text);
+	return kb_import_line(line, add, err);
+}
+
+Test(state_rules, import_line_fields)
+{
+	kb_store_add a;
+	kb_err err;
+
+	cr_assert_eq(import("results v2 bob games 9 won 4 lost 3", &a, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(a.version, "v2");
+	cr_assert_str_eq(a.name, "bob");
+	cr_assert_eq(a.opponent, 0);
+	cr_assert_eq(a.delta.games, 9);
+	cr_assert_eq(a.delta.won, 4);
+	cr_assert_eq(a.delta.lost, 3);
+	cr_assert_eq(import("opponent eve games 18446744073709551615 won 0 lost 0 decisions 2 easy 1 hard 2 samples "
+			    "000102030405060708ff0102030405060708", &a, &err), 0, "%s", err.msg);
+	cr_assert_eq(a.opponent, 1);
+	cr_assert_null(a.version);
+	cr_assert_eq(a.delta.games, UINT64_MAX);
+	cr_assert_eq(a.delta.model.decisions, 2);
+	cr_assert_eq(a.delta.model.easy_hits, 1);
+	cr_assert_eq(a.delta.model.hard_hits, 2);
+	cr_assert_eq(a.delta.model.sample[0].b[8], 0x08);
+	cr_assert_eq(a.delta.model.sample[1].b[0], 0xff);
+	cr_assert_eq(a.delta.model.sample[1].b[8], 0x08);
+}
+
+Test(state_rules, import_line_errors)
+{
+	static const struct {
+		const char *line, *why;
+	} bad[] = {
+		{"result v2 bob games 1 won 0 lost 0", "starting with"},
+		{"", "starting with"},
+		{"results v2 b/b games 1 won 0 lost 0", "an opponent name"},
+		{"results v:2 bob games 1 won 0 lost 0", "a bot version"},
+		{"results v2", "an opponent name"},
+		{"results", "a bot version"},
+		{"results v2 bob game 1 won 0 lost 0", "expected \"games\""},
+		{"results v2 bob games x won 0 lost 0", "unsigned number after \"games\""},
+		{"results v2 bob games -1 won 0 lost 0", "unsigned number"},
+		{"results v2 bob games 18446744073709551616 won 0 lost 0", "64-bit"},
+		{"results v2 bob games 1x won 0 lost 0", "64-bit"},
+		{"results v2 bob games 1 won 0", "expected \"lost\""},
+		{"results v2 bob games 1 won 2 lost 0", "must not exceed games"},
+		{"results v2 bob games 1 won 0 lost 2", "must not exceed games"},
+		{"results v2 bob games 1 won 0 lost 0 more", "unexpected text \"more\""},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 2 hard 0 samples 000000000000000000",
+		 "must not exceed decisions"},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 2 samples 000000000000000000",
+		 "must not exceed decisions"},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 0 samples -", "expected 1 samples"},
+		{"opponent eve games 1 won 0 lost 0 decisions 0 easy 0 hard 0 samples 00", "found 2 digits"},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 0 samples 00000000000000000A",
+		 "lowercase hex"},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 0 samples g00000000000000000",
+		 "lowercase hex"},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 0 sample 000000000000000000",
+		 "\"samples\""},
+		{"opponent eve games 1 won 0 lost 0 decisions 1 easy 0 hard 0 samples", "\"samples\""},
+		{"opponent eve games 1 won 2 lost 0 decisions 0 easy 0 hard 0 samples -", "must not exceed games"},
+		{"opponent eve games 1 won 0 lost 0 decisions 0 easy 0 hard 0 samples - x", "unexpected text"},
+	};
+	kb_store_add a;
+	kb_err err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(import(bad[i].line, &a, &err), -1, "accepted: %s", bad[i].line);
+		cr_assert(strstr(err.msg, bad[i].why) != NULL, "%s: %s", bad[i].line, err.msg);
+	}
+	cr_assert_eq(import("opponent eve games 1 won 1 lost 1 decisions 0 easy 0 hard 0 samples -", &a, &err),
+		     0, "equal counts are fine: %s", err.msg);
+}
+
+/* An opponent line keeps the most recent samples, oldest first, and
+ * importing it puts each back in its ring slot. */
+Test(state_rules, opponent_line_round_trip_with_a_wrapped_ring)
+{
+	kb_opp_rec r;
+	char line[4096];
+	kb_store_add a;
+	kb_err err;
+
+	memset(&r, 0, sizeof r);
+	r.games = 3;
+	r.model.decisions = KB_SAMPLES + 5; /* the oldest kept sample is in slot 5 */
+	for (int j = 0; j < KB_SAMPLES; j++)
+		r.model.sample[j].b[0] = (uint8_t)j;
+	int len = kb_export_opponent_line("eve", &r, line, sizeof line);
+	cr_assert_gt(len, 0);
+	const char *s = strstr(line, " samples ");
+	cr_assert_not_null(s);
+	cr_assert(strncmp(s + 9, "05", 2) == 0, "oldest first: %.20s", s + 9);
+	cr_assert_eq(strlen(s + 9), 2 * KB_SAMPLE_LEN * KB_SAMPLES);
+	cr_assert_eq(kb_export_opponent_line("eve", &r, line, (size_t)len), -1, "too small a buffer");
+	cr_assert_eq(kb_export_opponent_line("eve", &r, line, sizeof line), len);
+	cr_assert_eq(kb_import_line(line, &a, &err), 0, "%s", err.msg);
+	for (int j = 0; j < KB_SAMPLES; j++)
+		cr_assert_eq(a.delta.model.sample[j].b[0], j, "slot %d", j);
+	memset(&r.model, 0, sizeof r.model);
+	cr_assert_gt(kb_export_opponent_line("eve", &r, line, sizeof line), 0);
+	cr_assert(strstr(line, "decisions 0 easy 0 hard 0 samples -") != NULL, "%s", line);
+}
+
+/* A whole export: magic line, comments and blank lines skipped, CRLF
+ * accepted, and any bad line refuses the whole file. */
+Test(state_rules, import_file, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	long n = -1;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	static const char good[] = "kimble-state-export 1\r\n# a comment\n\nresults v1 bob games 2 won 1 lost 1\r\n"
+				   "results v1 bob games 3 won 0 lost 2\n";
+	FILE *in = fmemopen((void *)good, sizeof good - 1, "r");
+	cr_assert_eq(kb_import(st, in, "good", &n, &err), 0, "%s", err.msg);
+	fclose(in);
+	cr_assert_eq(n, 2);
+	seen_results seen = {0};
+	kb_store_visitor v = {NULL, on_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0);
+	cr_assert_eq(seen.rec.games, 5);
+	cr_assert_eq(seen.rec.won, 1);
+	cr_assert_eq(seen.rec.lost, 3);
+
+	static const char bad[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\nresults v1 bob\n";
+	in = fmemopen((void *)bad, sizeof bad - 1, "r");
+	cr_assert_eq(kb_import(st, in, "bad", &n, &err), -2);
+	fclose(in);
+	cr_assert(strstr(err.msg, "bad line 3: ") != NULL, "%s", err.msg);
+	static const char magic[] = "kimble-state-export 2\n";
+	in = fmemopen((void *)magic, sizeof magic - 1, "r");
+	cr_assert_eq(kb_import(st, in, "m", &n, &err), -2);
+	fclose(in);
+	cr_assert(strstr(err.msg, "m line 1: expected \"kimble-state-export 1\"") != NULL, "%s", err.msg);
+	in = fmemopen((void *)magic, 0, "r");
+	if (in) {
+		cr_assert_eq(kb_import(st, in, "e", &n, &err), -2);
+		fclose(in);
+	}
+	seen.n = 0;
+	cr_assert_eq(kb_store_each(st, &v, &err), 0);
+	cr_assert_eq(seen.rec.games, 5, "nothing written by a refused import");
+	kb_store_close(st);
 }
