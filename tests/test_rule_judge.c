@@ -3,6 +3,7 @@
  * max_errors illegal indices or wrong tokens and forfeits at the next one,
  * not one earlier. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 
 #include "judge/bots.h"
 #include "judge/match.h"
+#include "judge/report.h"
 #include "support.h"
 
 /* A process bot running tests/bots/testbot in mode, in its own folder. */
@@ -87,4 +89,131 @@ Test(judge_rules, a_good_bot_keeps_its_seat, .timeout = 60)
 	cr_assert_gt(res.seat[0].decisions, 0);
 	cr_assert(res.winner >= 0 && res.winner < 4);
 	cr_assert_eq(res.seat[res.winner].place, 1);
+}
+
+/* ---- the report's statistics, with figures worked out by hand ---------- */
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-6)
+
+Test(judge_rules, wilson_interval)
+{
+	double lo, hi;
+
+	kj_wilson(5, 10, &lo, &hi);
+	cr_assert(NEAR(lo, 0.236593089) && NEAR(hi, 0.763406911), "%f %f", lo, hi);
+	kj_wilson(0, 10, &lo, &hi);
+	cr_assert(NEAR(lo, 0) && NEAR(hi, 0.277532803), "%f %f", lo, hi);
+	kj_wilson(10, 10, &lo, &hi);
+	cr_assert(NEAR(lo, 0.722467197) && NEAR(hi, 1), "%f %f", lo, hi);
+	kj_wilson(3, 40, &lo, &hi);
+	cr_assert(NEAR(lo, 0.025836026) && NEAR(hi, 0.198642337), "%f %f", lo, hi);
+	kj_wilson(0, 0, &lo, &hi);
+	cr_assert(lo == 0 && hi == 1, "no games: anything");
+}
+
+Test(judge_rules, elo_of_a_score)
+{
+	cr_assert(NEAR(kj_elo(0.5), 0));
+	cr_assert(NEAR(kj_elo(0.75), 190.848501888), "%f", kj_elo(0.75));
+	cr_assert(NEAR(kj_elo(0.25), -190.848501888));
+	cr_assert_eq(kj_elo(0), -1000);
+	cr_assert_eq(kj_elo(1), 1000);
+	cr_assert_eq(kj_elo(1e-9), -1000, "clamped");
+	cr_assert_eq(kj_elo(1 - 1e-9), 1000, "clamped");
+}
+
+Test(judge_rules, sprt_bounds_and_verdicts)
+{
+	kj_sprt s = {.elo0 = 0, .elo1 = 50, .alpha = 0.05, .beta = 0.1};
+	kj_pair_elo p = {.deals = 100, .mean = 0.6, .var = 0.04};
+
+	kj_sprt_init(&s);
+	cr_assert(NEAR(s.lower, -2.251291799) && NEAR(s.upper, 2.890371758), "%f %f", s.lower, s.upper);
+	cr_assert_eq(s.decided, 0);
+	kj_sprt_update(&s, &p);
+	cr_assert(NEAR(s.llr, 10.606744083), "%f", s.llr);
+	cr_assert_eq(s.decided, 1);
+	cr_assert_eq(s.deals, 100);
+	p.mean = 0.45;
+	kj_sprt_update(&s, &p);
+	cr_assert(NEAR(s.llr, -14.148977082), "%f", s.llr);
+	cr_assert_eq(s.decided, -1);
+	p = (kj_pair_elo){.deals = 20, .mean = 0.55, .var = 0.04};
+	kj_sprt_update(&s, &p);
+	cr_assert(NEAR(s.llr, 0.372259489), "%f", s.llr);
+	cr_assert_eq(s.decided, 0);
+	p = (kj_pair_elo){.deals = 8, .mean = 0.6, .var = 0.04};
+	kj_sprt_update(&s, &p);
+	cr_assert(NEAR(s.llr, 0.518164665), "8 deals are enough for a ratio: %f", s.llr);
+	kj_sprt s2 = {.elo0 = 0, .elo1 = 50, .alpha = 0.05, .beta = 0.1};
+	kj_sprt_init(&s2);
+	p = (kj_pair_elo){.deals = 7, .mean = 1, .var = 0};
+	kj_sprt_update(&s2, &p);
+	cr_assert_eq(s2.decided, 0, "no verdict before 8 deals");
+	cr_assert_eq(s2.llr, 0);
+	cr_assert_eq(s2.deals, 7);
+}
+
+static void seat(kj_result *r, int s, const char *name, int place)
+{
+	r->seat[s].present = 1;
+	snprintf(r->seat[s].name, sizeof r->seat[s].name, "%s", name);
+	r->seat[s].place = place;
+}
+
+/* Deal 0: x ahead, then level (score 0.75); deal 1: x behind, then ahead
+ * (0.5); a game without y does not count. */
+Test(judge_rules, pair_scores_by_deal)
+{
+	kj_result res[5];
+	kj_pair_elo p;
+
+	memset(res, 0, sizeof res);
+	res[0].deal = 0, seat(&res[0], 0, "x", 1), seat(&res[0], 2, "y", 2);
+	res[1].deal = 0, seat(&res[1], 1, "y", 3), seat(&res[1], 3, "x", 3);
+	res[2].deal = 1, seat(&res[2], 0, "x", 4), seat(&res[2], 1, "y", 1);
+	res[3].deal = 1, seat(&res[3], 2, "x", 2), seat(&res[3], 3, "y", 3);
+	res[4].deal = 1, seat(&res[4], 0, "x", 1), seat(&res[4], 1, "z", 2);
+	kj_pair_compute(res, 5, "x", "y", &p);
+	cr_assert_eq(p.deals, 2);
+	cr_assert(NEAR(p.mean, 0.625), "%f", p.mean);
+	cr_assert(NEAR(p.var, 0.03125), "sample variance of the deal scores: %f", p.var);
+	cr_assert(NEAR(p.elo, 88.739499847), "%f", p.elo);
+	cr_assert(NEAR(p.lo, -85.039919121) && NEAR(p.hi, 330.223448378), "%f %f", p.lo, p.hi);
+	kj_pair_compute(res, 5, "y", "x", &p);
+	cr_assert(NEAR(p.mean, 0.375), "%f", p.mean);
+	kj_pair_compute(res, 5, "x", "w", &p);
+	cr_assert_eq(p.deals, 0);
+	cr_assert(NEAR(p.mean, 0.5));
+}
+
+/* Per bot: games, wins (a forfeiting winner's seat does not count), place
+ * sum, forfeits by reason. */
+Test(judge_rules, report_counts_per_bot)
+{
+	kj_result res[3];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
+	res[0].winner = 0;
+	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
+	res[1].winner = 0;
+	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
+	res[2].winner = 0;
+	res[2].seat[0].reason = KJ_CRASH;
+	res[2].seat[1].decisions = 5;
+	cr_assert_eq(kj_report_build(&rep, res, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.games, 3);
+	cr_assert_eq(rep.nbots, 2);
+	cr_assert_str_eq(rep.bots[0].name, "x");
+	cr_assert_eq(rep.bots[0].games, 3);
+	cr_assert_eq(rep.bots[0].wins, 1, "the crashed winner's seat is no win");
+	cr_assert_eq(rep.bots[0].place_sum, 5);
+	cr_assert_eq(rep.bots[0].forfeits[KJ_CRASH], 1);
+	cr_assert_eq(rep.bots[1].wins, 1);
+	cr_assert_eq(rep.bots[1].place_sum, 4);
+	cr_assert_eq(rep.bots[1].decisions, 5);
+	kj_report_free(&rep);
 }
