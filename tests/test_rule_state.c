@@ -3,6 +3,8 @@
  * valid), little-endian fields written out byte by byte, results that add
  * each count to itself, names and keys at their boundaries. */
 #include <criterion/criterion.h>
+#include <lmdb.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "state/export.h"
@@ -405,5 +407,120 @@ Test(state_rules, import_file, .timeout = 20)
 	seen.n = 0;
 	cr_assert_eq(kb_store_each(st, &v, &err), 0);
 	cr_assert_eq(seen.rec.games, 5, "nothing written by a refused import");
+	kb_store_close(st);
+}
+
+/* ---- store paths, names and keys ----------------------------------------- */
+
+Test(state_rules, store_path_choice_and_length)
+{
+	char buf[8];
+
+	unsetenv(KB_STORE_ENV);
+	cr_assert_str_eq(kb_store_path(NULL, buf, sizeof buf + 5), KB_STORE_DEFAULT_DIR);
+	setenv(KB_STORE_ENV, "", 1);
+	cr_assert_str_eq(kb_store_path(NULL, buf, sizeof buf + 5), KB_STORE_DEFAULT_DIR, "empty: unset");
+	setenv(KB_STORE_ENV, "/e", 1);
+	cr_assert_str_eq(kb_store_path(NULL, buf, sizeof buf), "/e");
+	cr_assert_str_eq(kb_store_path("1234567", buf, sizeof buf), "1234567", "7 + NUL fit in 8");
+	cr_assert_null(kb_store_path("12345678", buf, sizeof buf), "8 + NUL do not");
+}
+
+Test(state_rules, apply_names_the_bad_name, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	kb_store_add a;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	memset(&a, 0, sizeof a);
+	a.delta.games = 1;
+	a.name = "bob";
+	a.version = "v 1";
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert(strstr(err.msg, "name \"v 1\"") != NULL, "the version is named: %s", err.msg);
+	a.name = "b b";
+	a.version = "v1";
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert(strstr(err.msg, "name \"b b\"") != NULL, "the name is named: %s", err.msg);
+	a.version = "v 1";
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert(strstr(err.msg, "name \"b b\"") != NULL, "both bad: the name first: %s", err.msg);
+	a.opponent = 1;
+	a.version = NULL;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert(strstr(err.msg, "name \"b b\"") != NULL, "%s", err.msg);
+	kb_store_close(st);
+}
+
+typedef struct seen_all {
+	int opponents, results;
+	char names[8][80];
+} seen_all;
+
+static int on_any_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int status)
+{
+	seen_all *s = ctx;
+	(void)rec, (void)status;
+	if (s->opponents + s->results < 8)
+		snprintf(s->names[s->opponents + s->results], 80, "o %s", name);
+	s->opponents++;
+	return 0;
+}
+
+static int on_any_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+			  int status)
+{
+	seen_all *s = ctx;
+	(void)rec, (void)status;
+	if (s->opponents + s->results < 8)
+		snprintf(s->names[s->opponents + s->results], 80, "v %s %s", version, name);
+	s->results++;
+	return 0;
+}
+
+/* Keys another program could have written: only well-formed ones are
+ * visited, a one-character name included. */
+Test(state_rules, walk_visits_only_well_formed_keys, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	kb_store_add a[2];
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	memset(a, 0, sizeof a);
+	a[0].name = "b", a[0].opponent = 1, a[0].version = "7", a[0].delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	static const char *const junk[] = {"v/bad version/bob", "v/v1/bad name", "v/v1/", "v//bob",
+					   "v/nosplit", "o/", "o/a b", "x/bob"};
+	uint8_t val[KB_RES_LEN] = {KB_REC_RESULTS, 0, 1};
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
+		MDB_val k = {strlen(junk[i]), (void *)junk[i]}, v = {sizeof val, val};
+		cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
+	}
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	seen_all seen = {0};
+	kb_store_visitor v = {on_any_opponent, on_any_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.opponents, 1, "%s %s %s", seen.names[0], seen.names[1], seen.names[2]);
+	cr_assert_eq(seen.results, 1, "%s %s %s", seen.names[0], seen.names[1], seen.names[2]);
+	cr_assert_str_eq(seen.names[0], "o b");
+	cr_assert_str_eq(seen.names[1], "v 7 b");
 	kb_store_close(st);
 }

@@ -38,7 +38,7 @@ TOKEN_RE = re.compile(r"""
     (?P<ws>\s+)
   | (?P<comment>/\*.*?\*/|//[^\n]*)
   | (?P<str>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
-  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][-+]?\d+)?[fF]?|\d+[uUlL]*)
+  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][-+]?\d+)?[fF]?|\d+[eE][-+]?\d+[fF]?|\d+[uUlL]*)
   | (?P<id>[A-Za-z_]\w*)
   | (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%&|^<>=!~?:;,.(){}\[\]#])
 """, re.S | re.X)
@@ -203,7 +203,9 @@ def in_array_size(toks, i):
 
 
 def constant_mutants(path, src, text, s, e):
-    if "." in text or text.lower().startswith("0x") and len(text) > 6:
+    if "." in text or "e" in text.lower() and not text.lower().startswith("0x"):
+        return []  # floating-point constants
+    if text.lower().startswith("0x") and len(text) > 6:
         return []
     m = re.match(r"(0[xX][0-9a-fA-F]+|\d+)(.*)", text)
     digits, suffix = m.group(1), m.group(2)
