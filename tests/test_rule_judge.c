@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "judge/bots.h"
@@ -216,4 +217,85 @@ Test(judge_rules, report_counts_per_bot)
 	cr_assert_eq(rep.bots[1].place_sum, 4);
 	cr_assert_eq(rep.bots[1].decisions, 5);
 	kj_report_free(&rep);
+}
+
+/* ---- command lines: each numeric option's bounds and exit status -------- */
+
+/* Run prog with args (NULL-terminated), stderr to a file; returns the exit
+ * status (-1 if it did not exit) and leaves stderr's text in err_text. */
+static int run_prog(const char *prog, const char *const *args, const char **err_text)
+{
+	char bin[512], dir[256], errp[300];
+	char *argv[16];
+	int n = 0;
+	test_proc p;
+
+	test_tmpdir(dir, sizeof dir);
+	argv[n++] = (char *)test_bin(prog, bin, sizeof bin);
+	for (; *args && n < 15; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 20000);
+	*err_text = test_read_file(dir, "err");
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(judge_rules, judge_options_out_of_range, .timeout = 60)
+{
+	static const struct {
+		const char *opt, *below, *above, *range;
+	} opts[] = {
+		{"--table", "0", "5", "from 1 to 4"},
+		{"--games", "0", "1000001", "from 1 to 1000000"},
+		{"--concurrency", "0", "257", "from 1 to 256"},
+		{"--move-ms", "0", "3600001", "from 1 to 3600000"},
+		{"--startup-ms", "0", "3600001", "from 1 to 3600000"},
+		{"--max-errors", "-1", "1001", "from 0 to 1000"},
+		{"--max-timeouts", "-1", "1000001", "from 0 to 1000000"},
+		{"--cpu-s", "-1", "1000001", "from 0 to 1000000"},
+		{"--mem-mb", "-1", "1048577", "from 0 to 1048576"},
+		{"--nofile", "-1", "1048577", "from 0 to 1048576"},
+		{"--at", "0", "100000001", "from 1 to 100000000"},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+		for (int k = 0; k < 2; k++) {
+			const char *v = k ? opts[i].above : opts[i].below;
+			const char *args[] = {opts[i].opt, v, "hard", "easy", NULL};
+			cr_assert_eq(run_prog("kimble-judge", args, &err), 1, "%s %s: %s", opts[i].opt, v, err);
+			char want[128];
+			snprintf(want, sizeof want, "kimble-judge: %s %s: expected a number %s", opts[i].opt, v,
+				 opts[i].range);
+			cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
+		}
+	}
+	const char *seed[] = {"--seed", "-1", "hard", NULL};
+	cr_assert_eq(run_prog("kimble-judge", seed, &err), 1);
+	cr_assert(strstr(err, "--seed -1: expected an unsigned 64-bit decimal") != NULL, "%s", err);
+	const char *fmt[] = {"--format", "swiss", "hard", NULL};
+	cr_assert_eq(run_prog("kimble-judge", fmt, &err), 1);
+	cr_assert(strstr(err, "--format swiss: expected rr, gauntlet or fixed") != NULL, "%s", err);
+}
+
+Test(judge_rules, server_options_out_of_range, .timeout = 60)
+{
+	static const char *const bad[][3] = {
+		{"--port", "0", "--port '0': expected a port number 1..65535"},
+		{"--port", "65536", "--port '65536': expected a port number 1..65535"},
+		{"--port-range", "65431-65430", "LAST is below FIRST"},
+		{"--seed", "x1", "--seed 'x1': expected an unsigned 64-bit decimal"},
+		{"--token-ttl", "0", "--token-ttl '0': expected seconds > 0"},
+		{"--token-ttl", "1000000001", "expected seconds > 0"},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i][0], bad[i][1], NULL};
+		int st = run_prog("kimble-server", args, &err);
+		cr_assert(st != 0 && st != -1, "%s %s: status %d", bad[i][0], bad[i][1], st);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
 }
