@@ -5,11 +5,13 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/transcript.h"
 #include "judge/bots.h"
 #include "judge/match.h"
 #include "judge/report.h"
@@ -298,4 +300,93 @@ Test(judge_rules, server_options_out_of_range, .timeout = 60)
 		cr_assert(st != 0 && st != -1, "%s %s: status %d", bad[i][0], bad[i][1], st);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
+}
+
+Test(judge_rules, sprt_arguments_checked, .timeout = 60)
+{
+	static const char *const bad[] = {"5,0",          "5,5",          "0,5,0.5,0.05", "0,5,0.05,0.5",
+					  "0,5,0,0.05",   "0,5,0.05,0",   "0,5,0.05",     "x",
+					  "0,5,-0.1,0.05", "0,5,0.05,-0.1"};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {"--sprt", bad[i], "-o", "out", "hard", "easy", NULL};
+		cr_assert_eq(run_prog("kimble-judge", args, &err), 1, "--sprt %s: %s", bad[i], err);
+		char want[128];
+		snprintf(want, sizeof want, "--sprt %s: expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
+		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
+	}
+	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
+	cr_assert_eq(run_prog("kimble-judge", three, &err), 1);
+	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
+}
+
+/* A bot whose start message is wrong in any one digit, the last one
+ * included, is recorded with a bad lineup. */
+Test(judge_rules, lineup_checked_digit_by_digit, .timeout = 60)
+{
+	static const char *const starts[] = {"v001222", "v001122", "v001212", "v001221"};
+	kj_bot hard;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	for (int k = 0; k < 4; k++) {
+		char dir[256], path[400];
+		kj_bot bot;
+		kj_result res;
+
+		test_tmpdir(dir, sizeof dir);
+		snprintf(path, sizeof path, "%s/bot.sh", dir);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		fprintf(f, "echo %s\nexec cat >/dev/null\n", starts[k]);
+		fclose(f);
+		snprintf(path, sizeof path, "%s/meta", dir);
+		f = fopen(path, "w");
+		fprintf(f, "sh%d\n/bin/sh\nbot.sh\n0\n", k);
+		fclose(f);
+		cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+		const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+		kj_match_opts opt = {.move_ms = 100, .startup_ms = 5000, .max_errors = 0, .grace_ms = 100};
+		cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[0].lineup_ok, k == 0, "%s: lineup_ok %d", starts[k], res.seat[0].lineup_ok);
+		cr_assert_eq(res.seat[1].lineup_ok, 1, "built-ins always match");
+	}
+}
+
+/* A rerun against a transcript stops at the first roll the transcript
+ * does not have, as at one that differs. */
+Test(judge_rules, rerun_stops_past_the_transcript_end, .timeout = 60)
+{
+	kj_bot hard;
+	kb_err err;
+	kj_result res, again;
+	char *buf = NULL;
+	size_t len = 0;
+
+	kj_bot bot;
+
+	/* a process bot: the rerun is checked between its decisions */
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *tx = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 21, &opt, tx, &res, &err), 0, "%s", err.msg);
+	fclose(tx);
+	cr_assert_geq(res.winner, 0);
+
+	kb_transcript expect;
+	cr_assert_eq(kb_tx_parse(buf, len, &expect, &err), 0, "%s", err.msg);
+	cr_assert_eq(expect.nrolls, res.rolls);
+	opt.expect = &expect;
+	cr_assert_eq(kj_match_play(seats, 21, &opt, NULL, &again, &err), 0, "%s", err.msg);
+	cr_assert_eq(again.winner, res.winner, "the same game agrees");
+	cr_assert_eq(again.rolls, res.rolls);
+	expect.nrolls = 10;
+	cr_assert_eq(kj_match_play(seats, 21, &opt, NULL, &again, &err), 0, "%s", err.msg);
+	cr_assert_eq(again.winner, -1, "unfinished: the transcript ended");
+	cr_assert_lt(again.rolls, res.rolls, "stopped early, at roll %u", again.rolls);
+	kb_tx_free(&expect);
+	free(buf);
 }
