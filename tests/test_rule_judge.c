@@ -390,3 +390,39 @@ Test(judge_rules, rerun_stops_past_the_transcript_end, .timeout = 60)
 	kb_tx_free(&expect);
 	free(buf);
 }
+
+/* Every bot gets "Voittaja: X" from its own point of view (itself A). */
+Test(judge_rules, winner_line_rotated_to_each_bot, .timeout = 60)
+{
+	char dir[256], path[400], prog[512];
+	kj_bot hard, bot;
+	kb_err err;
+	kj_result res;
+
+	test_tmpdir(dir, sizeof dir);
+	test_root_path("build/rel/testbots/testbot", prog, sizeof prog);
+	snprintf(path, sizeof path, "%s/bot.sh", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "tee in.txt | %s hard \"$@\"\n", prog);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/meta", dir);
+	f = fopen(path, "w");
+	fprintf(f, "teebot\n/bin/sh\nbot.sh\n0\n");
+	fclose(f);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	for (int s = 1; s < KB_SEATS; s += 2) {
+		const kj_bot *seats[KB_SEATS] = {&hard, &hard, &hard, &hard};
+		seats[s] = &bot;
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 2000};
+		cr_assert_eq(kj_match_play(seats, 3 + (uint64_t)s, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[s].reason, KJ_OK, "%s", kj_reason_name(res.seat[s].reason));
+		cr_assert_geq(res.winner, 0);
+		char want[16];
+		snprintf(want, sizeof want, "Voittaja: %c\n", 'A' + (res.winner - s + 4) % 4);
+		const char *in = test_read_file(dir, "in.txt");
+		cr_assert(strstr(in, want) != NULL, "seat %d, winner %d: want %s in ...%s", s, res.winner,
+			  want, in + (strlen(in) > 80 ? strlen(in) - 80 : 0));
+	}
+}

@@ -11,6 +11,7 @@ Python 3 standard library only: no Debian package does C mutation, and a
 tokenizer, sampling, timeouts on process groups and JSON are short in it.
 """
 import argparse
+import fcntl
 import fnmatch
 import json
 import os
@@ -350,6 +351,8 @@ def select_mutants(root, args, equivalent):
             number_keys(file_muts)
             muts += file_muts
         rng = random.Random("%d:%s" % (args.seed, folder))
+        if args.match:
+            muts = [m for m in muts if any(t in m.key for t in args.match)]
         live = [m for m in muts if m.key not in equivalent]
         eqs = [m for m in muts if m.key in equivalent]
         if args.mutants and len(live) > args.mutants:
@@ -391,6 +394,12 @@ def campaign(args):
                 print(m.key)
         return 0
     tree = os.path.join(root, "build/mutate/tree")
+    os.makedirs(tree, exist_ok=True)
+    lock = open(os.path.join(root, "build/mutate/lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit("mutate: another run uses build/mutate/tree; wait for it to end")
     sync_tree(root, tree)
     scratch = Scratch(tree, args.jobs)
     rc, out = scratch.build()
@@ -499,6 +508,8 @@ def main():
                     help="comma-separated folders to mutate (default: %(default)s)")
     ap.add_argument("--only", action="append", default=[],
                     help="mutate only files whose path starts with this (repeatable)")
+    ap.add_argument("--match", action="append", default=[],
+                    help="only mutants whose key contains this text (repeatable)")
     ap.add_argument("--mutants", type=int, default=0,
                     help="sample this many mutants per folder (0: all)")
     ap.add_argument("--seed", type=int, default=1, help="sampling seed (default: 1)")
