@@ -15,6 +15,7 @@
 #include "judge/bots.h"
 #include "judge/match.h"
 #include "judge/report.h"
+#include "judge/run.h"
 #include "support.h"
 
 /* A process bot running tests/bots/testbot in mode, in its own folder. */
@@ -425,4 +426,26 @@ Test(judge_rules, winner_line_rotated_to_each_bot, .timeout = 60)
 		cr_assert(strstr(in, want) != NULL, "seat %d, winner %d: want %s in ...%s", s, res.winner,
 			  want, in + (strlen(in) > 80 ? strlen(in) - 80 : 0));
 	}
+}
+
+/* Merging shards that hold no finished game yet gives an empty report,
+ * not an error; a shard folder that is missing is an error. */
+Test(judge_rules, merge_of_empty_shards, .timeout = 30)
+{
+	char dir[256], shard[300], out[300], games[320];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(shard, sizeof shard, "%s/shard", dir);
+	snprintf(games, sizeof games, "%s/games", shard);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(mkdir(shard, 0755), 0);
+	cr_assert_eq(mkdir(games, 0755), 0);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert(strstr(test_read_file(out, "results.txt"), "games") != NULL || access(out, F_OK) == 0);
+	const char *missing[] = {out, "/nonexistent-kimble-shard"};
+	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
+	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
 }
