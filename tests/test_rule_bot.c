@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "support_run.h"
 
 #define TOKEN_LINE "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define STATE_LINE "A000000000000000000000000000000000000000BBBBA6"
@@ -112,4 +113,58 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	cr_assert_str_eq(h.got[1], "v001222\n", "the message was resent");
 	cr_assert_str_eq(test_read_file(dir, "got.txt"), TOKEN_LINE "\n" STATE_LINE "\nEND\n",
 			 "the bot got the response once, whole");
+}
+
+/* ---- command lines --------------------------------------------------------- */
+
+Test(bot_rules, relay_options_out_of_range, .timeout = 60)
+{
+	static const char *const bad[][3] = {
+		{"--port", "0", "--port \"0\": expected a number 1..65535"},
+		{"--port", "65536", "--port \"65536\": expected a number 1..65535"},
+		{"--port", "", "--port \"\": expected a number 1..65535"},
+		{"--retry-ms", "-1", "--retry-ms \"-1\": expected a number 0..3600000"},
+		{"--retry-ms", "3600001", "--retry-ms \"3600001\": expected a number 0..3600000"},
+		{"--port", "12x", "expected a number 1..65535"},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i][0], bad[i][1], "--", "true", NULL};
+		cr_assert_eq(test_run_prog("kimble-relay", args, &err), 64, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
+	const char *none[] = {"--port", "1", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", none, &err), 64);
+	cr_assert(strstr(err, "usage: kimble-relay") != NULL, "%s", err);
+	const char *extra[] = {"--bogus", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", extra, &err), 64);
+	cr_assert(strstr(err, "unexpected argument \"--bogus\"") != NULL, "%s", err);
+}
+
+Test(bot_rules, bot_arguments_checked, .timeout = 60)
+{
+	static const char *const bad[][4] = {
+		{"hard", "-1", NULL, "unexpected argument \"-1\""},
+		{"hard", " 1", NULL, "SEED \" 1\": expected an unsigned decimal number"},
+		{"hard", "+1", NULL, "SEED \"+1\": expected an unsigned decimal number"},
+		{"hard", "", NULL, "SEED \"\": expected an unsigned decimal number"},
+		{"hard", "18446744073709551616", NULL, "expected an unsigned 64-bit decimal number"},
+		{"hard", "12a", NULL, "expected an unsigned 64-bit decimal number"},
+		{"hard", NULL, NULL, "usage: kimble-bot"},
+		{"hard", "1", "2", "unexpected argument \"2\""},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i][0], bad[i][1], bad[i][2], NULL};
+		cr_assert_eq(test_run_prog("kimble-bot", args, &err), 1, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert(strstr(err, bad[i][3]) != NULL, "want \"%s\", got: %s", bad[i][3], err);
+	}
+	const char *budget[] = {"--budget-ms", "x", "hard", "1", NULL};
+	cr_assert_eq(test_run_prog("kimble-bot", budget, &err), 1);
+	cr_assert(strstr(err, "--budget-ms \"x\"") != NULL, "%s", err);
+	const char *state[] = {"hard", "1", "--state", NULL};
+	cr_assert_eq(test_run_prog("kimble-bot", state, &err), 1);
+	cr_assert(strstr(err, "--state: expected the store's folder PATH") != NULL, "%s", err);
 }

@@ -17,6 +17,7 @@
 #include "judge/report.h"
 #include "judge/run.h"
 #include "support.h"
+#include "support_run.h"
 
 /* A process bot running tests/bots/testbot in mode, in its own folder. */
 static void testbot_in(const char *mode, kj_bot *bot)
@@ -224,27 +225,6 @@ Test(judge_rules, report_counts_per_bot)
 
 /* ---- command lines: each numeric option's bounds and exit status -------- */
 
-/* Run prog with args (NULL-terminated), stderr to a file; returns the exit
- * status (-1 if it did not exit) and leaves stderr's text in err_text. */
-static int run_prog(const char *prog, const char *const *args, const char **err_text)
-{
-	char bin[512], dir[256], errp[300];
-	char *argv[16];
-	int n = 0;
-	test_proc p;
-
-	test_tmpdir(dir, sizeof dir);
-	argv[n++] = (char *)test_bin(prog, bin, sizeof bin);
-	for (; *args && n < 15; args++)
-		argv[n++] = (char *)*args;
-	argv[n] = NULL;
-	snprintf(errp, sizeof errp, "%s/err", dir);
-	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
-	int st = test_wait(&p, 20000);
-	*err_text = test_read_file(dir, "err");
-	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 {
 	static const struct {
@@ -268,7 +248,7 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		for (int k = 0; k < 2; k++) {
 			const char *v = k ? opts[i].above : opts[i].below;
 			const char *args[] = {opts[i].opt, v, "hard", "easy", NULL};
-			cr_assert_eq(run_prog("kimble-judge", args, &err), 1, "%s %s: %s", opts[i].opt, v, err);
+			cr_assert_eq(test_run_prog("kimble-judge", args, &err), 1, "%s %s: %s", opts[i].opt, v, err);
 			char want[128];
 			snprintf(want, sizeof want, "kimble-judge: %s %s: expected a number %s", opts[i].opt, v,
 				 opts[i].range);
@@ -276,10 +256,10 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		}
 	}
 	const char *seed[] = {"--seed", "-1", "hard", NULL};
-	cr_assert_eq(run_prog("kimble-judge", seed, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", seed, &err), 1);
 	cr_assert(strstr(err, "--seed -1: expected an unsigned 64-bit decimal") != NULL, "%s", err);
 	const char *fmt[] = {"--format", "swiss", "hard", NULL};
-	cr_assert_eq(run_prog("kimble-judge", fmt, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", fmt, &err), 1);
 	cr_assert(strstr(err, "--format swiss: expected rr, gauntlet or fixed") != NULL, "%s", err);
 }
 
@@ -297,7 +277,7 @@ Test(judge_rules, server_options_out_of_range, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {bad[i][0], bad[i][1], NULL};
-		int st = run_prog("kimble-server", args, &err);
+		int st = test_run_prog("kimble-server", args, &err);
 		cr_assert(st != 0 && st != -1, "%s %s: status %d", bad[i][0], bad[i][1], st);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
@@ -312,13 +292,13 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {"--sprt", bad[i], "-o", "out", "hard", "easy", NULL};
-		cr_assert_eq(run_prog("kimble-judge", args, &err), 1, "--sprt %s: %s", bad[i], err);
+		cr_assert_eq(test_run_prog("kimble-judge", args, &err), 1, "--sprt %s: %s", bad[i], err);
 		char want[128];
 		snprintf(want, sizeof want, "--sprt %s: expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
-	cr_assert_eq(run_prog("kimble-judge", three, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", three, &err), 1);
 	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
 }
 

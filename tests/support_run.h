@@ -1,0 +1,13 @@
+/* support_run.h - run one of the programs under test to its end (the
+ * command-line tests of tests/test_rule_*.c). */
+#ifndef KB_TEST_SUPPORT_RUN_H
+#define KB_TEST_SUPPORT_RUN_H
+
+/* Run program prog of this test run ($KB_BIN/prog) with args (a NULL-
+ * terminated list, at most 14) in a fresh temporary folder, stdin and
+ * stdout /dev/null; waits up to 20 s.  Returns its exit status (-1 when
+ * it did not exit) and points *err_text at its stderr's text (valid until
+ * the next test_read_file call). */
+int test_run_prog(const char *prog, const char *const *args, const char **err_text);
+
+#endif
