@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bot/observe.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -167,4 +168,43 @@ Test(bot_rules, bot_arguments_checked, .timeout = 60)
 	const char *state[] = {"hard", "1", "--state", NULL};
 	cr_assert_eq(test_run_prog("kimble-bot", state, &err), 1);
 	cr_assert(strstr(err, "--state: expected the store's folder PATH") != NULL, "%s", err);
+}
+
+/* ---- reconstructing moves from boards -------------------------------------- */
+
+Test(bot_rules, observe_step_names_the_move)
+{
+	kb_pos before = test_pos(0x3, "9 4", "3", "", ""), after;
+
+	/* a 2: piece 0 to 11 or piece 1 to 6 */
+	after = test_pos(0x3, "11 4", "3", "", "");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), 0);
+	after = test_pos(0x3, "9 6", "3", "", "");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), 1);
+	after = test_pos(0x3, "9 5", "3", "", "");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), -2, "no legal move gives it");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, &before), -2, "a legal move had to be made");
+	/* B with a 6: its piece at 3 to 9 (index 0), or a piece leaves home */
+	after = test_pos(0x3, "9 4", "9", "", "");
+	cr_assert_eq(kb_observe_step(&before, 1, 6, &after), 0);
+	/* all home and a 5: a pass, the board stays */
+	kb_pos home = test_pos(0x3, "", "", "", "");
+	cr_assert_eq(kb_observe_step(&home, 0, 5, &home), -1);
+	cr_assert_eq(kb_observe_step(&home, 0, 5, &before), -2);
+	/* leaving home with the third piece: index 2 */
+	kb_pos two = test_pos(0x3, "9 4", "", "", "");
+	after = test_pos(0x3, "9 4 0", "", "", "");
+	cr_assert_eq(kb_observe_step(&two, 0, 6, &after), 2);
+}
+
+Test(bot_rules, tracker_always_counts_seat_a)
+{
+	kb_tracker t;
+
+	kb_tracker_init(&t, 0x4, NULL, NULL);
+	cr_assert_eq(t.present, 0x5u);
+	cr_assert_eq(t.own_index, -1);
+	cr_assert_eq(t.have, 0);
+	kb_tracker_init(&t, 0xf, NULL, NULL);
+	cr_assert_eq(t.present, 0xfu);
 }
