@@ -208,3 +208,48 @@ Test(bot_rules, tracker_always_counts_seat_a)
 	kb_tracker_init(&t, 0xf, NULL, NULL);
 	cr_assert_eq(t.present, 0xfu);
 }
+
+/* Serve one connection: read the message, then close it and stop
+ * listening, so the relay cannot reconnect. */
+static void *serve_once_then_vanish(void *arg)
+{
+	half_server *h = arg;
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	if (c < 0)
+		return NULL;
+	read_message(c, h->got[0]);
+	close(h->listen_fd);
+	h->listen_fd = -1;
+	close(c);
+	return NULL;
+}
+
+Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
+{
+	half_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	h.listen_fd = listen_any(&p);
+	cr_assert_geq(h.listen_fd, 0);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_once_then_vanish, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
+			"--retry-ms", "200", "--", "/bin/sh", "-c", "echo v001222; exec cat >/dev/null", NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "lost the server at 127.0.0.1 and could not reconnect within 200 ms") != NULL,
+		  "%s", err);
+	cr_assert_str_eq(h.got[0], "v001222\n");
+}
