@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bot/fit.h"
+#include "core/policy.h"
 #include "bot/observe.h"
 #include "support.h"
 #include "support_run.h"
@@ -252,4 +254,56 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	cr_assert(strstr(err, "lost the server at 127.0.0.1 and could not reconnect within 200 ms") != NULL,
 		  "%s", err);
 	cr_assert_str_eq(h.got[0], "v001222\n");
+}
+
+/* ---- the tuner's self-play data (bot/fit.h) --------------------------------- */
+
+/* Every sample: a sound position whose present seats are the game's
+ * lineup (A and the non-absent seats), the roller present, and the game's
+ * winner; every game has at least one opponent. */
+Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
+{
+	kb_fit_data d = {0};
+
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 12, 5, 1), 0);
+	cr_assert_eq(d.games, 12);
+	cr_assert_gt(d.n, 12 * 20);
+	for (size_t i = 0; i < d.n; i++) {
+		const kb_fit_sample *s = &d.s[i];
+		unsigned want = 1;
+		for (int t = 1; t < KB_SEATS; t++) {
+			cr_assert(s->types[t] == 0xff || s->types[t] == KB_EASY || s->types[t] == KB_HARD,
+				  "type %d", s->types[t]);
+			if (s->types[t] != 0xff)
+				want |= 1u << t;
+		}
+		cr_assert_neq(want, 1u, "sample %zu: no opponent", i);
+		cr_assert_eq(s->pos.present, want, "sample %zu", i);
+		cr_assert_eq(kb_pos_check(&s->pos), 0, "sample %zu", i);
+		cr_assert(kb_present(&s->pos, s->turn), "sample %zu: roller %d absent", i, s->turn);
+		cr_assert(s->winner >= 0 && kb_present(&s->pos, s->winner), "sample %zu", i);
+	}
+	cr_assert(d.wins >= 0 && d.wins <= 12);
+	kb_fit_free(&d);
+
+	/* keep = 3 keeps every third roll: a third of the samples */
+	kb_fit_data every = {0}, third = {0};
+	cr_assert_eq(kb_fit_collect(&every, &kb_weights_default, 0, 4, 9, 1), 0);
+	cr_assert_eq(kb_fit_collect(&third, &kb_weights_default, 0, 4, 9, 3), 0);
+	cr_assert(third.n * 3 >= every.n - 12 && third.n * 3 <= every.n + 12, "%zu of %zu", third.n,
+		  every.n);
+	cr_assert_eq(third.wins, every.wins, "the same games");
+	kb_fit_free(&every);
+	kb_fit_free(&third);
+}
+
+/* Alone, the bot wins every game; against opponents, not every one. */
+Test(bot_rules, fit_winrate_alone_is_one, .timeout = 60)
+{
+	static const uint8_t alone[3] = {0, 0, 0}, three[3] = {2, 2, 2};
+
+	cr_assert_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, alone, 5, 1), 1.0);
+	double r = kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 40, 1);
+	cr_assert(r > 0.05 && r < 0.95, "%f", r);
+	cr_assert_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 0, 1), 0.0, "no games");
 }
