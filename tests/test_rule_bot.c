@@ -4,6 +4,7 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -306,4 +307,32 @@ Test(bot_rules, fit_winrate_alone_is_one, .timeout = 60)
 	double r = kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 40, 1);
 	cr_assert(r > 0.05 && r < 0.95, "%f", r);
 	cr_assert_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 0, 1), 0.0, "no games");
+}
+
+/* The fit's log-loss: with all weights zero every present seat is equally
+ * likely, so the loss is the mean log of the number of present seats;
+ * the committed weights predict better than that, and training from zero
+ * lowers the loss. */
+Test(bot_rules, fit_training_lowers_the_log_loss, .timeout = 60)
+{
+	kb_fit_data d = {0};
+	kb_weights zero, w;
+
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 30, 17, 2), 0);
+	double uniform = 0;
+	for (size_t i = 0; i < d.n; i++)
+		uniform += log(__builtin_popcount(d.s[i].pos.present));
+	uniform /= (double)d.n;
+
+	memset(&zero, 0, sizeof zero);
+	w = zero;
+	double l0 = kb_fit_train(&w, &d, 1, 0.0, 0.0, 3);
+	cr_assert(fabs(l0 - uniform) < 0.03, "zero weights: %f, uniform %f", l0, uniform);
+	w = kb_weights_default;
+	double ld = kb_fit_train(&w, &d, 1, 0.0, 0.0, 3);
+	cr_assert_lt(ld, uniform - 0.05, "the committed weights: %f, uniform %f", ld, uniform);
+	w = zero;
+	double lt = kb_fit_train(&w, &d, 4, 0.05, 0.0, 3);
+	cr_assert_lt(lt, uniform - 0.02, "trained: %f, uniform %f", lt, uniform);
+	kb_fit_free(&d);
 }
