@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bot/fit.h"
+#include "bot/learn.h"
 #include "core/policy.h"
 #include "bot/observe.h"
 #include "support.h"
@@ -335,4 +336,43 @@ Test(bot_rules, fit_training_lowers_the_log_loss, .timeout = 60)
 	double lt = kb_fit_train(&w, &d, 4, 0.05, 0.0, 3);
 	cr_assert_lt(lt, uniform - 0.02, "trained: %f, uniform %f", lt, uniform);
 	kb_fit_free(&d);
+}
+
+/* ---- learning: a learned seat that matched easy more than hard ----------- */
+
+static int learned_type(const char *dir, uint64_t easy_hits, uint64_t hard_hits)
+{
+	kb_store *st;
+	kb_err err;
+	kb_store_add a;
+	kb_learn l;
+	kb_bot bot;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	memset(&a, 0, sizeof a);
+	a.name = "pat", a.opponent = 1;
+	a.delta.games = 1;
+	a.delta.model.decisions = 10;
+	a.delta.model.easy_hits = easy_hits;
+	a.delta.model.hard_hits = hard_hits;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	kb_learn_models(&l, opp);
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	kb_learn_tune_bot(&l, &bot);
+	kb_learn_close(&l);
+	return bot.types[1];
+}
+
+Test(bot_rules, learned_easy_like_seat_is_evaluated_as_easy, .timeout = 30)
+{
+	char a[256], b[256];
+
+	test_tmpdir(a, sizeof a);
+	test_tmpdir(b, sizeof b);
+	cr_assert_eq(learned_type(a, 5, 4), 1, "matched easy 5, hard 4: easy-like");
+	cr_assert_neq(learned_type(b, 4, 4), 1, "a tie is not easy-like");
 }
