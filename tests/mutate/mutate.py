@@ -12,10 +12,9 @@ tokenizer, sampling, timeouts on process groups and JSON are short in it.
 """
 import argparse
 import fcntl
-import fnmatch
+import hashlib
 import json
 import os
-import random
 import re
 import shutil
 import signal
@@ -350,13 +349,17 @@ def select_mutants(root, args, equivalent):
             file_muts = mutants_of(rel, src)
             number_keys(file_muts)
             muts += file_muts
-        rng = random.Random("%d:%s" % (args.seed, folder))
         if args.match:
             muts = [m for m in muts if any(t in m.key for t in args.match)]
         live = [m for m in muts if m.key not in equivalent]
         eqs = [m for m in muts if m.key in equivalent]
         if args.mutants and len(live) > args.mutants:
-            live = sorted(rng.sample(live, args.mutants), key=lambda m: (m.path, m.start))
+            # each mutant's place in the sample depends on the seed and its
+            # key alone, so listing an equivalent mutant or editing another
+            # file leaves the rest of the sample as it was
+            def rank(m):
+                return hashlib.sha256(("%d:%s" % (args.seed, m.key)).encode()).digest()
+            live = sorted(sorted(live, key=rank)[:args.mutants], key=lambda m: (m.path, m.start))
         by_folder[folder] = (live, eqs, len(muts))
     return by_folder
 
