@@ -4,11 +4,14 @@
  * last ring square, and the autopilot.  Expectations are written out by
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/draw.h"
 #include "core/game.h"
 #include "core/policy.h"
 #include "core/rules.h"
+#include "core/transcript.h"
 #include "core/wire.h"
 #include "support.h"
 
@@ -369,4 +372,73 @@ Test(core_rules, bad_lines_are_quoted_up_to_60_characters)
 	line[0] = '\x01';
 	cr_assert_eq(kb_line_parse(line, 61, &out, &err), -1);
 	cr_assert_eq(err.msg[6], '?', "control characters shown as ?: %s", err.msg);
+}
+
+/* ---- the terminal picture (core/draw.h) ------------------------------------ */
+
+static const char *draw(const char board[KB_BOARD_LEN], int seat, int die, unsigned present, int color)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(kb_draw_board(f, board, seat, die, present, color), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Ring indices 0, 8, 14, 22, 27 (top-left start, right edge, bottom-right
+ * corner, left edge bottom, left edge top), goal squares 28 (A's first),
+ * 35 (B's last), 43 (D's last); B rolled 5. */
+Test(core_rules, board_picture)
+{
+	char b[KB_BOARD_LEN];
+
+	memset(b, '0', sizeof b);
+	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
+	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0),
+		".                             B\n"
+		"  .                         .\n"
+		"    .                     .\n"
+		"      A                 .\n"
+		"        A . . . . . . .\n"
+		"        D             B\n"
+		"        .             .\n"
+		"        .     B       .\n"
+		"        .       5     .\n"
+		"        .             .\n"
+		"        A             .\n"
+		"        . . . . . . . C\n"
+		"      .                 .\n"
+		"    .                     .\n"
+		"  .                         .\n"
+		"D                             .\n"
+		"home: A1 B2 D2\n");
+	const char *c = draw(b, -1, 0, 0, 1);
+	cr_assert(strncmp(c, ".                             \033[1;34mB\033[0m\n", 41) == 0, "%s", c);
+	cr_assert(strstr(c, "        \033[1;31mA\033[0m . . . . . . .\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "        . . . . . . . \033[1;32mC\033[0m\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "\n\033[1;33mD\033[0m                             .\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "        .             .\n        .             .\n") != NULL, "no roll shown: %s", c);
+	cr_assert(strstr(c, "\nhome: A1 B2 C3 D2\n") != NULL, "present 0: seats on the board: %s", c);
+}
+
+Test(core_rules, seat_count_and_how_names)
+{
+	static const uint8_t one[KB_SEATS] = {KB_ABSENT, KB_ABSENT, KB_ABSENT, KB_ABSENT};
+	static const uint8_t three[KB_SEATS] = {KB_EXTERNAL, KB_EASY, KB_ABSENT, KB_RANDOM};
+	static const uint8_t four[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_EASY};
+
+	cr_assert_eq(kb_ctl_seats(one), 1, "seat A always plays");
+	cr_assert_eq(kb_ctl_seats(three), 3);
+	cr_assert_eq(kb_ctl_seats(four), 4);
+	cr_assert_str_eq(kb_how_name(KB_PASS), "pass");
+	cr_assert_str_eq(kb_how_name(KB_AUTO), "auto");
+	cr_assert_str_eq(kb_how_name(KB_BUILTIN), "builtin");
+	cr_assert_str_eq(kb_how_name(KB_DECIDED), "decided");
+	cr_assert_str_eq(kb_how_name((enum kb_how)4), "?");
 }
