@@ -9,6 +9,7 @@
 
 #include "state/export.h"
 #include "state/record.h"
+#include "state/report.h"
 #include "state/store.h"
 #include "support.h"
 
@@ -522,5 +523,122 @@ Test(state_rules, walk_visits_only_well_formed_keys, .timeout = 20)
 	cr_assert_eq(seen.results, 1, "%s %s %s", seen.names[0], seen.names[1], seen.names[2]);
 	cr_assert_str_eq(seen.names[0], "o b");
 	cr_assert_str_eq(seen.names[1], "v 7 b");
+	kb_store_close(st);
+}
+
+/* ---- merging model statistics and what kimble-state prints ----------------- */
+
+/* b's kept samples (its last min(decisions, 96)) take the places of the
+ * last decisions of the merged count. */
+Test(state_rules, stats_add_keeps_the_ring_aligned)
+{
+	kb_model_stats a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.decisions = 3, a.easy_hits = 1, a.hard_hits = 2;
+	for (int j = 0; j < 3; j++)
+		a.sample[j].b[0] = (uint8_t)(200 + j);
+	b.decisions = 100, b.easy_hits = 40, b.hard_hits = 50;
+	for (int j = 0; j < KB_SAMPLES; j++)
+		b.sample[j].b[0] = (uint8_t)(j + 1);
+	kb_model_stats_add(&a, &b);
+	cr_assert_eq(a.decisions, 103);
+	cr_assert_eq(a.easy_hits, 41);
+	cr_assert_eq(a.hard_hits, 52);
+	/* b's oldest kept decision (number 4) is merged decision 7 */
+	for (int j = 0; j < KB_SAMPLES; j++)
+		cr_assert_eq(a.sample[(7 + j) % KB_SAMPLES].b[0], (4 + j) % KB_SAMPLES + 1, "j %d", j);
+
+	kb_model_stats c, d;
+	memset(&c, 0, sizeof c);
+	memset(&d, 0, sizeof d);
+	c.decisions = 5;
+	d.decisions = 2;
+	d.sample[0].b[0] = 77, d.sample[1].b[0] = 88;
+	kb_model_stats_add(&c, &d);
+	cr_assert_eq(c.decisions, 7);
+	cr_assert_eq(c.sample[5].b[0], 77);
+	cr_assert_eq(c.sample[6].b[0], 88);
+	cr_assert_eq(c.sample[0].b[0], 0);
+	cr_assert_eq(kb_model_samples(&c), 7);
+	c.decisions = 1000;
+	cr_assert_eq(kb_model_samples(&c), KB_SAMPLES);
+}
+
+Test(state_rules, belief_and_feature_names)
+{
+	kb_model m;
+
+	memset(&m, 0, sizeof m);
+	m.weight[KB_C_HARD] = 0.914;
+	m.weight[KB_C_EASY] = 0.05;
+	m.weight[KB_C_LOGIT] = 0.036;
+	char out[64];
+	kb_report_belief(&m, out, sizeof out);
+	cr_assert_str_eq(out, "hard 0.91");
+	cr_assert_eq(kb_model_belief(&m), KB_C_HARD);
+	m.weight[KB_C_LOGIT] = 0.92;
+	cr_assert_eq(kb_model_belief(&m), KB_C_LOGIT);
+	cr_assert_str_eq(kb_component_name(KB_C_EASY), "easy");
+	cr_assert_str_eq(kb_component_name(KB_C_RANDOM), "random");
+	cr_assert_str_eq(kb_component_name(KB_C_LOGIT), "heuristic");
+	cr_assert_str_eq(kb_component_name(KB_COMPONENTS), "?");
+	cr_assert_str_eq(kb_feature_name(0), "foremost");
+	cr_assert_str_eq(kb_feature_name(KB_FEATURES - 1), "advance");
+	cr_assert_str_eq(kb_feature_name(KB_FEATURES), "?");
+	cr_assert_str_eq(kb_feature_name(-1), "?");
+}
+
+static const char *report_text(kb_store *st, const char *show, int *rc)
+{
+	static char *buf;
+	size_t len;
+	kb_err err;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = show ? kb_report_show(st, show, f, &err) : kb_report_list(st, f, &err);
+	fclose(f);
+	return buf;
+}
+
+Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	kb_store_add a;
+	int rc;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	memset(&a, 0, sizeof a);
+	a.name = "pat", a.opponent = 1, a.version = "v9";
+	a.delta.games = 8, a.delta.won = 2, a.delta.lost = 5;
+	a.delta.model.decisions = 3, a.delta.model.easy_hits = 1, a.delta.model.hard_hits = 2;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	uint8_t newer[8] = {KB_REC_OPPONENT, 0, 9, 0, 0, 0, 0, 0};
+	cr_assert_eq(kb_store_put_raw(st, "zed", newer, sizeof newer, &err), 0, "%s", err.msg);
+
+	const char *list = report_text(st, NULL, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strncmp(list, "OPPONENT", 8) == 0, "%s", list);
+	cr_assert(strstr(list, "\npat                         8        2   25.0%        5          3  ") != NULL,
+		  "%s", list);
+	cr_assert(strstr(list, "\nzed                  newer-format record, not read\n") != NULL, "%s", list);
+
+	const char *show = report_text(st, "pat", &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(show, "opponent pat\ngames 8, won 2 (25.0%), lost 5\n") != NULL, "%s", show);
+	cr_assert(strstr(show, "decisions 3 (matching easy 1, hard 2), 3 kept as samples\n") != NULL, "%s", show);
+	cr_assert(strstr(show, "results by bot version:\n  v9               games 8 won 2 (25.0%) lost 5\n") != NULL,
+		  "%s", show);
+	show = report_text(st, "zed", &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(show, "opponent zed: newer-format record, not read\n") != NULL, "%s", show);
+	show = report_text(st, "nobody", &rc);
+	cr_assert_eq(rc, 1, "no records of that name");
 	kb_store_close(st);
 }
