@@ -245,14 +245,16 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve_once_then_vanish, &h);
 	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
-			"--retry-ms", "200", "--", "/bin/sh", "-c", "echo v001222; exec cat >/dev/null", NULL};
+			"--retry-ms", "200", "--transcript", "tx", "--", "/bin/sh", "-c",
+			"echo v001222; exec sleep 60", NULL};
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
 	int st = test_wait(&proc, 30000);
 	pthread_join(th, NULL);
 	const char *err = test_read_file(dir, "relay.err");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s (transcript: %s)",
+		  st, err, test_read_file(dir, "tx"));
 	cr_assert(strstr(err, "lost the server at 127.0.0.1 and could not reconnect within 200 ms") != NULL,
 		  "%s", err);
 	cr_assert_str_eq(h.got[0], "v001222\n");
