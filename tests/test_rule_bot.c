@@ -18,6 +18,8 @@
 #include "bot/learn.h"
 #include "core/policy.h"
 #include "bot/observe.h"
+#include "bot/search.h"
+#include "core/game.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -377,4 +379,74 @@ Test(bot_rules, learned_easy_like_seat_is_evaluated_as_easy, .timeout = 30)
 	test_tmpdir(b, sizeof b);
 	cr_assert_eq(learned_type(a, 5, 4), 1, "matched easy 5, hard 4: easy-like");
 	cr_assert_neq(learned_type(b, 4, 4), 1, "a tie is not easy-like");
+}
+
+/* ---- the search ----------------------------------------------------------------- */
+
+/* kb_bot_init sets every field the search reads, whatever the memory held. */
+Test(bot_rules, bot_init_sets_every_field)
+{
+	kb_bot bot;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_easy, NULL, NULL};
+
+	memset(&bot, 0x5a, sizeof bot);
+	kb_bot_init(&bot, 0x6, opp, 3, 5);
+	cr_assert_eq(bot.present, 0x7u, "seat A always plays");
+	cr_assert_eq(bot.opp[1], &kb_opponent_easy);
+	cr_assert_eq(bot.opp[2], &kb_opponent_hard, "a present seat without a model plays hard");
+	cr_assert_null(bot.opp[3], "absent");
+	cr_assert_eq(bot.types[1], 1, "easy is evaluated as easy");
+	cr_assert_eq(bot.types[2], 2);
+	for (int s = 0; s < KB_SEATS; s++)
+		cr_assert_null(bot.leaf_model[s]);
+	cr_assert_null(bot.rollout, "the default rollouts");
+	cr_assert_null(bot.explain);
+	cr_assert_eq(bot.nodes, 0);
+	cr_assert_eq(bot.w, &kb_weights_default);
+	kb_bot_set_level(&bot, 3);
+	cr_assert_eq(bot.depth, 2);
+	cr_assert_eq(bot.finish_round, 0);
+	kb_bot_set_level(&bot, 4);
+	cr_assert_eq(bot.depth, 2);
+	cr_assert_eq(bot.finish_round, 1);
+	kb_bot_set_level(&bot, 0);
+	cr_assert_eq(bot.depth, 0);
+	cr_assert_eq(bot.finish_round, 0);
+}
+
+/* The values the search gives are win probabilities: in [0, 1] for every
+ * legal index, -1 for the others, 1 for a move that wins at once. */
+Test(bot_rules, search_values_are_probabilities, .timeout = 60)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_EASY, KB_HARD};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, &kb_opponent_hard};
+	int decisions = 0;
+
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		kb_game g;
+		kb_bot bot;
+		kb_game_init(&g, seed, ctl);
+		kb_bot_init(&bot, g.pos.present, opp, seed, 0);
+		kb_bot_set_level(&bot, 2);
+		while (kb_game_advance(&g, NULL) == 0) {
+			unsigned mask = kb_game_pending_mask(&g);
+			double v[KB_PIECES];
+			int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, mask, v);
+			cr_assert(mask >> idx & 1);
+			for (int i = 0; i < KB_PIECES; i++) {
+				if (!(mask >> i & 1)) {
+					cr_assert_eq(v[i], -1.0);
+					continue;
+				}
+				cr_assert(v[i] >= 0.0 && v[i] <= 1.0, "seed %d: value %f", (int)seed, v[i]);
+				kb_pos p = g.pos;
+				kb_apply(&p, 0, i, g.pending_die);
+				if (kb_has_won(&p, 0))
+					cr_assert_eq(v[i], 1.0);
+			}
+			decisions++;
+			kb_game_decide(&g, idx, NULL);
+		}
+	}
+	cr_assert_gt(decisions, 30);
 }
