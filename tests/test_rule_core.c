@@ -348,6 +348,10 @@ Test(core_rules, bad_message_bytes_are_named)
 	cr_assert_eq(m.type, KB_MSG_BAD);
 	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
 	cr_assert(strstr(m.why, "byte 65 of the message is '7'") != NULL, "%s", m.why);
+	move[KB_TOKEN_LEN] = 'x'; /* neither a hex digit nor an index: an index was expected */
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
 	move[KB_TOKEN_LEN] = 'a'; /* a hex digit, still not an index */
 	kb_msg_scan(move, sizeof move, &m);
 	cr_assert_eq(m.type, KB_MSG_BAD);
