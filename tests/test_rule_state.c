@@ -642,3 +642,57 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 	cr_assert_eq(rc, 1, "no records of that name");
 	kb_store_close(st);
 }
+
+typedef struct status_seen {
+	int results_status;
+	uint64_t games;
+} status_seen;
+
+static int on_results_status(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+			     int status)
+{
+	status_seen *s = ctx;
+	(void)version, (void)name;
+	s->results_status = status;
+	s->games = rec->games;
+	return 0;
+}
+
+/* An unreadable results record is left as it is and counted as skipped,
+ * never overwritten by the addition. */
+Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	static const uint8_t newer[KB_RES_LEN] = {KB_REC_RESULTS, 0, 7};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	MDB_val k = {strlen("v/v1/bob"), "v/v1/bob"}, v = {sizeof newer, (void *)newer};
+	cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	kb_store_add a;
+	memset(&a, 0, sizeof a);
+	a.name = "bob", a.version = "v1", a.delta.games = 3;
+	int skipped = -1;
+	cr_assert_eq(kb_store_apply(st, &a, 1, &skipped, &err), 0, "%s", err.msg);
+	cr_assert_eq(skipped, 1);
+	status_seen seen = {0, 99};
+	kb_store_visitor vis = {NULL, on_results_status, &seen};
+	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.results_status, KB_REC_NEWER, "still the newer record");
+	cr_assert_eq(seen.games, 0);
+	kb_store_close(st);
+}
