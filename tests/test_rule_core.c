@@ -173,7 +173,8 @@ typedef struct played_log {
 	kb_roll roll[64];
 } played_log;
 
-static void on_played(void *ctx, const kb_roll *roll)
+/* A hook (rolled or played) that keeps the rolls it sees. */
+static void log_roll(void *ctx, const kb_roll *roll)
 {
 	played_log *log = ctx;
 	if (log->n < 64)
@@ -186,7 +187,7 @@ Test(core_rules, autopilot_plays_a_single_legal_move)
 {
 	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
 	played_log log = {0};
-	kb_hooks hooks = {NULL, on_played, &log};
+	kb_hooks hooks = {NULL, log_roll, &log};
 	kb_game g;
 
 	/* one piece on the track, the rest home, a 3: only piece 0 moves */
@@ -224,7 +225,7 @@ Test(core_rules, builtin_seats_play_their_policy_in_a_game)
 	for (int pol = KB_EASY; pol <= KB_HARD; pol++) {
 		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, (uint8_t)pol, KB_ABSENT, KB_ABSENT};
 		played_log log = {0};
-		kb_hooks hooks = {NULL, on_played, &log};
+		kb_hooks hooks = {NULL, log_roll, &log};
 		kb_game g;
 
 		cr_assert_eq(kb_game_init_at(&g, 3, ctl, &p, 1, 2), 0);
@@ -237,18 +238,11 @@ Test(core_rules, builtin_seats_play_their_policy_in_a_game)
 }
 
 /* The rolled hook sees the roll before its move: index -1, no capture. */
-static void on_rolled(void *ctx, const kb_roll *roll)
-{
-	played_log *log = ctx;
-	if (log->n < 64)
-		log->roll[log->n++] = *roll;
-}
-
 Test(core_rules, rolled_hook_sees_no_move_yet)
 {
 	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
 	played_log log = {0};
-	kb_hooks hooks = {on_rolled, NULL, &log};
+	kb_hooks hooks = {log_roll, NULL, &log};
 	kb_game g;
 
 	/* A on 3 rolls a 4 onto B's piece (ring square 7): one legal move */

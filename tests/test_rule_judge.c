@@ -50,35 +50,28 @@ static void play_against_hard(const kj_bot *bot, int max_errors, kj_result *res)
 	cr_assert_eq(kj_match_play(seats, 77, &opt, NULL, res, &err), 0, "%s", err.msg);
 }
 
-/* "illegal" answers every decision with an illegal index. */
-Test(judge_rules, illegal_index_forfeits_after_max_errors_retries, .timeout = 60)
+/* "illegal" answers every decision with an illegal index, "token" with a
+ * wrong token. */
+Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 {
+	static const struct {
+		const char *mode;
+		int reason, max;
+	} cases[] = {{"illegal", KJ_ILLEGAL, 0}, {"illegal", KJ_ILLEGAL, 3}, {"token", KJ_TOKEN, 2}};
 	kj_bot bot;
 	kj_result res;
 
-	testbot_in("illegal", &bot);
-	for (int max = 0; max <= 3; max += 3) {
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		int max = cases[k].max;
+		testbot_in(cases[k].mode, &bot);
 		play_against_hard(&bot, max, &res);
-		cr_assert_eq(res.seat[0].reason, KJ_ILLEGAL, "max_errors %d: %s", max,
+		cr_assert_eq(res.seat[0].reason, cases[k].reason, "%s, max_errors %d: %s", cases[k].mode, max,
 			     kj_reason_name(res.seat[0].reason));
-		cr_assert_eq(res.seat[0].errors, max + 1, "max_errors %d: forfeited after %d",
-			     max, res.seat[0].errors);
+		cr_assert_eq(res.seat[0].errors, max + 1, "%s, max_errors %d: forfeited after %d",
+			     cases[k].mode, max, res.seat[0].errors);
 		cr_assert_eq(res.seat[0].place, 4, "a forfeiting bot comes last");
 		cr_assert_neq(res.winner, 0);
 	}
-}
-
-/* "token" answers every decision with a wrong token. */
-Test(judge_rules, wrong_token_forfeits_after_max_errors_retries, .timeout = 60)
-{
-	kj_bot bot;
-	kj_result res;
-
-	testbot_in("token", &bot);
-	play_against_hard(&bot, 2, &res);
-	cr_assert_eq(res.seat[0].reason, KJ_TOKEN, "%s", kj_reason_name(res.seat[0].reason));
-	cr_assert_eq(res.seat[0].errors, 3);
-	cr_assert_eq(res.seat[0].place, 4);
 }
 
 /* A bot that plays well keeps its seat and makes no errors. */

@@ -21,6 +21,17 @@ static void header(uint8_t *out, int kind, int version)
 	out[2] = (uint8_t)version;
 }
 
+/* A new empty store in a fresh temporary folder (its path in dir). */
+static kb_store *fresh_store(char *dir, size_t size)
+{
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, size);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	return st;
+}
+
 Test(state_rules, version_zero_is_refused)
 {
 	uint8_t buf[KB_REC_MAX] = {0};
@@ -196,8 +207,7 @@ Test(state_rules, results_record_adds_each_count, .timeout = 20)
 	kb_err err;
 	kb_store_add adds[2];
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	memset(adds, 0, sizeof adds);
 	adds[0].name = "bob";
 	adds[0].version = "v1.2";
@@ -375,8 +385,7 @@ Test(state_rules, import_file, .timeout = 20)
 	kb_err err;
 	long n = -1;
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	static const char good[] = "kimble-state-export 1\r\n# a comment\n\nresults v1 bob games 2 won 1 lost 1\r\n"
 				   "results v1 bob games 3 won 0 lost 2\n";
 	FILE *in = fmemopen((void *)good, sizeof good - 1, "r");
@@ -434,8 +443,7 @@ Test(state_rules, apply_names_the_bad_name, .timeout = 20)
 	kb_err err;
 	kb_store_add a;
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	memset(&a, 0, sizeof a);
 	a.delta.games = 1;
 	a.name = "bob";
@@ -491,8 +499,7 @@ Test(state_rules, walk_visits_only_well_formed_keys, .timeout = 20)
 	kb_err err;
 	kb_store_add a[2];
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	memset(a, 0, sizeof a);
 	a[0].name = "b", a[0].opponent = 1, a[0].version = "7", a[0].delta.games = 1;
 	cr_assert_eq(kb_store_apply(st, a, 1, NULL, &err), 0, "%s", err.msg);
@@ -612,8 +619,7 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 	kb_store_add a;
 	int rc;
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	memset(&a, 0, sizeof a);
 	a.name = "pat", a.opponent = 1, a.version = "v9";
 	a.delta.games = 8, a.delta.won = 2, a.delta.lost = 5;
@@ -670,8 +676,7 @@ Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
 	MDB_dbi dbi;
 	static const uint8_t newer[KB_RES_LEN] = {KB_REC_RESULTS, 0, 7};
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	st = fresh_store(dir, sizeof dir);
 	kb_store_close(st);
 	cr_assert_eq(mdb_env_create(&env), 0);
 	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0);
