@@ -46,6 +46,20 @@ static void read_message(int c, char out[64])
 	out[n] = '\0';
 }
 
+/* Accept the next connection and read its message into h->got[k];
+ * returns the connection, or -1. */
+static int accept_message(half_server *h, int k)
+{
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return -1;
+	int c = accept(h->listen_fd, NULL, NULL);
+	if (c >= 0)
+		read_message(c, h->got[k]);
+	return c;
+}
+
 /* First connection: the first line of the response, then a close.
  * Second: the whole response, then wait for the relay to hang up. */
 static void *serve_half_then_whole(void *arg)
@@ -55,13 +69,9 @@ static void *serve_half_then_whole(void *arg)
 	static const char whole[] = TOKEN_LINE "\n" STATE_LINE "\nEND\n";
 
 	for (int k = 0; k < 2; k++) {
-		struct pollfd pf = {h->listen_fd, POLLIN, 0};
-		if (poll(&pf, 1, 20000) <= 0)
-			return NULL;
-		int c = accept(h->listen_fd, NULL, NULL);
+		int c = accept_message(h, k);
 		if (c < 0)
 			return NULL;
-		read_message(c, h->got[k]);
 		if (k == 0) {
 			test_write_all(c, first, sizeof first - 1);
 		} else {
@@ -233,14 +243,10 @@ Test(bot_rules, tracker_always_counts_seat_a)
 static void *serve_once_then_vanish(void *arg)
 {
 	half_server *h = arg;
-	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+	int c = accept_message(h, 0);
 
-	if (poll(&pf, 1, 20000) <= 0)
-		return NULL;
-	int c = accept(h->listen_fd, NULL, NULL);
 	if (c < 0)
 		return NULL;
-	read_message(c, h->got[0]);
 	close(h->listen_fd);
 	h->listen_fd = -1;
 	close(c);
