@@ -440,3 +440,25 @@ Test(core_rules, seat_count_and_how_names)
 	cr_assert_str_eq(kb_how_name(KB_DECIDED), "decided");
 	cr_assert_str_eq(kb_how_name((enum kb_how)4), "?");
 }
+
+/* Rotations take any seat number, modulo 4, like kb_seat_rotate. */
+Test(core_rules, rotation_is_modulo_four)
+{
+	kb_pos p = test_pos(0xf, "30 9", "3 0", "27", "12");
+	char b[KB_BOARD_LEN], want[KB_BOARD_LEN], got[KB_BOARD_LEN];
+
+	kb_board_format(&p, b);
+	for (int v = -4; v < 12; v++) {
+		kb_board_rotate(b, v & 3, want);
+		kb_board_rotate(b, v, got);
+		cr_assert_arr_eq(got, want, KB_BOARD_LEN, "v %d", v);
+		kb_pos q, r;
+		kb_pos_rotate(&p, v & 3, &q);
+		kb_pos_rotate(&p, v, &r);
+		cr_assert_arr_eq(q.prog, r.prog, sizeof q.prog, "v %d", v);
+		cr_assert_eq(kb_mask_rotate(0x5, v), kb_mask_rotate(0x5, v & 3));
+		cr_assert_eq(kb_seat_rotate('C', v), kb_seat_rotate('C', v & 3));
+	}
+	cr_assert_eq(kb_mask_rotate(0x3, 1), 0x9u, "A, B seen from B: D, A");
+	cr_assert_eq(kb_seat_rotate('A', 1), 'D');
+}
