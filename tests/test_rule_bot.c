@@ -18,6 +18,7 @@
 #include "bot/learn.h"
 #include "core/policy.h"
 #include "bot/observe.h"
+#include "bot/rollout.h"
 #include "bot/search.h"
 #include "core/game.h"
 #include "support.h"
@@ -456,4 +457,24 @@ Test(bot_rules, search_values_are_probabilities, .timeout = 60)
 		}
 	}
 	cr_assert_gt(decisions, 30);
+}
+
+/* ---- rollouts: the best candidates by value, whatever the index order ----- */
+
+Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
+{
+	static const kb_rollout_params two = {2, 32, 20, 1.0, 1000000};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "20 10 3", "12 5", NULL, NULL);
+	/* index 0 is the worst: the two best are 1 and 2 */
+	double v[KB_PIECES] = {0.10, 0.50, 0.49, -1.0};
+	unsigned mask = kb_legal(&pos, 0, 4);
+
+	cr_assert_eq(mask, 0x7u);
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		kb_bot bot;
+		kb_bot_init(&bot, 0x3, opp, seed, 2);
+		int pick = kb_rollout_choose(&bot, &two, &pos, 4, mask, v, 0);
+		cr_assert(pick == 1 || pick == 2, "seed %d: piece %d is not one of the two best", (int)seed, pick);
+	}
 }
