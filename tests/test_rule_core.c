@@ -462,3 +462,46 @@ Test(core_rules, rotation_is_modulo_four)
 	cr_assert_eq(kb_mask_rotate(0x3, 1), 0x9u, "A, B seen from B: D, A");
 	cr_assert_eq(kb_seat_rotate('A', 1), 'D');
 }
+
+/* A move with a bad character anywhere in its token is not a move. */
+Test(core_rules, move_scan_checks_every_token_character)
+{
+	char move[KB_MOVE_LEN + 1];
+	kb_msg m;
+
+	for (int i = 1; i < KB_TOKEN_LEN; i++) {
+		good_token(move);
+		move[KB_TOKEN_LEN] = '1';
+		move[KB_TOKEN_LEN + 1] = '\n';
+		move[i] = 'G';
+		kb_msg_scan(move, sizeof move, &m);
+		cr_assert_eq(m.type, KB_MSG_BAD, "'G' at %d", i);
+		char want[48];
+		snprintf(want, sizeof want, "byte %d of the message is 'G'", i);
+		cr_assert(strstr(m.why, want) != NULL, "%s", m.why);
+	}
+}
+
+/* A game may start with any present seat to roll, D included. */
+Test(core_rules, game_starts_at_every_present_seat)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_HARD};
+	kb_pos p = test_pos(0xf, "", "", "", "");
+	kb_game g;
+
+	for (int turn = 0; turn < KB_SEATS; turn++) {
+		cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, turn, 6), 0, "turn %d", turn);
+		cr_assert_eq(g.turn, turn);
+	}
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 4, 6), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, -1, 6), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, 7), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, -1), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, 0), 0, "die 0: drawn");
+	static const uint8_t two[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &p, 0, 6), -1, "present seats disagree");
+	kb_pos q = test_pos(0x3, "", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 2, 6), -1, "an absent seat to roll");
+	q = test_pos(0x3, "", "31 30 29 28", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 0, 6), -1, "a seat has won");
+}
