@@ -314,6 +314,12 @@ def run(cmd, cwd, timeout, env=None):
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         return "timeout", out.decode(errors="replace")
+    except BaseException:
+        # Ctrl-C reaches only this process (the child has its own
+        # session): take the build or the tests down with it
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
 
 
 class Scratch:
