@@ -422,3 +422,95 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
 	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
 }
+
+/* ---- result files, start files, pairs in the report, replay --at ---------- */
+
+Test(judge_rules, result_round_trip_every_winner)
+{
+	for (int w = -1; w < KB_SEATS; w++) {
+		kj_result res, back;
+		uint32_t game = 0;
+		kb_err err;
+		char *buf = NULL;
+		size_t len = 0;
+
+		memset(&res, 0, sizeof res);
+		res.seed = 0x1234567890ull, res.rolls = 321, res.winner = w;
+		for (int s = 0; s < KB_SEATS; s++) {
+			kj_seat_result *r = &res.seat[s];
+			r->present = s != 2;
+			if (!r->present)
+				continue;
+			snprintf(r->name, sizeof r->name, "bot%d", s);
+			r->place = s + 1, r->score = 10 * s, r->errors = s, r->lineup_ok = s & 1;
+			r->reason = s == 3 ? KJ_TIMEOUT : KJ_OK;
+			r->decisions = 7u * (uint32_t)s;
+			snprintf(r->fingerprint, sizeof r->fingerprint, "%s", "-");
+		}
+		FILE *f = open_memstream(&buf, &len);
+		cr_assert_eq(kj_result_write(f, 42, &res), 0);
+		fclose(f);
+		f = fmemopen(buf, len, "r");
+		cr_assert_eq(kj_result_read(f, &game, &back, &err), 0, "winner %d: %s\n%s", w, err.msg, buf);
+		fclose(f);
+		cr_assert_eq(game, 42);
+		cr_assert_eq(back.winner, w, "%s", buf);
+		cr_assert_eq(back.rolls, 321);
+		cr_assert_eq(back.seed, res.seed);
+		cr_assert_eq(back.seat[2].present, 0);
+		cr_assert_str_eq(back.seat[3].name, "bot3");
+		cr_assert_eq(back.seat[3].reason, KJ_TIMEOUT);
+		cr_assert_eq(back.seat[3].errors, 3);
+		cr_assert_eq(back.seat[1].lineup_ok, 1);
+		cr_assert_eq(back.seat[3].decisions, 21);
+		free(buf);
+	}
+}
+
+/* A start board that is not a sound position is refused with the board
+ * parser's own reason, naming the file and line. */
+Test(judge_rules, start_file_errors_say_why)
+{
+	char dir[256], path[300];
+	kj_start *starts;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/starts", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	/* five pieces of seat A on the board */
+	char board[KB_BOARD_LEN + 1];
+	memset(board, '0', KB_BOARD_LEN);
+	memset(board, 'A', 5);
+	board[KB_BOARD_LEN] = '\0';
+	fprintf(f, "# comment\n\n%s A 6\n", board);
+	fclose(f);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_starts_read(path, 0xf, &starts, &err), -1);
+	kb_pos pos;
+	kb_err perr;
+	cr_assert_neq(kb_board_parse(board, KB_BOARD_LEN, 0xf, &pos, &perr), 0);
+	cr_assert(strstr(err.msg, perr.msg) != NULL, "want \"%s\" in: %s", perr.msg, err.msg);
+	cr_assert(strstr(err.msg, ":3") != NULL, "the line: %s", err.msg);
+}
+
+/* The report holds one Elo pair per two bots that met in a deal. */
+Test(judge_rules, report_pairs_bots_that_met)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
+	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 1);
+	res[1].deal = 1;
+	cr_assert_eq(kj_report_build(&rep, res, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.npairs, 1);
+	cr_assert_eq(rep.pairs[0].a, 0);
+	cr_assert_eq(rep.pairs[0].b, 1);
+	cr_assert_eq(rep.pairs[0].deals, 2);
+	cr_assert(NEAR(rep.pairs[0].mean, 0.75), "%f", rep.pairs[0].mean);
+	kj_report_free(&rep);
+}
