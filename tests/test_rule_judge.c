@@ -514,3 +514,57 @@ Test(judge_rules, report_pairs_bots_that_met)
 	cr_assert(NEAR(rep.pairs[0].mean, 0.75), "%f", rep.pairs[0].mean);
 	kj_report_free(&rep);
 }
+
+static const char *printed(const kj_report *rep, int timing, int json)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (json)
+		kj_report_json(f, rep, NULL, 99);
+	else
+		kj_report_print(f, rep, timing);
+	fclose(f);
+	return buf;
+}
+
+/* The table and the JSON show each bot's counts, mean place and timing. */
+Test(judge_rules, report_table_and_json)
+{
+	kj_result res[3];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
+	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
+	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
+	res[0].winner = res[1].winner = res[2].winner = 0;
+	res[2].seat[0].reason = KJ_CRASH;
+	res[0].seat[0].decisions = 4, res[0].seat[0].ms_total = 10, res[0].seat[0].ms_max = 7;
+	res[1].deal = 1, res[2].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 3, &err), 0, "%s", err.msg);
+
+	const char *t = printed(&rep, 1, 0);
+	cr_assert(strstr(t, "mean ms    max ms\n") != NULL, "%s", t);
+	cr_assert(strstr(t, "\nx                     3      1   33.3% [") != NULL, "%s", t);
+	cr_assert(strstr(t, "]   1.67  crash:1") != NULL, "mean place 5/3: %s", t);
+	cr_assert(strstr(t, "     2.500     7.000\n") != NULL, "timing: %s", t);
+	cr_assert(strstr(t, "\nelo x - y: ") != NULL, "%s", t);
+	cr_assert(strstr(t, "from 3 deals") != NULL, "%s", t);
+	t = printed(&rep, 0, 0);
+	cr_assert_null(strstr(t, "mean ms"), "no timing columns: %s", t);
+	cr_assert_null(strstr(t, "2.500"), "%s", t);
+
+	const char *j = printed(&rep, 0, 1);
+	cr_assert(strstr(j, "\"seed\": 99,\n  \"games\": 3,") != NULL, "%s", j);
+	cr_assert(strstr(j, "{\"name\": \"x\", \"games\": 3, \"wins\": 1, \"win_rate\": 0.3333") != NULL, "%s", j);
+	cr_assert(strstr(j, "\"avg_place\": 1.6667") != NULL, "%s", j);
+	cr_assert(strstr(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000") != NULL, "%s", j);
+	cr_assert(strstr(j, "\"crash\": 1") != NULL, "%s", j);
+	cr_assert(strstr(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3") != NULL, "%s", j);
+	kj_report_free(&rep);
+}
