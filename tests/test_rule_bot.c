@@ -162,14 +162,14 @@ Test(bot_rules, relay_options_out_of_range, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {bad[i][0], bad[i][1], "--", "true", NULL};
-		cr_assert_eq(test_run_prog("kimble-relay", args, &err), 64, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert_eq(test_run_prog("kimble-relay", args, NULL, &err), 64, "%s %s: %s", bad[i][0], bad[i][1], err);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
 	const char *none[] = {"--port", "1", NULL};
-	cr_assert_eq(test_run_prog("kimble-relay", none, &err), 64);
+	cr_assert_eq(test_run_prog("kimble-relay", none, NULL, &err), 64);
 	cr_assert(strstr(err, "usage: kimble-relay") != NULL, "%s", err);
 	const char *extra[] = {"--bogus", "--", "true", NULL};
-	cr_assert_eq(test_run_prog("kimble-relay", extra, &err), 64);
+	cr_assert_eq(test_run_prog("kimble-relay", extra, NULL, &err), 64);
 	cr_assert(strstr(err, "unexpected argument \"--bogus\"") != NULL, "%s", err);
 }
 
@@ -189,14 +189,14 @@ Test(bot_rules, bot_arguments_checked, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {bad[i][0], bad[i][1], bad[i][2], NULL};
-		cr_assert_eq(test_run_prog("kimble-bot", args, &err), 1, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert_eq(test_run_prog("kimble-bot", args, NULL, &err), 1, "%s %s: %s", bad[i][0], bad[i][1], err);
 		cr_assert(strstr(err, bad[i][3]) != NULL, "want \"%s\", got: %s", bad[i][3], err);
 	}
 	const char *budget[] = {"--budget-ms", "x", "hard", "1", NULL};
-	cr_assert_eq(test_run_prog("kimble-bot", budget, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-bot", budget, NULL, &err), 1);
 	cr_assert(strstr(err, "--budget-ms \"x\"") != NULL, "%s", err);
 	const char *state[] = {"hard", "1", "--state", NULL};
-	cr_assert_eq(test_run_prog("kimble-bot", state, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-bot", state, NULL, &err), 1);
 	cr_assert(strstr(err, "--state: expected the store's folder PATH") != NULL, "%s", err);
 }
 

@@ -241,7 +241,7 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		for (int k = 0; k < 2; k++) {
 			const char *v = k ? opts[i].above : opts[i].below;
 			const char *args[] = {opts[i].opt, v, "hard", "easy", NULL};
-			cr_assert_eq(test_run_prog("kimble-judge", args, &err), 1, "%s %s: %s", opts[i].opt, v, err);
+			cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 1, "%s %s: %s", opts[i].opt, v, err);
 			char want[128];
 			snprintf(want, sizeof want, "kimble-judge: %s %s: expected a number %s", opts[i].opt, v,
 				 opts[i].range);
@@ -249,10 +249,10 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		}
 	}
 	const char *seed[] = {"--seed", "-1", "hard", NULL};
-	cr_assert_eq(test_run_prog("kimble-judge", seed, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", seed, NULL, &err), 1);
 	cr_assert(strstr(err, "--seed -1: expected an unsigned 64-bit decimal") != NULL, "%s", err);
 	const char *fmt[] = {"--format", "swiss", "hard", NULL};
-	cr_assert_eq(test_run_prog("kimble-judge", fmt, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", fmt, NULL, &err), 1);
 	cr_assert(strstr(err, "--format swiss: expected rr, gauntlet or fixed") != NULL, "%s", err);
 }
 
@@ -270,7 +270,7 @@ Test(judge_rules, server_options_out_of_range, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {bad[i][0], bad[i][1], NULL};
-		int st = test_run_prog("kimble-server", args, &err);
+		int st = test_run_prog("kimble-server", args, NULL, &err);
 		cr_assert(st != 0 && st != -1, "%s %s: status %d", bad[i][0], bad[i][1], st);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
@@ -285,13 +285,13 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {"--sprt", bad[i], "-o", "out", "hard", "easy", NULL};
-		cr_assert_eq(test_run_prog("kimble-judge", args, &err), 1, "--sprt %s: %s", bad[i], err);
+		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 1, "--sprt %s: %s", bad[i], err);
 		char want[128];
 		snprintf(want, sizeof want, "--sprt %s: expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
-	cr_assert_eq(test_run_prog("kimble-judge", three, &err), 1);
+	cr_assert_eq(test_run_prog("kimble-judge", three, NULL, &err), 1);
 	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
 }
 
@@ -567,4 +567,27 @@ Test(judge_rules, report_table_and_json)
 	cr_assert(strstr(j, "\"crash\": 1") != NULL, "%s", j);
 	cr_assert(strstr(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3") != NULL, "%s", j);
 	kj_report_free(&rep);
+}
+
+/* The fixed format's round lines: a bot that forfeits never wins, even
+ * when its seat (played on by hard) comes first. */
+Test(judge_rules, round_lines_count_no_forfeit_as_a_win, .timeout = 120)
+{
+	kj_bot crash;
+	const char *out, *err;
+
+	testbot_in("crash", &crash);
+	const char *args[] = {"-f", "fixed", "-g", "6", "-j", "2", "-q", "--no-timing", crash.dir, "hard",
+			      NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 0, "%s", err);
+	int rounds = 0, seat_won = 0;
+	for (const char *l = strstr(out, "round "); l; l = strstr(l + 1, "\nround ")) {
+		rounds++;
+		cr_assert(strncmp(strstr(l, ":"), ":  crash wins 0/2 place 2.00 (total 0.0%)  hard wins ", 52) == 0,
+			  "round line: %.200s", l);
+		/* hard won fewer than both: the crashed bot's seat won one */
+		seat_won += strncmp(strstr(l, "hard wins ") + 10, "2/2", 3) != 0;
+	}
+	cr_assert_eq(rounds, 6, "%s", out);
+	cr_assert_gt(seat_won, 0, "no game won by a forfeited seat: the rule went untested\n%s", out);
 }
