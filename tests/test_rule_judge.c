@@ -16,6 +16,7 @@
 #include "judge/match.h"
 #include "judge/report.h"
 #include "judge/run.h"
+#include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -590,4 +591,52 @@ Test(judge_rules, round_lines_count_no_forfeit_as_a_win, .timeout = 120)
 	}
 	cr_assert_eq(rounds, 6, "%s", out);
 	cr_assert_gt(seat_won, 0, "no game won by a forfeited seat: the rule went untested\n%s", out);
+}
+
+/* ---- the SVG picture: each board index in its cell (28 px cells) ------------ */
+
+static const char *svg_of(const char board[KB_BOARD_LEN], int seat, int die, unsigned present)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	kj_svg_board(f, board, seat, die, present);
+	fclose(f);
+	return buf;
+}
+
+Test(judge_rules, svg_cells_of_the_board)
+{
+	/* ring corners and edges, and each goal's first and last square */
+	static const int cells[][3] = {
+		{0, 4, 4},   {7, 4, 11},  {8, 5, 11},   {13, 10, 11}, {14, 11, 11}, {21, 11, 4},
+		{22, 10, 4}, {27, 5, 4},  {28, 3, 3},   {31, 0, 0},   {32, 3, 12},  {35, 0, 15},
+		{36, 12, 12}, {39, 15, 15}, {40, 12, 3}, {43, 15, 0}};
+	char b[KB_BOARD_LEN], want[200];
+
+	for (size_t k = 0; k < sizeof cells / sizeof cells[0]; k++) {
+		int idx = cells[k][0], cx = cells[k][2] * 28 + 14, cy = cells[k][1] * 28 + 14;
+		memset(b, '0', sizeof b);
+		b[idx] = 'C';
+		const char *svg = svg_of(b, -1, 0, 0x5);
+		snprintf(want, sizeof want, "<circle cx=\"%d\" cy=\"%d\" r=\"9\" fill=\"#2ca02c\"/>", cx, cy);
+		cr_assert(strstr(svg, want) != NULL, "index %d: want %s", idx, want);
+		snprintf(want, sizeof want, "<circle cx=\"%d\" cy=\"%d\" r=\"12\" fill=\"%s\" stroke=\"#888\"/>",
+			 cx, cy, idx >= 28 ? "#f4f4f4" : idx % 7 == 0 ? "#ddd" : "#fff");
+		cr_assert(strstr(svg, want) != NULL, "index %d: want %s", idx, want);
+	}
+	memset(b, '0', sizeof b);
+	b[3] = 'A';
+	const char *svg = svg_of(b, 3, 6, 0x9);
+	cr_assert(strncmp(svg, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"448\" height=\"448\"", 64) == 0,
+		  "%.80s", svg);
+	cr_assert(strstr(svg, ">A home 3</text>") != NULL, "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"28\" y=\"392\" font-size=\"13\" fill=\"#e6b800\">D home 4</text>") != NULL,
+		  "%s", svg);
+	cr_assert_null(strstr(svg, "B home"), "B does not play");
+	cr_assert(strstr(svg, "fill=\"#e6b800\">D rolls 6</text>") != NULL, "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"224\" y=\"232\" font-size=\"22\"") != NULL, "%s", svg);
 }
