@@ -701,3 +701,24 @@ Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
 	cr_assert_eq(seen.games, 0);
 	kb_store_close(st);
 }
+
+/* Import into a store that cannot be written: a store error (-1), not
+ * success. */
+Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_err err;
+	long n = -1;
+
+	kb_store_close(st);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_RDONLY, NULL, &err), 0, "%s", err.msg);
+	static const char text[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n";
+	FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_import(st, in, "ro", &n, &err), -1);
+	fclose(in);
+	cr_assert_neq(err.msg[0], '\0', "the reason is given");
+	cr_assert_eq(n, -1, "no count on failure");
+	kb_store_close(st);
+}
