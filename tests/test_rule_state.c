@@ -722,3 +722,31 @@ Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
 	cr_assert_eq(n, -1, "no count on failure");
 	kb_store_close(st);
 }
+
+Test(state_rules, store_refusals_are_errors, .timeout = 20)
+{
+	char dir[256], longer[700];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_err err;
+	kb_store_add a;
+
+	kb_store_close(st);
+	memset(longer, 'x', sizeof longer - 1);
+	longer[sizeof longer - 1] = '\0';
+	memcpy(longer, dir, strlen(dir));
+	longer[strlen(dir)] = '/';
+	st = NULL;
+	cr_assert_eq(kb_store_open(&st, longer, KB_STORE_CREATE, NULL, &err), -1, "a path too long");
+	cr_assert_null(st);
+	cr_assert(strstr(err.msg, "expected at most") != NULL, "%s", err.msg);
+
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_RDONLY, NULL, &err), 0, "%s", err.msg);
+	cr_assert(kb_store_readonly(st));
+	memset(&a, 0, sizeof a);
+	a.name = "bob", a.opponent = 1, a.delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), -1);
+	cr_assert(strstr(err.msg, "opened read-only, cannot write") != NULL, "%s", err.msg);
+	long deleted = 0;
+	cr_assert_eq(kb_store_reset(st, NULL, &deleted, &err), -1);
+	kb_store_close(st);
+}
