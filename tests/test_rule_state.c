@@ -750,3 +750,61 @@ Test(state_rules, store_refusals_are_errors, .timeout = 20)
 	cr_assert_eq(kb_store_reset(st, NULL, &deleted, &err), -1);
 	kb_store_close(st);
 }
+
+/* ---- the opponent model's features, worked out by hand --------------------- */
+
+static void features(const kb_pos *p, int d, unsigned mask, double f[KB_PIECES][KB_FEATURES])
+{
+	for (int i = 0; i < KB_PIECES; i++)
+		for (int k = 0; k < KB_FEATURES; k++)
+			f[i][k] = -7; /* untouched unless legal */
+	kb_features(p, 0, d, mask, f);
+}
+
+Test(state_rules, features_of_hand_made_moves)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	/* B (progress 0 = ring 7, 12 = ring 19, two at home) threatens ring
+	 * 7 (its start), 8..13 and 20..25.  A: 26, 20, 5, home; a 2. */
+	kb_pos p = test_pos(0x3, "26 20 5", "12 0", "", "");
+	unsigned mask = kb_legal(&p, 0, 2);
+	cr_assert_eq(mask, 0x7u);
+	features(&p, 2, mask, f);
+	/* piece 0: 26 -> 28, into the goal */
+	static const double want0[KB_FEATURES] = {1, 0, 0, 0, 1, 0, 0, 0, 27 / 32.0};
+	/* piece 1: 20 -> 22, threatened before and after */
+	static const double want1[KB_FEATURES] = {0, 0, 0, 0, 0, 0, 1, 0, 21 / 32.0};
+	/* piece 2: 5 -> 7, captures B on its start square, which B threatens */
+	static const double want2[KB_FEATURES] = {0, 1, 1, 0, 0, 0, 1, 0, 6 / 32.0};
+	for (int k = 0; k < KB_FEATURES; k++) {
+		cr_assert_eq(f[0][k], want0[k], "piece 0 %s", kb_feature_name(k));
+		cr_assert_eq(f[1][k], want1[k], "piece 1 %s", kb_feature_name(k));
+		cr_assert_eq(f[2][k], want2[k], "piece 2 %s", kb_feature_name(k));
+		cr_assert_eq(f[3][k], -7, "piece 3 is not legal: %s written", kb_feature_name(k));
+	}
+
+	/* A on 9 (ring 9, threatened) moves 5 to ring 14, just out of reach */
+	p = test_pos(0x3, "9", "0", "", "");
+	features(&p, 5, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ESCAPE], 1);
+	cr_assert_eq(f[0][KB_F_LAND_THREAT], 0);
+	/* A on 25 moves 2 to 27, its last ring square, onto B: still the ring */
+	p = test_pos(0x3, "25", "20", "", "");
+	features(&p, 2, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ENTER_GOAL], 0);
+	cr_assert_eq(f[0][KB_F_CAPTURE], 1);
+	/* a 6: leaving home, and a goal piece moving inside the goal */
+	p = test_pos(0x3, "28 3", "", "", "");
+	mask = kb_legal(&p, 0, 2);
+	features(&p, 2, mask, f);
+	cr_assert_eq(f[0][KB_F_IN_GOAL], 1);
+	cr_assert_eq(f[0][KB_F_ADVANCE], 29 / 32.0);
+	p = test_pos(0x3, "3", "", "", "");
+	mask = kb_legal(&p, 0, 6);
+	cr_assert_eq(mask, 0x3u);
+	features(&p, 6, mask, f);
+	cr_assert_eq(f[1][KB_F_LEAVE], 1);
+	cr_assert_eq(f[1][KB_F_ADVANCE], 0);
+	cr_assert_eq(f[0][KB_F_LEAVE], 0);
+}
