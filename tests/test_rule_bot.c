@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bot/client.h"
 #include "bot/fit.h"
 #include "bot/learn.h"
 #include "core/policy.h"
@@ -477,4 +478,32 @@ Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
 		int pick = kb_rollout_choose(&bot, &two, &pos, 4, mask, v, 0);
 		cr_assert(pick == 1 || pick == 2, "seed %d: piece %d is not one of the two best", (int)seed, pick);
 	}
+}
+
+/* ---- the protocol client: the winner of an unfinished game is -1 ------------ */
+
+Test(bot_rules, client_winner_unset_until_the_winner_line)
+{
+	/* the token, then A (a piece on 3) rolls a 6: a decision; no more input */
+	static const char token[] = TOKEN_LINE "\n000A0000000000000000000000000000000000000000A6\nEND\n";
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_bot bot;
+	kb_client c;
+	kb_err err;
+	char *out = NULL;
+	size_t outlen = 0;
+
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	memset(&c, 0, sizeof c); /* winner 0 would be seat A */
+	c.bot = &bot;
+	c.lineup[0] = 2;
+	c.present = 0x3;
+	FILE *in = fmemopen((void *)token, sizeof token - 1, "r");
+	FILE *o = open_memstream(&out, &outlen);
+	cr_assert_eq(kb_client_run(&c, in, o, &err), KB_CLIENT_IO, "%s", err.msg);
+	fclose(in);
+	fclose(o);
+	cr_assert_eq(c.winner, -1, "the input ended before any winner");
+	cr_assert(strncmp(out, "v001200\n", 8) == 0, "%s", out);
+	free(out);
 }
