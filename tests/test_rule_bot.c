@@ -507,3 +507,27 @@ Test(bot_rules, client_winner_unset_until_the_winner_line)
 	cr_assert(strncmp(out, "v001200\n", 8) == 0, "%s", out);
 	free(out);
 }
+
+/* kb_fit_write prints the committed weights back as bot/weights.h, byte
+ * for byte (the file is its output, with tune.sh's comment). */
+Test(bot_rules, fit_write_reproduces_weights_h)
+{
+	char path[512];
+	const char *text = test_read_file(NULL, test_root_path("bot/weights.h", path, sizeof path));
+	static char file[1 << 18], comment[4096];
+
+	snprintf(file, sizeof file, "%s", text);
+	const char *from = strstr(file, "do not edit.\n * "), *to = strstr(file, " */\n#include");
+	cr_assert(from && to && to > from, "bot/weights.h has no tune comment");
+	from += strlen("do not edit.\n * ");
+	snprintf(comment, sizeof comment, "%.*s", (int)(to - from), from);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	kb_fit_write(f, &kb_weights_default, comment);
+	fclose(f);
+	cr_assert_eq(len, strlen(file), "length %zu, file %zu", len, strlen(file));
+	for (size_t i = 0; i < len; i++)
+		cr_assert_eq(out[i], file[i], "first difference at byte %zu: ...%.60s", i, out + (i > 20 ? i - 20 : 0));
+	free(out);
+}
