@@ -21,6 +21,8 @@
 #include "bot/observe.h"
 #include "bot/rollout.h"
 #include "bot/search.h"
+#include "judge/bots.h"
+#include "judge/match.h"
 #include "core/game.h"
 #include "support.h"
 #include "support_run.h"
@@ -530,4 +532,40 @@ Test(bot_rules, fit_write_reproduces_weights_h)
 	for (size_t i = 0; i < len; i++)
 		cr_assert_eq(out[i], file[i], "first difference at byte %zu: ...%.60s", i, out + (i > 20 ? i - 20 : 0));
 	free(out);
+}
+
+/* ---- learning through a judged game ------------------------------------------- */
+
+/* The real bot records what it saw of its opponents: after one judged
+ * game against hard x3 its store holds the game and hard's decisions. */
+Test(bot_rules, bot_records_its_opponents_decisions, .timeout = 60)
+{
+	char dir[256], path[400], store[300], bin[512];
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	snprintf(path, sizeof path, "%s/meta", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "real\n%s\n--state %s\n0\n", test_bin("kimble-bot", bin, sizeof bin), store);
+	fclose(f);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 2000,
+			     .limits = {.learn = 1}};
+	cr_assert_eq(kj_match_play(seats, 8, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
+
+	kb_store *st;
+	kb_opp_rec rec;
+	cr_assert_eq(kb_store_open(&st, store, 0, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "hard", &rec, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_geq(rec.games, 1, "the game was recorded");
+	cr_assert_gt(rec.model.decisions, 0, "the opponents' decisions were observed");
+	cr_assert_eq(rec.model.hard_hits, rec.model.decisions, "hard always plays the foremost piece");
+	kb_store_close(st);
 }
