@@ -640,3 +640,44 @@ Test(judge_rules, svg_cells_of_the_board)
 	cr_assert(strstr(svg, "fill=\"#e6b800\">D rolls 6</text>") != NULL, "%s", svg);
 	cr_assert(strstr(svg, "<text x=\"224\" y=\"232\" font-size=\"22\"") != NULL, "%s", svg);
 }
+
+/* Every program's --help: the usage on stdout, status 0. */
+Test(judge_rules, help_of_every_program, .timeout = 60)
+{
+	static const char *const progs[] = {"kimble-judge", "kimble-server", "kimble-bot", "kimble-relay",
+					    "kimble-state"};
+	const char *out, *err;
+
+	for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++) {
+		const char *args[] = {"--help", NULL};
+		cr_assert_eq(test_run_prog(progs[i], args, &out, &err), 0, "%s --help: %s", progs[i], err);
+		cr_assert(strstr(out, progs[i]) != NULL, "%s --help: %.200s", progs[i], out);
+		cr_assert_str_eq(err, "", "%s --help wrote to stderr", progs[i]);
+	}
+}
+
+/* A bot's learned-state fingerprint: "-" when its state path does not
+ * exist, 16 hex digits when it does. */
+Test(judge_rules, fingerprint_of_the_state_path)
+{
+	char dir[256], path[400], fp[17];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/meta", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "fp\n/bin/true\n\n0\nlearned\n");
+	fclose(f);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_str_eq(fp, "-", "no state yet");
+	snprintf(path, sizeof path, "%s/learned", dir);
+	f = fopen(path, "w");
+	fprintf(f, "something\n");
+	fclose(f);
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_eq(strlen(fp), 16, "%s", fp);
+	cr_assert_eq(strspn(fp, "0123456789abcdef"), 16, "%s", fp);
+}
