@@ -748,6 +748,9 @@ Test(state_rules, store_refusals_are_errors, .timeout = 20)
 	cr_assert(strstr(err.msg, "opened read-only, cannot write") != NULL, "%s", err.msg);
 	long deleted = 0;
 	cr_assert_eq(kb_store_reset(st, NULL, &deleted, &err), -1);
+	static const uint8_t raw[KB_RES_LEN] = {KB_REC_OPPONENT, 0, 1};
+	cr_assert_eq(kb_store_put_raw(st, "bob", raw, sizeof raw, &err), -1);
+	cr_assert(strstr(err.msg, "opened read-only, cannot write") != NULL, "%s", err.msg);
 	kb_store_close(st);
 }
 
