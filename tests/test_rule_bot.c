@@ -32,6 +32,7 @@
 
 typedef struct half_server {
 	int listen_fd;
+	int placeholder;  /* keeps a vanished server's port bound (no listen) */
 	char got[2][64];  /* the message of each connection */
 } half_server;
 
@@ -92,10 +93,11 @@ static void *serve_half_then_whole(void *arg)
 
 static int listen_any(int *port)
 {
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
 	struct sockaddr_in a = {0};
 	socklen_t len = sizeof a;
 
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	a.sin_family = AF_INET;
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 4) ||
@@ -129,6 +131,8 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	pthread_join(th, NULL);
 	if (h->listen_fd >= 0)
 		close(h->listen_fd);
+	if (h->placeholder > 0)
+		close(h->placeholder);
 	return st;
 }
 
@@ -247,11 +251,20 @@ Test(bot_rules, tracker_always_counts_seat_a)
 static void *serve_once_then_vanish(void *arg)
 {
 	half_server *h = arg;
-	int c = accept_message(h, 0);
+	int c = accept_message(h, 0), one = 1;
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof a;
 
 	if (c < 0)
 		return NULL;
+	/* Keep the port bound but not listening: connections are refused, and
+	 * no test running beside this one can be given the port (the relay
+	 * would reconnect to that test's server). */
+	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
 	close(h->listen_fd);
+	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
 	h->listen_fd = -1;
 	close(c);
 	return NULL;
