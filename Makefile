@@ -5,6 +5,7 @@
 #   make bench      build and run the benchmarks (tables on stdout)
 #   make strength, make learning, make agree   the long strength runs
 #   make run        one visible game: local server, the bot through the relay
+#   make mutate     mutation testing: do the tests catch one-line bugs?
 #   make fuzz       build the libFuzzer targets with clang and run each briefly
 #   make deps       install the Debian packages the project needs
 #   make install PREFIX=/usr/local   programs, and manual pages under share/man
@@ -131,6 +132,16 @@ fuzz: $(FUZZ_BINS)
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; done
 
+# ---- mutation testing (tests/mutate/, docs/mutation.md) -------------------
+# make mutate [MUTANTS=N per folder, 0 = all] [SEED=S] [FOLDERS=core,state]
+#             [ONLY=core/rules.c] [BUDGET=seconds]; table on stdout, JSON in
+# build/mutate/results.json.  Runs at the lowest priority.
+MUTANTS ?= 20
+mutate:
+	nice -n 19 python3 tests/mutate/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
+		$(if $(FOLDERS),--folders $(FOLDERS)) $(foreach o,$(ONLY),--only $(o)) \
+		$(if $(BUDGET),--budget $(BUDGET)) --json build/mutate/results.json
+
 # ---- running and installing ----------------------------------------------
 # make run [OPPONENTS=hard,hard,hard] [SEED=N] [BUDGET_MS=N]
 run: deps all
@@ -178,6 +189,6 @@ screenshots: deps all
 clean:
 	rm -rf build bin
 
-.PHONY: strength learning agree all test bench fuzz run install deps clean screenshots
+.PHONY: mutate strength learning agree all test bench fuzz run install deps clean screenshots
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -275,7 +275,8 @@ static void parse_sprt(const char *arg, kj_sprt *s)
 
 	snprintf(buf, sizeof buf, "%s", arg);
 	for (field = strtok_r(buf, ",", &save); field && got < 4; field = strtok_r(NULL, ",", &save))
-		v[got++] = kb_arg_real(PROG, "--sprt", field, -10000, 10000);
+		if (kb_num_real("--sprt", field, -10000, 10000, &v[got++], NULL) != KB_NUM_OK)
+			usage_error("--sprt \"%s\": %s (\"%s\" is not a number)", arg, expected, field);
 	if (field || (got != 2 && got != 4) || v[1] <= v[0] || v[2] <= 0 || v[2] >= 0.5 ||
 	    v[3] <= 0 || v[3] >= 0.5)
 		usage_error("--sprt \"%s\": %s", arg, expected);

@@ -646,7 +646,8 @@ long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *e
 		}
 		closedir(dir);
 	}
-	qsort(all, count, sizeof *all, by_index);
+	if (count) /* all is NULL when no folder held a result */
+		qsort(all, count, sizeof *all, by_index);
 	kj_result *res = malloc((count ? count : 1) * sizeof *res);
 	size_t m = 0;
 	for (size_t i = 0; res && i < count; i++)

@@ -1,0 +1,547 @@
+#!/usr/bin/env python3
+"""mutate.py - the project's mutation tester (see docs/mutation.md).
+
+Makes one-token or one-statement changes ("mutants") to the C sources,
+builds each in a scratch copy of the tree (build/mutate/tree: the working
+tree is never written, so an interrupted run leaves nothing behind), runs
+the release test suites that can see the mutated folder, and reports per
+folder: mutants, killed, survived, timed out, not compiled, equivalent.
+
+Python 3 standard library only: no Debian package does C mutation, and a
+tokenizer, sampling, timeouts on process groups and JSON are short in it.
+"""
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+# Which test suites can see each folder's code (Criterion extglob filters).
+# core is used by everything, so every suite runs for it.
+SUITES = {
+    "core": "*",
+    "judge": "@(judge*|server*|relay*|fuzz_corpus)/*",
+    "state": "@(state*|bot*|fuzz_corpus)/*",
+    "bot": "@(bot*|eval*|relay*|state_bot|fuzz_corpus)/*",
+}
+FOLDERS = ["core", "judge", "state", "bot"]
+# A changed evaluation weight is a tuning choice, not a bug.
+EXCLUDED = {"bot/weights.h"}
+
+TOKEN_RE = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<comment>/\*.*?\*/|//[^\n]*)
+  | (?P<str>"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')
+  | (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][-+]?\d+)?[fF]?|\d+[eE][-+]?\d+[fF]?|\d+[uUlL]*)
+  | (?P<id>[A-Za-z_]\w*)
+  | (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%&|^<>=!~?:;,.(){}\[\]#])
+""", re.S | re.X)
+
+# Operator replacements: relational (boundary and negation), arithmetic,
+# bitwise, logical, compound assignment, increment.
+REPLACE = {
+    "<": ["<="], "<=": ["<"], ">": [">="], ">=": [">"],
+    "==": ["!="], "!=": ["=="],
+    "+": ["-"], "-": ["+"], "*": ["/"], "/": ["*"], "%": ["/"],
+    "&": ["|"], "|": ["&"], "^": ["|"], "<<": [">>"], ">>": ["<<"],
+    "&&": ["||"], "||": ["&&"],
+    "+=": ["-="], "-=": ["+="], "|=": ["&="], "&=": ["|="],
+    "++": ["--"], "--": ["++"],
+}
+# Tokens that are binary only with a space on both sides (kernel style):
+# this tells multiplication from a pointer and a - b from -1.
+SPACED = {"+", "-", "*", "/", "%", "&", "|", "^", "<", ">", "<<", ">>"}
+NOT_STATEMENT_START = {
+    "return", "break", "continue", "goto", "case", "default", "else",
+    "if", "for", "while", "do", "switch", "static", "const", "struct",
+    "enum", "union", "typedef", "unsigned", "signed", "int", "char", "long",
+    "short", "double", "float", "void", "bool", "extern", "volatile",
+}
+
+
+def tokenize(src):
+    """Tokens (kind, text, start, end) of src, preprocessor lines marked."""
+    toks, pos, line_start_pp = [], 0, False
+    while pos < len(src):
+        m = TOKEN_RE.match(src, pos)
+        if not m:
+            toks.append(("other", src[pos], pos, pos + 1))
+            pos += 1
+            continue
+        kind = m.lastgroup
+        toks.append((kind, m.group(), m.start(), m.end()))
+        pos = m.end()
+    # mark tokens on preprocessor lines (with continuations)
+    out, in_pp = [], False
+    for i, (kind, text, s, e) in enumerate(toks):
+        if kind == "op" and text == "#":
+            bol = src.rfind("\n", 0, s) + 1
+            if src[bol:s].strip() == "":
+                in_pp = True
+        if kind == "ws" and "\n" in text:
+            prev = src[s - 1] if s > 0 else ""
+            if in_pp and prev != "\\":
+                out.append((kind, text, s, e, True))
+                in_pp = False
+                continue
+        out.append((kind, text, s, e, in_pp))
+    return [t for t in out if t[0] not in ("ws", "comment")], out
+
+
+def line_of(src, pos):
+    bol = src.rfind("\n", 0, pos) + 1
+    eol = src.find("\n", pos)
+    return src[bol:eol if eol >= 0 else len(src)]
+
+
+class Mutant:
+    def __init__(self, path, src, start, end, new, op):
+        self.path, self.start, self.end, self.new, self.op = path, start, end, new, op
+        self.lineno = src.count("\n", 0, start) + 1
+        self.line = " ".join(line_of(src, start).split())
+        self.old = src[start:end]
+        self.key = None  # set by number_keys
+
+    def apply(self, src):
+        return src[:self.start] + self.new + src[self.end:]
+
+    def diff(self, src):
+        after = self.apply(src)
+        a_lines, b_lines = src.splitlines(), after.splitlines()
+        first = self.lineno - 1
+        n_after = len(b_lines) - len(a_lines)
+        last_a = first + self.old.count("\n")
+        last_b = last_a + n_after
+        out = ["--- a/%s" % self.path, "+++ b/%s" % self.path,
+               "@@ line %d @@" % self.lineno]
+        out += ["-" + l for l in a_lines[first:last_a + 1]]
+        out += ["+" + l for l in b_lines[first:last_b + 1]]
+        return "\n".join(out)
+
+
+def is_binary(toks, i, src):
+    """toks[i] is an operator used between two operands (spaced)."""
+    _, _, s, e, _ = toks[i]
+    return s > 0 and e < len(src) and src[s - 1] in " \t" and src[e] in " \t\n"
+
+
+def match_paren(toks, i):
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j][1] == "(":
+            depth += 1
+        elif toks[j][1] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
+
+
+def statement_end(toks, i):
+    """Index of the ';' ending the simple statement starting at i, or None."""
+    depth = 0
+    for j in range(i, len(toks)):
+        t = toks[j][1]
+        if t in "([":
+            depth += 1
+        elif t in ")]":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif t in "{}":
+            return None
+        elif t == ";" and depth == 0:
+            return j
+    return None
+
+
+def mutants_of(path, src):
+    toks, _ = tokenize(src)
+    muts = []
+    for i, (kind, text, s, e, pp) in enumerate(toks):
+        if pp:
+            # only the value of "#define NAME number" lines
+            if kind == "num" and i >= 2 and toks[i - 2][1] == "define":
+                muts += constant_mutants(path, src, text, s, e)
+            continue
+        if kind == "op" and text in REPLACE:
+            if text in SPACED and not is_binary(toks, i, src):
+                continue
+            for new in REPLACE[text]:
+                muts.append(Mutant(path, src, s, e, new, "'%s' -> '%s'" % (text, new)))
+        elif kind == "num" and not in_array_size(toks, i):
+            muts += constant_mutants(path, src, text, s, e)
+        elif kind == "id" and text in ("if", "while") and i + 1 < len(toks) and toks[i + 1][1] == "(":
+            close = match_paren(toks, i + 1)
+            if close is not None:
+                a, b = toks[i + 1][3], toks[close][2]
+                muts.append(Mutant(path, src, a, b, "!(" + src[a:b] + ")",
+                                   "negate %s condition" % text))
+        elif kind == "id" and text == "return":
+            end = statement_end(toks, i)
+            if end is None:
+                continue
+            s_end = toks[end][3]
+            if end > i + 1 and toks[i + 1][1] != "0":
+                muts.append(Mutant(path, src, s, s_end, "return 0;", "return 0"))
+            muts.append(Mutant(path, src, s, s_end, ";", "drop return"))
+        elif kind == "id" and text not in NOT_STATEMENT_START and i > 0 \
+                and toks[i - 1][1] in (";", "{", "}") and not toks[i - 1][4]:
+            muts += statement_mutant(path, src, toks, i)
+    return muts
+
+
+def in_array_size(toks, i):
+    return i > 0 and toks[i - 1][1] == "[" and i + 1 < len(toks) and toks[i + 1][1] == "]" \
+        and i > 1 and toks[i - 2][0] == "id"
+
+
+def constant_mutants(path, src, text, s, e):
+    if "." in text or "e" in text.lower() and not text.lower().startswith("0x"):
+        return []  # floating-point constants
+    if text.lower().startswith("0x") and len(text) > 6:
+        return []
+    m = re.match(r"(0[xX][0-9a-fA-F]+|\d+)(.*)", text)
+    digits, suffix = m.group(1), m.group(2)
+    if digits[:2].lower() == "0x":
+        value, fmt = int(digits, 16), "0x%x"
+    elif len(digits) > 1 and digits[0] == "0":
+        value, fmt = int(digits, 8), "0%o"  # file modes
+    else:
+        value, fmt = int(digits), "%d"
+    out = []
+    for new in (value + 1, value - 1):
+        if new < 0:
+            continue
+        text_new = (fmt % new) + suffix
+        out.append(Mutant(path, src, s, e, text_new, "%s -> %s" % (text, text_new)))
+    return out
+
+
+def statement_mutant(path, src, toks, i):
+    """Drop an expression statement (a call or an assignment)."""
+    end = statement_end(toks, i)
+    if end is None:
+        return []
+    body = [t[1] for t in toks[i:end]]
+    # a declaration starts with two identifiers (type name) or a type and '*'
+    if len(body) > 1 and toks[i + 1][0] == "id":
+        return []
+    if len(body) > 2 and body[1] == "*" and toks[i + 2][0] == "id" and src[toks[i + 1][2] + 1] != " ":
+        return []
+    if not any(t in ("(", "=", "+=", "-=", "|=", "&=", "++", "--", "<<=", ">>=", "^=", "*=", "/=")
+               for t in body):
+        return []
+    return [Mutant(path, src, toks[i][2], toks[end][3], ";", "drop statement")]
+
+
+def number_keys(muts):
+    """Stable keys: file, line text, mutation, and its ordinal among equals."""
+    seen = {}
+    for m in muts:
+        base = "%s: `%s` %s" % (m.path, m.line, m.op)
+        seen[base] = seen.get(base, 0) + 1
+        m.key = "%s #%d" % (base, seen[base])
+
+
+def read_equivalent(path):
+    """Keys of equivalent mutants -> reason, from equivalent.txt."""
+    eq, key = {}, None
+    if not os.path.exists(path):
+        return eq
+    with open(path) as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            if line.startswith((" ", "\t")):
+                text = line.strip()
+                if key is None or not text.startswith("why:"):
+                    sys.exit("%s:%d: expected a mutant key before '    why: REASON'" % (path, n))
+                eq[key] = text[4:].strip()
+                key = None
+            else:
+                if key is not None:
+                    sys.exit("%s:%d: mutant key '%s' has no '    why: REASON' line" % (path, n - 1, key))
+                key = line
+    if key is not None:
+        sys.exit("%s: the last key has no '    why: REASON' line" % path)
+    return eq
+
+
+# ---- the scratch tree ------------------------------------------------------
+
+def project_files(root):
+    out = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"],
+                         check=True, capture_output=True).stdout.decode()
+    return [p for p in out.split("\0") if p and os.path.isfile(os.path.join(root, p))]
+
+
+def sync_tree(root, tree):
+    """Make tree a copy of root's sources, copying only what differs, so
+    that the scratch build stays incremental from run to run."""
+    os.makedirs(tree, exist_ok=True)
+    for rel in project_files(root):
+        if rel.startswith("build/mutate/"):
+            continue
+        src, dst = os.path.join(root, rel), os.path.join(tree, rel)
+        if os.path.exists(dst) and same_bytes(src, dst):
+            continue
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copyfile(src, dst)
+        shutil.copymode(src, dst)
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def run(cmd, cwd, timeout, env=None):
+    """(returncode or 'timeout', output) of cmd in its own process group."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=timeout)
+        return proc.returncode, out.decode(errors="replace")
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        return "timeout", out.decode(errors="replace")
+    except BaseException:
+        # Ctrl-C reaches only this process (the child has its own
+        # session): take the build or the tests down with it
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
+
+
+class Scratch:
+    def __init__(self, tree, jobs):
+        self.tree, self.jobs = tree, jobs
+        bots = [os.path.join("build/rel/testbots", os.path.basename(p)[:-2])
+                for p in sorted(os.listdir(os.path.join(tree, "tests/bots"))) if p.endswith(".c")]
+        self.targets = ["all", "build/rel/tests/kimble-tests"] + bots
+
+    def build(self):
+        return run(["make", "-s", "-j%d" % self.jobs] + self.targets, self.tree, 600)
+
+    def test(self, pattern, timeout):
+        env = dict(os.environ, KB_ROOT=self.tree, KB_BIN=os.path.join(self.tree, "bin"))
+        cmd = ["build/rel/tests/kimble-tests", "--fail-fast", "-j%d" % self.jobs,
+               "--filter", pattern, "--ascii"]
+        return run(cmd, self.tree, timeout, env)
+
+
+# ---- the campaign ------------------------------------------------------------
+
+def select_mutants(root, args, equivalent):
+    by_folder = {}
+    for folder in args.folders:
+        files = sorted(p for p in os.listdir(os.path.join(root, folder)) if p.endswith(".c"))
+        muts = []
+        for name in files:
+            rel = "%s/%s" % (folder, name)
+            if rel in EXCLUDED or (args.only and not any(rel.startswith(o) for o in args.only)):
+                continue
+            with open(os.path.join(root, rel)) as f:
+                src = f.read()
+            file_muts = mutants_of(rel, src)
+            number_keys(file_muts)
+            muts += file_muts
+        if args.match:
+            muts = [m for m in muts if any(t in m.key for t in args.match)]
+        live = [m for m in muts if m.key not in equivalent]
+        eqs = [m for m in muts if m.key in equivalent]
+        if args.mutants and len(live) > args.mutants:
+            # each mutant's place in the sample depends on the seed and its
+            # key alone, so listing an equivalent mutant or editing another
+            # file leaves the rest of the sample as it was
+            def rank(m):
+                return hashlib.sha256(("%d:%s" % (args.seed, m.key)).encode()).digest()
+            live = sorted(sorted(live, key=rank)[:args.mutants], key=lambda m: (m.path, m.start))
+        by_folder[folder] = (live, eqs, len(muts))
+    return by_folder
+
+
+def try_mutant(scratch, m, pattern, timeout):
+    path = os.path.join(scratch.tree, m.path)
+    with open(path) as f:
+        original = f.read()
+    try:
+        with open(path, "w") as f:
+            f.write(m.apply(original))
+        t0 = time.monotonic()
+        rc, out = scratch.build()
+        if rc != 0:
+            return "not compiled", time.monotonic() - t0, out
+        # the folder's fast unit tests of its rules first: most kills are there
+        for stage in ("%s_rules/*" % m.path.split("/")[0], pattern):
+            rc, out = scratch.test(stage, timeout)
+            if rc != 0:
+                break
+        status = "timed out" if rc == "timeout" else ("survived" if rc == 0 else "killed")
+        return status, time.monotonic() - t0, out
+    finally:
+        with open(path, "w") as f:
+            f.write(original)
+
+
+def campaign(args):
+    root = os.path.abspath(args.root)
+    equivalent = read_equivalent(os.path.join(root, "tests/mutate/equivalent.txt"))
+    by_folder = select_mutants(root, args, equivalent)
+    if args.list:
+        for folder, (live, eqs, _) in by_folder.items():
+            for m in live:
+                print(m.key)
+        return 0
+    tree = os.path.join(root, "build/mutate/tree")
+    os.makedirs(tree, exist_ok=True)
+    lock = open(os.path.join(root, "build/mutate/lock"), "w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.exit("mutate: another run uses build/mutate/tree; wait for it to end")
+    sync_tree(root, tree)
+    scratch = Scratch(tree, args.jobs)
+    rc, out = scratch.build()
+    if rc != 0:
+        sys.exit("mutate: the unmutated tree does not build:\n" + out[-3000:])
+    deadline = time.monotonic() + args.budget if args.budget else None
+    results = {"seed": args.seed, "sample": args.mutants, "budget_s": args.budget,
+               "folders": {}, "mutants": []}
+    for folder, (live, eqs, total) in by_folder.items():
+        if not live and not eqs:
+            continue
+        pattern = "*" if args.all_tests else SUITES[folder]
+        # the last mutant's source was restored, its objects not yet
+        scratch.build()
+        for attempt in range(2):  # a test that failed once under load
+            t0 = time.monotonic()
+            rc, out = scratch.test(pattern, 600)
+            base = time.monotonic() - t0
+            if rc == 0:
+                break
+        if rc != 0:
+            sys.exit("mutate: the tests (%s) fail without a mutant:\n%s" % (pattern, out[-3000:]))
+        timeout = max(args.min_timeout, 3 * base)
+        log("== %s: %d mutants of %d (%d equivalent), suites %s, %.1f s unmutated, timeout %.0f s"
+            % (folder, len(live), total, len(eqs), pattern, base, timeout))
+        for n, m in enumerate(live, 1):
+            if deadline and time.monotonic() > deadline:
+                log("   time budget spent: %d mutants of %s not run" % (len(live) - n + 1, folder))
+                break
+            status, secs, out = try_mutant(scratch, m, pattern, timeout)
+            rec = {"folder": folder, "file": m.path, "line": m.lineno, "key": m.key,
+                   "status": status, "seconds": round(secs, 2)}
+            if status == "survived":
+                with open(os.path.join(root, m.path)) as f:
+                    rec["diff"] = m.diff(f.read())
+            if status == "killed":
+                rec["by"] = first_failure(out)
+            if status == "not compiled":
+                rec["error"] = first_error(out)
+            results["mutants"].append(rec)
+            log("   [%d/%d] %-12s %5.1fs  %s" % (n, len(live), status, secs, m.key))
+        for m in eqs:
+            results["mutants"].append({"folder": folder, "file": m.path, "line": m.lineno,
+                                       "key": m.key, "status": "equivalent",
+                                       "why": equivalent[m.key]})
+    report(results, args)
+    return 0
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if "error" in line:
+            return line.strip()
+    return out.strip()[-300:]
+
+
+def first_failure(out):
+    m = re.search(r"\[(?:FAIL|----)\] (\S+::\S+)", out)
+    return m.group(1) if m else ""
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def tally(results, group):
+    table = {}
+    for r in results["mutants"]:
+        row = table.setdefault(r[group], dict.fromkeys(
+            ("mutants", "killed", "survived", "timed out", "not compiled", "equivalent"), 0))
+        row[r["status"]] += 1
+        if r["status"] != "equivalent":
+            row["mutants"] += 1
+    for row in table.values():
+        judged = row["killed"] + row["survived"] + row["timed out"]
+        row["score"] = round(100.0 * (row["killed"] + row["timed out"]) / judged, 1) if judged else None
+    return table
+
+
+def report(results, args):
+    results["by_folder"] = tally(results, "folder")
+    results["by_file"] = tally(results, "file")
+    cols = ("mutants", "killed", "survived", "timed out", "not compiled", "equivalent")
+    lines = ["| %s | %s | killed %% |" % ("folder/file", " | ".join(cols)),
+             "|---|" + "---:|" * (len(cols) + 1)]
+    for name, row in sorted(results["by_folder"].items()) + [("", None)] + sorted(results["by_file"].items()):
+        if row is None:
+            continue
+        score = "-" if row["score"] is None else "%.1f" % row["score"]
+        lines.append("| %s | %s | %s |" % (name, " | ".join(str(row[c]) for c in cols), score))
+    text = ["Mutation testing (seed %d, %s per folder)" % (
+        args.seed, args.mutants if args.mutants else "all"), ""] + lines
+    survivors = [r for r in results["mutants"] if r["status"] == "survived"]
+    if survivors:
+        text += ["", "Survivors (a test should fail; or list the key in tests/mutate/equivalent.txt):"]
+        for r in survivors:
+            text += ["", r["key"], r["diff"]]
+    print("\n".join(text))
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+        log("mutate: JSON in %s" % args.json)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog="Survivors not listed in tests/mutate/equivalent.txt need a test.")
+    ap.add_argument("--root", default=".", help="the project (default: .)")
+    ap.add_argument("--folders", default=",".join(FOLDERS),
+                    help="comma-separated folders to mutate (default: %(default)s)")
+    ap.add_argument("--only", action="append", default=[],
+                    help="mutate only files whose path starts with this (repeatable)")
+    ap.add_argument("--match", action="append", default=[],
+                    help="only mutants whose key contains this text (repeatable)")
+    ap.add_argument("--mutants", type=int, default=0,
+                    help="sample this many mutants per folder (0: all)")
+    ap.add_argument("--seed", type=int, default=1, help="sampling seed (default: 1)")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="stop starting mutants after this many seconds (0: none)")
+    ap.add_argument("--min-timeout", type=float, default=20,
+                    help="least seconds a mutant's tests may run (default: 20; else 3x unmutated)")
+    ap.add_argument("--jobs", type=int, default=2, help="make and test jobs (default: 2)")
+    ap.add_argument("--all-tests", action="store_true", help="run every suite for every mutant")
+    ap.add_argument("--json", help="write the results as JSON here")
+    ap.add_argument("--list", action="store_true", help="print the selected mutants' keys and stop")
+    args = ap.parse_args()
+    args.folders = [f for f in args.folders.split(",") if f]
+    for f in args.folders:
+        if f not in SUITES:
+            ap.error("unknown folder '%s' (expected one of %s)" % (f, ", ".join(FOLDERS)))
+    return campaign(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

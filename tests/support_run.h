@@ -1,0 +1,16 @@
+/* support_run.h - run one of the programs under test to its end (the
+ * command-line tests of tests/test_rule_*.c). */
+#ifndef KB_TEST_SUPPORT_RUN_H
+#define KB_TEST_SUPPORT_RUN_H
+
+/* Run program prog of this test run ($KB_BIN/prog) with args (a NULL-
+ * terminated list, at most 14) in a fresh temporary folder, stdin
+ * /dev/null; waits up to 20 s.  Returns its exit status (-1 when it did
+ * not exit), points *out_text (when out_text is not NULL; else stdout is
+ * /dev/null) at its stdout's text (valid until the next call) and
+ * *err_text at its stderr's text (valid until the next test_read_file
+ * call). */
+int test_run_prog(const char *prog, const char *const *args, const char **out_text,
+		  const char **err_text);
+
+#endif

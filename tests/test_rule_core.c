@@ -1,0 +1,509 @@
+/* test_rule_core.c - rules of core/ that only whole-game properties used to
+ * notice, each pinned on its own (found by make mutate, docs/mutation.md):
+ * every character of a token, the policy dispatcher, a capture on a seat's
+ * last ring square, and the autopilot.  Expectations are written out by
+ * hand, never computed with the code under test. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/draw.h"
+#include "core/game.h"
+#include "core/policy.h"
+#include "core/rules.h"
+#include "core/transcript.h"
+#include "core/wire.h"
+#include "support.h"
+
+static void good_token(char t[KB_TOKEN_LEN + 1])
+{
+	t[0] = 't';
+	for (int i = 1; i < KB_TOKEN_LEN; i++)
+		t[i] = "0123456789abcdef"[i % 16];
+	t[KB_TOKEN_LEN] = '\0';
+}
+
+/* A bad character anywhere, the last one included, makes a token invalid. */
+Test(core_rules, every_token_character_is_checked)
+{
+	char t[KB_TOKEN_LEN + 1];
+
+	good_token(t);
+	cr_assert(kb_token_valid(t, KB_TOKEN_LEN));
+	for (int i = 0; i < KB_TOKEN_LEN; i++) {
+		static const char bad[] = {'g', 'A', 'F', ' ', '/', ':', '`', 'z'};
+		for (size_t b = 0; b < sizeof bad; b++) {
+			good_token(t);
+			t[i] = bad[b];
+			cr_assert_not(kb_token_valid(t, KB_TOKEN_LEN), "'%c' at %d accepted", bad[b], i);
+		}
+	}
+	good_token(t);
+	cr_assert_not(kb_token_valid(t, KB_TOKEN_LEN - 1), "one character short");
+}
+
+/* A move with the last hex digit wrong is not a move (kb_msg_scan). */
+Test(core_rules, move_with_a_bad_last_digit_is_not_a_move)
+{
+	char line[KB_MOVE_LEN + 2];
+	kb_msg m;
+
+	good_token(line);
+	line[KB_TOKEN_LEN] = '2';
+	line[KB_TOKEN_LEN + 1] = '\n';
+	cr_assert_eq(kb_msg_scan(line, sizeof line, &m), KB_MOVE_LEN);
+	cr_assert_eq(m.type, KB_MSG_MOVE);
+	cr_assert_eq(m.index, 2);
+	line[KB_TOKEN_LEN - 1] = 'G';
+	kb_msg_scan(line, sizeof line, &m);
+	cr_assert_neq(m.type, KB_MSG_MOVE, "a token ending in G was taken");
+}
+
+/* A token line with a bad last digit is not a token line (kb_line_parse). */
+Test(core_rules, token_line_with_a_bad_last_digit_is_refused)
+{
+	char line[KB_TOKEN_LEN + 1];
+	kb_line out;
+	kb_err err;
+
+	good_token(line);
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN, &out, &err), 0);
+	cr_assert_eq(out.type, KB_LINE_TOKEN);
+	cr_assert_arr_eq(out.token, line, KB_TOKEN_LEN);
+	line[KB_TOKEN_LEN - 1] = 'x';
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN, &out, &err), -1);
+	good_token(line);
+	cr_assert_eq(kb_line_parse(line, KB_TOKEN_LEN - 1, &out, &err), -1, "short");
+}
+
+/* The dispatcher plays each policy's rule on every mask: easy the highest
+ * legal index, hard the lowest, random one of the legal ones; the expected
+ * indices are spelled out, not taken from kb_pick_easy/kb_pick_hard. */
+Test(core_rules, dispatcher_plays_each_policy)
+{
+	static const int highest[16] = {-1, 0, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3};
+	static const int lowest[16] = {-1, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0};
+	kb_rng rng;
+
+	kb_rng_seed(&rng, 7);
+	for (unsigned mask = 0; mask < 16; mask++) {
+		cr_assert_eq(kb_pick(KB_EASY, mask, &rng), highest[mask], "easy, mask %x", mask);
+		cr_assert_eq(kb_pick(KB_HARD, mask, &rng), lowest[mask], "hard, mask %x", mask);
+		cr_assert_eq(kb_pick_easy(mask), highest[mask], "kb_pick_easy, mask %x", mask);
+		cr_assert_eq(kb_pick_hard(mask), lowest[mask], "kb_pick_hard, mask %x", mask);
+		for (int k = 0; k < 40; k++) {
+			int r = kb_pick(KB_RANDOM, mask, &rng);
+			if (mask == 0)
+				cr_assert_eq(r, -1);
+			else
+				cr_assert(r >= 0 && r < 4 && (mask >> r & 1), "random %d from %x", r, mask);
+		}
+	}
+}
+
+/* random draws every legal index of a mask, not only some. */
+Test(core_rules, random_reaches_every_legal_index)
+{
+	kb_rng rng;
+
+	kb_rng_seed(&rng, 11);
+	for (unsigned mask = 1; mask < 16; mask++) {
+		unsigned seen = 0;
+		for (int k = 0; k < 400; k++)
+			seen |= 1u << kb_pick_random(mask, &rng);
+		cr_assert_eq(seen, mask, "mask %x: drew %x", mask, seen);
+	}
+}
+
+Test(core_rules, policy_names_round_trip)
+{
+	cr_assert_eq(kb_policy_parse("easy"), KB_EASY);
+	cr_assert_eq(kb_policy_parse("hard"), KB_HARD);
+	cr_assert_eq(kb_policy_parse("random"), KB_RANDOM);
+	cr_assert_eq(kb_policy_parse("absent"), -1, "absent is not a playing policy");
+	cr_assert_eq(kb_policy_parse("external"), -1);
+	cr_assert_eq(kb_policy_parse("Easy"), -1);
+	cr_assert_str_eq(kb_policy_name(KB_ABSENT), "absent");
+	cr_assert_str_eq(kb_policy_name(KB_EASY), "easy");
+	cr_assert_str_eq(kb_policy_name(KB_HARD), "hard");
+	cr_assert_str_eq(kb_policy_name(KB_RANDOM), "random");
+	cr_assert_str_eq(kb_policy_name(KB_EXTERNAL), "external");
+	cr_assert_str_eq(kb_policy_name((enum kb_policy)5), "?");
+}
+
+/* A piece ending on its seat's last ring square (progress 27) captures; a
+ * piece entering the goal captures nothing on the ring square after it. */
+Test(core_rules, capture_on_the_last_ring_square)
+{
+	/* B's progress 20 is ring square 27 = A's progress 27 */
+	kb_pos p = test_pos(0x3, "25", "20", "", "");
+	cr_assert_eq(kb_apply(&p, 0, 0, 2), 1, "B captured");
+	cr_assert_eq(p.prog[0][0], 27);
+	cr_assert_eq(p.prog[1][0], KB_HOME);
+
+	/* B's progress 21 is ring square 0, where A's goal move does not stop */
+	p = test_pos(0x3, "26", "21", "", "");
+	cr_assert_eq(kb_apply(&p, 0, 0, 2), -1, "no capture from the goal");
+	cr_assert_eq(p.prog[0][0], 28);
+	cr_assert_eq(p.prog[1][0], 21);
+
+	/* seat D's last ring square is ring square 20 (A's progress 20) */
+	p = test_pos(0x9, "20", "", "", "26");
+	cr_assert_eq(kb_apply(&p, 3, 0, 1), 0, "A captured by D");
+	cr_assert_eq(p.prog[0][0], KB_HOME);
+	cr_assert_eq(p.prog[3][0], 27);
+}
+
+/* The captured piece of a seat with several pieces is the one on the
+ * square; the others keep their order, home pieces last. */
+Test(core_rules, capture_takes_the_right_piece)
+{
+	kb_pos p = test_pos(0x3, "3", "30 12 5 1", "", "");
+	/* B's 12 is ring square 19, B's 5 ring square 12, B's 1 ring square 8 */
+	cr_assert_eq(kb_apply(&p, 0, 0, 5), 1);
+	cr_assert_eq(p.prog[1][0], 30);
+	cr_assert_eq(p.prog[1][1], 12);
+	cr_assert_eq(p.prog[1][2], 5);
+	cr_assert_eq(p.prog[1][3], KB_HOME);
+	cr_assert_eq(p.prog[0][0], 8);
+}
+
+typedef struct played_log {
+	int n;
+	kb_roll roll[64];
+} played_log;
+
+/* A hook (rolled or played) that keeps the rolls it sees. */
+static void log_roll(void *ctx, const kb_roll *roll)
+{
+	played_log *log = ctx;
+	if (log->n < 64)
+		log->roll[log->n++] = *roll;
+}
+
+/* Autopilot: one legal index is played without a decision; two stop for
+ * one; none passes.  Seat A is outside-controlled, alone with B absent. */
+Test(core_rules, autopilot_plays_a_single_legal_move)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
+	played_log log = {0};
+	kb_hooks hooks = {NULL, log_roll, &log};
+	kb_game g;
+
+	/* one piece on the track, the rest home, a 3: only piece 0 moves */
+	kb_pos p = test_pos(0x1, "4", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 3), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].die, 3);
+	cr_assert_eq(log.roll[0].index, 0);
+	cr_assert_eq(log.roll[0].how, KB_AUTO);
+
+	/* a 6 with a track piece and home pieces: two legal, A must decide */
+	log.n = 0;
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 6), 0);
+	cr_assert_eq(kb_game_advance(&g, &hooks), 0, "seat A decides");
+	cr_assert_eq(log.n, 0, "nothing played before the decision");
+	cr_assert_eq(kb_game_pending_mask(&g), 0x3u);
+	cr_assert_eq(g.pending_die, 6);
+
+	/* all home and a 2: the roll passes */
+	log.n = 0;
+	p = test_pos(0x1, "", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 2), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].index, -1);
+	cr_assert_eq(log.roll[0].how, KB_PASS);
+}
+
+/* A built-in seat with two legal moves plays its policy: easy the rearmost
+ * (highest index), hard the foremost. */
+Test(core_rules, builtin_seats_play_their_policy_in_a_game)
+{
+	kb_pos p = test_pos(0x3, "", "9 4", "", "");
+	for (int pol = KB_EASY; pol <= KB_HARD; pol++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, (uint8_t)pol, KB_ABSENT, KB_ABSENT};
+		played_log log = {0};
+		kb_hooks hooks = {NULL, log_roll, &log};
+		kb_game g;
+
+		cr_assert_eq(kb_game_init_at(&g, 3, ctl, &p, 1, 2), 0);
+		kb_game_advance(&g, &hooks);
+		cr_assert_geq(log.n, 1);
+		cr_assert_eq(log.roll[0].seat, 1);
+		cr_assert_eq(log.roll[0].how, KB_BUILTIN);
+		cr_assert_eq(log.roll[0].index, pol == KB_EASY ? 1 : 0, "%s", kb_policy_name(pol));
+	}
+}
+
+/* The rolled hook sees the roll before its move: index -1, no capture. */
+Test(core_rules, rolled_hook_sees_no_move_yet)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
+	played_log log = {0};
+	kb_hooks hooks = {log_roll, NULL, &log};
+	kb_game g;
+
+	/* A on 3 rolls a 4 onto B's piece (ring square 7): one legal move */
+	kb_pos p = test_pos(0x3, "3", "0", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 9, ctl, &p, 0, 4), 0);
+	kb_game_advance(&g, &hooks);
+	cr_assert_geq(log.n, 1);
+	cr_assert_eq(log.roll[0].seat, 0);
+	cr_assert_eq(log.roll[0].die, 4);
+	cr_assert_eq(log.roll[0].index, -1, "index still unknown");
+	cr_assert_eq(log.roll[0].captured, -1);
+	cr_assert_eq(g.rolls >= 1, 1);
+}
+
+/* kb_pos_check: each invariant broken alone, between pieces 0 and 1 too. */
+Test(core_rules, position_check_each_invariant)
+{
+	kb_pos p;
+
+	p = test_pos(0xf, "31 28 27 0", "5", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "sound");
+	p = test_pos(0x1, "31 30 29 28", "", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "all in the goal");
+
+	p = test_pos(0x3, "9 4", "", "", "");
+	p.prog[0][0] = 4, p.prog[0][1] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 unsorted");
+	p.prog[0][0] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 on one square");
+	p = test_pos(0x3, "9 4 2", "", "", "");
+	p.prog[0][2] = 4;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 1 and 2 on one square");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[0][0] = KB_HOME, p.prog[0][1] = 9;
+	cr_assert_eq(kb_pos_check(&p), -1, "a home piece before a track piece");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[0][0] = KB_GOAL_LAST + 1;
+	cr_assert_eq(kb_pos_check(&p), -1, "past the last goal square");
+	p.prog[0][0] = KB_HOME - 1;
+	cr_assert_eq(kb_pos_check(&p), -1, "below home");
+	p = test_pos(0x3, "9", "", "", "");
+	p.prog[2][0] = 5;
+	cr_assert_eq(kb_pos_check(&p), -1, "a piece of an absent seat");
+	p = test_pos(0x3, "9", "2", "", "");
+	cr_assert_eq(kb_pos_check(&p), -1, "A's 9 and B's 2 share ring square 9");
+	p = test_pos(0x3, "27", "20", "", "");
+	cr_assert_eq(kb_pos_check(&p), -1, "A's 27 and B's 20 share ring square 27");
+	p = test_pos(0x3, "31", "31", "", "");
+	cr_assert_eq(kb_pos_check(&p), 0, "goals are private");
+	p = test_pos(0x3, "", "", "", "");
+	p.present = 0x2;
+	cr_assert_eq(kb_pos_check(&p), -1, "seat A absent");
+}
+
+/* After a 6 the same seat rolls; otherwise the next present seat. */
+Test(core_rules, next_seat_skips_absent_seats)
+{
+	kb_pos p;
+
+	kb_pos_init(&p, 0x5); /* A and C */
+	cr_assert_eq(kb_next_seat(&p, 0, 3), 2);
+	cr_assert_eq(kb_next_seat(&p, 2, 5), 0);
+	cr_assert_eq(kb_next_seat(&p, 2, 6), 2);
+	kb_pos_init(&p, 0x9); /* A and D */
+	cr_assert_eq(kb_next_seat(&p, 3, 1), 0);
+	cr_assert_eq(kb_next_seat(&p, 0, 1), 3);
+	kb_pos_init(&p, 0x1);
+	cr_assert_eq(kb_next_seat(&p, 0, 2), 0, "alone");
+	kb_pos_init(&p, 0xf);
+	for (int s = 0; s < 4; s++)
+		cr_assert_eq(kb_next_seat(&p, s, 1), (s + 1) % 4);
+}
+
+/* A bad byte is named: printable ones ('!' .. '~') as a character, others
+ * in hex; a bad piece index is a bad index, not a bad token digit. */
+Test(core_rules, bad_message_bytes_are_named)
+{
+	static const struct {
+		char byte;
+		const char *shown;
+	} cases[] = {{'!', "'!'"}, {'~', "'~'"}, {' ', "0x20"}, {'\x7f', "0x7f"}, {'\x1f', "0x1f"}};
+	kb_msg m;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char msg[] = "v00X222\n";
+		msg[3] = cases[k].byte;
+		kb_msg_scan(msg, sizeof msg - 1, &m);
+		cr_assert_eq(m.type, KB_MSG_BAD);
+		cr_assert(strstr(m.why, cases[k].shown) != NULL, "%s in: %s", cases[k].shown, m.why);
+		cr_assert(strstr(m.why, "byte 3 of the message") != NULL, "%s", m.why);
+	}
+	char move[KB_MOVE_LEN + 2];
+	good_token(move);
+	move[KB_TOKEN_LEN] = '7';
+	move[KB_TOKEN_LEN + 1] = '\n';
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
+	cr_assert(strstr(m.why, "byte 65 of the message is '7'") != NULL, "%s", m.why);
+	move[KB_TOKEN_LEN] = 'x'; /* neither a hex digit nor an index: an index was expected */
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
+	move[KB_TOKEN_LEN] = 'a'; /* a hex digit, still not an index */
+	kb_msg_scan(move, sizeof move, &m);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "piece index") != NULL, "%s", m.why);
+}
+
+/* A bad response line is quoted up to 60 characters, then "...". */
+Test(core_rules, bad_lines_are_quoted_up_to_60_characters)
+{
+	char line[80];
+	kb_line out;
+	kb_err err;
+
+	memset(line, 'x', sizeof line);
+	cr_assert_eq(kb_line_parse(line, 60, &out, &err), -1);
+	cr_assert(strncmp(err.msg, "line \"", 6) == 0, "%s", err.msg);
+	cr_assert_eq(err.msg[6 + 60], '"', "60 characters shown whole: %s", err.msg);
+	cr_assert(strstr(err.msg, "(60 characters)") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_line_parse(line, 61, &out, &err), -1);
+	cr_assert(strncmp(err.msg + 6 + 60, "...\" (61 characters)", 20) == 0, "%s", err.msg);
+	cr_assert_eq(err.msg[6 + 59], 'x');
+	line[0] = '\x01';
+	cr_assert_eq(kb_line_parse(line, 61, &out, &err), -1);
+	cr_assert_eq(err.msg[6], '?', "control characters shown as ?: %s", err.msg);
+}
+
+/* ---- the terminal picture (core/draw.h) ------------------------------------ */
+
+static const char *draw(const char board[KB_BOARD_LEN], int seat, int die, unsigned present, int color)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(kb_draw_board(f, board, seat, die, present, color), 0);
+	fclose(f);
+	return buf;
+}
+
+/* Ring indices 0, 8, 14, 22, 27 (top-left start, right edge, bottom-right
+ * corner, left edge bottom, left edge top), goal squares 28 (A's first),
+ * 35 (B's last), 43 (D's last); B rolled 5. */
+Test(core_rules, board_picture)
+{
+	char b[KB_BOARD_LEN];
+
+	memset(b, '0', sizeof b);
+	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
+	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0),
+		".                             B\n"
+		"  .                         .\n"
+		"    .                     .\n"
+		"      A                 .\n"
+		"        A . . . . . . .\n"
+		"        D             B\n"
+		"        .             .\n"
+		"        .     B       .\n"
+		"        .       5     .\n"
+		"        .             .\n"
+		"        A             .\n"
+		"        . . . . . . . C\n"
+		"      .                 .\n"
+		"    .                     .\n"
+		"  .                         .\n"
+		"D                             .\n"
+		"A top left: home 1, goal 1\n"
+		"B top right: home 2, goal 1\n"
+		"D bottom left: home 2, goal 1\n");
+	const char *c = draw(b, -1, 0, 0, 1);
+	cr_assert(strncmp(c, ".                             \033[1;34mB\033[0m\n", 41) == 0, "%s", c);
+	cr_assert(strstr(c, "        \033[1;31mA\033[0m . . . . . . .\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "        . . . . . . . \033[1;32mC\033[0m\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "\n\033[1;33mD\033[0m                             .\n") != NULL, "%s", c);
+	cr_assert(strstr(c, "        .             .\n        .             .\n") != NULL, "no roll shown: %s", c);
+	cr_assert(strstr(c, "\nC bottom right: home 3, goal 0\n") != NULL, "present 0: seats on the board: %s", c);
+}
+
+Test(core_rules, seat_count_and_how_names)
+{
+	static const uint8_t one[KB_SEATS] = {KB_ABSENT, KB_ABSENT, KB_ABSENT, KB_ABSENT};
+	static const uint8_t three[KB_SEATS] = {KB_EXTERNAL, KB_EASY, KB_ABSENT, KB_RANDOM};
+	static const uint8_t four[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_EASY};
+
+	cr_assert_eq(kb_ctl_seats(one), 1, "seat A always plays");
+	cr_assert_eq(kb_ctl_seats(three), 3);
+	cr_assert_eq(kb_ctl_seats(four), 4);
+	cr_assert_str_eq(kb_how_name(KB_PASS), "pass");
+	cr_assert_str_eq(kb_how_name(KB_AUTO), "auto");
+	cr_assert_str_eq(kb_how_name(KB_BUILTIN), "builtin");
+	cr_assert_str_eq(kb_how_name(KB_DECIDED), "decided");
+	cr_assert_str_eq(kb_how_name((enum kb_how)4), "?");
+}
+
+/* Rotations take any seat number, modulo 4, like kb_seat_rotate. */
+Test(core_rules, rotation_is_modulo_four)
+{
+	kb_pos p = test_pos(0xf, "30 9", "3 0", "27", "12");
+	char b[KB_BOARD_LEN], want[KB_BOARD_LEN], got[KB_BOARD_LEN];
+
+	kb_board_format(&p, b);
+	for (int v = -4; v < 12; v++) {
+		kb_board_rotate(b, v & 3, want);
+		kb_board_rotate(b, v, got);
+		cr_assert_arr_eq(got, want, KB_BOARD_LEN, "v %d", v);
+		kb_pos q, r;
+		kb_pos_rotate(&p, v & 3, &q);
+		kb_pos_rotate(&p, v, &r);
+		cr_assert_arr_eq(q.prog, r.prog, sizeof q.prog, "v %d", v);
+		cr_assert_eq(kb_mask_rotate(0x5, v), kb_mask_rotate(0x5, v & 3));
+		cr_assert_eq(kb_seat_rotate('C', v), kb_seat_rotate('C', v & 3));
+	}
+	cr_assert_eq(kb_mask_rotate(0x3, 1), 0x9u, "A, B seen from B: D, A");
+	cr_assert_eq(kb_seat_rotate('A', 1), 'D');
+}
+
+/* A move with a bad character anywhere in its token is not a move. */
+Test(core_rules, move_scan_checks_every_token_character)
+{
+	char move[KB_MOVE_LEN + 1];
+	kb_msg m;
+
+	for (int i = 1; i < KB_TOKEN_LEN; i++) {
+		good_token(move);
+		move[KB_TOKEN_LEN] = '1';
+		move[KB_TOKEN_LEN + 1] = '\n';
+		move[i] = 'G';
+		kb_msg_scan(move, sizeof move, &m);
+		cr_assert_eq(m.type, KB_MSG_BAD, "'G' at %d", i);
+		char want[48];
+		snprintf(want, sizeof want, "byte %d of the message is 'G'", i);
+		cr_assert(strstr(m.why, want) != NULL, "%s", m.why);
+	}
+}
+
+/* A game may start with any present seat to roll, D included. */
+Test(core_rules, game_starts_at_every_present_seat)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_HARD};
+	kb_pos p = test_pos(0xf, "", "", "", "");
+	kb_game g;
+
+	for (int turn = 0; turn < KB_SEATS; turn++) {
+		cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, turn, 6), 0, "turn %d", turn);
+		cr_assert_eq(g.turn, turn);
+	}
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 4, 6), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, -1, 6), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, 7), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, -1), -1);
+	cr_assert_eq(kb_game_init_at(&g, 1, ctl, &p, 0, 0), 0, "die 0: drawn");
+	static const uint8_t two[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &p, 0, 6), -1, "present seats disagree");
+	kb_pos q = test_pos(0x3, "", "", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 2, 6), -1, "an absent seat to roll");
+	q = test_pos(0x3, "", "31 30 29 28", "", "");
+	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 0, 6), -1, "a seat has won");
+}
