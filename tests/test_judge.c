@@ -521,6 +521,8 @@ Test(judge, resume_skips_finished_games, .timeout = 60)
 	cr_assert_eq(unlink(path), 0);
 	cr_assert_eq(judge(dir, "again", args), 0);
 	cr_assert_eq(access(path, R_OK), 0, "the missing game is played again");
+	const char *said = test_read_file(dir, "again.err");
+	cr_expect(strstr(said, "resuming") && strstr(said, "5 of 6 games already done"), "%s", said);
 	snprintf(path, sizeof path, "%s/games/000004.tx", out);
 	cr_assert_eq(stat(path, &after), 0);
 	cr_expect_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec, "finished game not replayed");
@@ -545,11 +547,61 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	args[15] = "hard"; /* alpha easy hard instead of alpha easy random */
 	cr_expect_eq(judge(dir, "other", args), 2);
 	const char *msg = test_read_file(dir, "other.err");
-	cr_expect(strstr(msg, "another tournament's game (seat") && strstr(msg, "now hard"), "%s", msg);
+	cr_expect(strstr(msg, "holds another run's games: game 0 has seat") &&
+		  strstr(msg, "this run's is hard") && strstr(msg, out), "%s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
 	free(first), free(after);
+}
+
+/* Every finished game is checked, not only game 0, and the seed too: a
+ * run with another -s, or a lineup that differs only in later games, is
+ * refused before any game is replayed (both once overwrote the folder). */
+static void refused_keeps_games(const char *dir, const char *out, const char *const *args,
+				const char *expect)
+{
+	char path[1200];
+
+	snprintf(path, sizeof path, "%s/games/000001.tx", out);
+	char *tx = slurp(path);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	char *results = slurp(path);
+	cr_assert_eq(judge(dir, "other", args), 2);
+	const char *msg = test_read_file(dir, "other.err");
+	cr_expect(strstr(msg, out) && strstr(msg, expect), "expected \"%s\": %s", expect, msg);
+	char *results_after = slurp(path);
+	snprintf(path, sizeof path, "%s/games/000001.tx", out);
+	char *tx_after = slurp(path);
+	cr_expect_str_eq(results, results_after);
+	cr_expect_str_eq(tx, tx_after, "a game was replayed");
+	free(tx), free(results), free(results_after), free(tx_after);
+}
+
+Test(judge, resume_refuses_another_seed, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024];
+	const char *args[20];
+
+	rr_setup(dir, bots, out, args);
+	cr_assert_eq(judge(dir, "first", args), 0);
+	args[4] = "43";
+	refused_keeps_games(dir, out, args, "game 0 has seed");
+}
+
+Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024];
+
+	alpha_setup(dir, bots);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "42", "-g", "1", "-t", "2",
+			      "--bots", bots, "-o", out, "alpha", "easy", "random", NULL};
+	cr_assert_eq(judge(dir, "first", args), 0);
+	args[15] = "hard"; /* the alpha-easy games come first and stay the same */
+	refused_keeps_games(dir, out, args, "holds another run's games: game ");
+	cr_expect_null(strstr(test_read_file(dir, "other.err"), "game 0 has seat"),
+		       "%s", test_read_file(dir, "other.err"));
 }
 
 Test(judge, shards_merge_to_the_full_result, .timeout = 60)
