@@ -414,7 +414,7 @@ static int mkdirs(const char *out, kb_err *err)
 static int same_game(const kj_run_opts *opt, const kj_game_spec *g, uint32_t game,
 		     const kj_result *res, kb_err *err)
 {
-	char differs[120] = "";
+	char differs[80] = "";
 
 	if (game != g->index)
 		snprintf(differs, sizeof differs, "it says game %" PRIu32, game);
@@ -422,18 +422,16 @@ static int same_game(const kj_run_opts *opt, const kj_game_spec *g, uint32_t gam
 		const char *want = g->seat[s] >= 0 ? opt->bots[g->seat[s]].name : "(absent)";
 		const char *had = res->seat[s].present ? res->seat[s].name : "(absent)";
 		if (strcmp(want, had) != 0)
-			snprintf(differs, sizeof differs, "seat %c %.24s, this run's is %.24s",
+			snprintf(differs, sizeof differs, "seat %c %.24s, not %.24s",
 				 'A' + s, had, want);
 	}
 	if (!differs[0] && res->seed != g->seed)
-		snprintf(differs, sizeof differs, "seed %" PRIu64 ", this run's is %" PRIu64
-			 " (another -s or set of bots)", res->seed, g->seed);
+		snprintf(differs, sizeof differs, "seed %" PRIu64 ", not %" PRIu64, res->seed,
+			 g->seed);
 	if (!differs[0])
 		return 0;
-	snprintf(err->msg, sizeof err->msg,
-		 "%.60s holds another run's games: game %" PRIu32 " has %s; use another --out or "
-		 "remove it", opt->out, g->index, differs);
-	return -1;
+	return kb_err_set(err, -1, "%.48s holds another run's games: game %" PRIu32 " has %s; "
+			  "use another --out or remove it", opt->out, g->index, differs);
 }
 
 /* Mark games resumed from complete result files, or outside the shard.
