@@ -351,8 +351,12 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 	r.t0 = now_s();
 	signal(SIGPIPE, SIG_IGN);
 	if (reconnect(&r)) {
-		fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s port %s\n",
-			cfg->host, cfg->port ? "given" : "65430..65439");
+		if (cfg->port)
+			fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s port %d\n",
+				cfg->host, cfg->port);
+		else
+			fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s ports "
+				"65430..65439\n", cfg->host);
 		return KB_RELAY_NOSERVER;
 	}
 	if (spawn(&r, argv)) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/num.h"
@@ -34,7 +35,10 @@ static const char usage[] =
 "BOT, every bot folder under DIR plays.  The bot runs in its folder as\n"
 "COMMAND ARGUMENTS OPPONENTS SEED; a COMMAND without '/' is looked up in\n"
 "PATH (python3, kimble-bot), one with '/' is relative to the bot's folder\n"
-"(./bot.py, ./kimble-bot).  -d shows each bot's stderr as \"A! line\".\n"
+"(./bot.py, ./kimble-bot).  -d shows each bot's stderr as \"A! line\";\n"
+"-d -o FILE.tx writes the game's transcript to FILE.tx, -d -o DIR to\n"
+"DIR/debug.tx (for replay and svg); -d takes -s, -o, --bots, the times and\n"
+"the bot limits, and refuses the other options (-g, -t, -q, ...).\n"
 "\n"
 "A bot that breaks the rules (illegal moves, timeouts, exits, a command\n"
 "that cannot be run) forfeits: hard plays its seat on, the bot is placed\n"
@@ -52,7 +56,9 @@ static const char usage[] =
 "  -s, --seed S         tournament seed (default 1); game seeds derive from it\n"
 "  -j, --concurrency N  games at once (default: the number of cores)\n"
 "  -o, --out DIR        transcripts, results (default kimble-judge-out); an\n"
-"                       existing DIR resumes: finished games are not replayed\n"
+"                       existing DIR resumes: finished games are not replayed;\n"
+"                       a DIR holding another run's games (other seed or\n"
+"                       bots) is refused (exit 2)\n"
 "      --starts FILE    start positions, one \"BOARD X D\" a line\n"
 "      --shard K/N      play only games with number mod N = K-1\n"
 "      --sprt E0,E1[,A,B]  A/B test of the first two BOTs (fixed, 2 seats):\n"
@@ -118,6 +124,8 @@ typedef struct cli {
 	int max_timeouts;
 	int at, step, color, rerun, anim, html;
 	const char *svg_out;
+	int out_given;  /* -o was given (c->out is never NULL) */
+	int not_debug;  /* the first option given that -d does not use, or 0 */
 } cli;
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
@@ -157,7 +165,7 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case 'g': c->games = number("--games", arg, 1, 1000000); break;
 	case 's': c->seed = kb_arg_u64(PROG, "--seed", arg); break;
 	case 'j': c->concurrency = (int)number("--concurrency", arg, 1, 256); break;
-	case 'o': c->out = c->svg_out = arg; break;
+	case 'o': c->out = c->svg_out = arg, c->out_given = 1; break;
 	case 'q': c->quiet = 1; break;
 	case 'h': fputs(usage, stdout); exit(0);
 	case 'd': debug_bot = arg; c->debug = 1; break;
@@ -188,6 +196,28 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case O_RERUN: c->rerun = 1; break;
 	case O_ANIM: c->anim = 1; break;
 	}
+}
+
+/* Options of tournaments, replays and pictures that a -d game has no use
+ * for: refused with -d rather than silently ignored. */
+static int unused_by_debug(int opt)
+{
+	static const int unused[] = {'f', 't', 'g', 'j', 'q', O_STARTS, O_SHARD, O_SPRT,
+				     O_TIMEOUTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM, O_HTML};
+
+	for (size_t i = 0; i < sizeof unused / sizeof unused[0]; i++)
+		if (unused[i] == opt)
+			return 1;
+	return 0;
+}
+
+/* "--games" for 'g': the long name of option opt. */
+static const char *option_name(int opt)
+{
+	for (const struct option *o = longopts; o->name; o++)
+		if (o->val == opt)
+			return o->name;
+	return "?";
 }
 
 /* getopt's '?' and ':' as usage errors that name the option. */
@@ -228,6 +258,8 @@ static void parse(cli *c, int argc, char **argv)
 			usage_error("%s: expected a value after it, found the option \"%s\"",
 				    argv[optind - 2], optarg);
 		parse_option(c, opt, optarg);
+		if (!c->not_debug && unused_by_debug(opt))
+			c->not_debug = opt;
 	}
 }
 
@@ -419,12 +451,35 @@ static int debug_summary(const kj_result *res)
 	return rc;
 }
 
+/* The transcript file of a -d game: -o FILE.tx, or DIR/debug.tx in
+ * folder DIR (created); NULL without -o.  Ends the run (exit 2) when it
+ * cannot be created, before the game starts. */
+static FILE *debug_transcript(const cli *c, char *path, size_t size)
+{
+	size_t len = strlen(c->out);
+	FILE *f;
+
+	if (!c->out_given)
+		return NULL;
+	if (len > 3 && !strcmp(c->out + len - 3, ".tx")) {
+		snprintf(path, size, "%s", c->out);
+	} else {
+		if (mkdir(c->out, 0755) && errno != EEXIST)
+			die(2, "-d -o %s: cannot create the folder: %s", c->out, strerror(errno));
+		snprintf(path, size, "%s/debug.tx", c->out);
+	}
+	if (!(f = fopen(path, "w")))
+		die(2, "-d -o: cannot create %s: %s", path, strerror(errno));
+	return f;
+}
+
 static int debug_game(cli *c, char **words, int n)
 {
 	static kj_bot bots[KB_SEATS];
 	const kj_bot *seats[KB_SEATS] = {0};
 	kj_result res;
 	kb_err err;
+	char tx_path[1024];
 	int k;
 
 	resolve(c, debug_bot, &bots[0]);
@@ -438,10 +493,19 @@ static int debug_game(cli *c, char **words, int n)
 	for (k = 0; k <= n; k++)
 		seats[kj_table_seat(n + 1, k)] = &bots[k];
 	c->match.debug = stdout;
-	if (kj_match_play(seats, kb_stream_seed(c->seed, KB_TAG_GAME, 0), &c->match, NULL, &res,
-			  &err))
+	FILE *tx = debug_transcript(c, tx_path, sizeof tx_path);
+	if (kj_match_play(seats, kb_stream_seed(c->seed, KB_TAG_GAME, 0), &c->match, tx, &res,
+			  &err)) {
+		if (tx)
+			fclose(tx), unlink(tx_path);
 		die(2, "%s", err.msg);
-	return debug_summary(&res);
+	}
+	if (tx && fclose(tx))
+		die(2, "-d -o: cannot write %s: %s", tx_path, strerror(errno));
+	int rc = debug_summary(&res);
+	if (tx)
+		printf("transcript %s (kimble-judge replay or svg draws it)\n", tx_path);
+	return rc;
 }
 
 static void read_transcript(const char *path, kb_transcript *tx)
@@ -610,6 +674,9 @@ int main(int argc, char **argv)
 		return merge(&c, rest, n);
 	if (!strcmp(cmd, "html"))
 		return html(&c, rest, n);
+	if (c.debug && c.not_debug) /* before anything else can fail */
+		usage_error("--%s: not used with -d, which plays one game (-d takes -s, -o, "
+			    "--bots, the times and the bot limits)", option_name(c.not_debug));
 	check_sandbox(&c);
 	if (c.debug)
 		return debug_game(&c, rest, n);

@@ -80,8 +80,12 @@ int kj_plan_build(kj_plan *plan, enum kj_format fmt, int nbots, int table, uint3
 		return fail(err, "participants: expected 1 to 64 bots");
 	if (fmt == KJ_FIXED && nbots != table)
 		return fail(err, "fixed lineup: expected as many bots as seats");
-	if (k > pool || (fmt == KJ_GAUNTLET && table < 2))
-		return fail(err, "table size: larger than the number of bots allows");
+	if (fmt == KJ_GAUNTLET && table < 2)
+		return kb_err_set(err, -1, "table size %d: a gauntlet needs at least 2 seats", table);
+	if (k > pool)
+		return kb_err_set(err, -1, "table size %d: larger than the number of bots allows "
+				  "(%d bot(s): at most %d seats)", table, nbots,
+				  nbots < KB_SEATS ? nbots : KB_SEATS);
 	for (int i = 0; i < k; i++)
 		comb[i] = i;
 	do {

@@ -91,8 +91,6 @@ static void confine(const kj_bot *bot, const kj_limits *lim)
 static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
 		     const kj_limits *lim, pid_t parent, const sigset_t *mask)
 {
-	static const char msg[] = "kimble-judge: cannot run the bot's command in its directory\n";
-
 	/* The bot dies with the process that runs it, even one killed with
 	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -114,9 +112,9 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 	if (lim->sandbox)
 		confine(bot, lim);
 	execvp(bot->cmd, argv);
+	/* nothing on the bot's stderr: the parent reports the error, with the
+	 * command and folder, as the seat's forfeit */
 	exec_errno = errno, exec_step = "execvp";
-	if (write(2, msg, sizeof msg - 1) < 0)
-		_exit(127);
 	_exit(127);
 }
 

@@ -30,6 +30,8 @@ double kj_elo(double m)
 	if (m >= 1)
 		return 1000;
 	double e = -400.0 * log10(1.0 / m - 1.0);
+	if (e == 0)
+		return 0.0; /* an even score: not -0.0 (printed "-0.0") */
 	return e < -1000 ? -1000 : e > 1000 ? 1000 : e;
 }
 

@@ -408,28 +408,37 @@ static int mkdirs(const char *out, kb_err *err)
 	return 0;
 }
 
-/* 0 when res was played by the seats that game g puts at the table, or
- * -1 with err naming the first seat that differs. */
-static int same_seats(const kj_run_opts *opt, const kj_game_spec *g, const kj_result *res,
-		      const char *path, kb_err *err)
+/* 0 when res, read from path, is game g of this run: the same game
+ * number, seed and bot in every seat.  Otherwise -1 with err naming the
+ * folder, the game and the first thing that differs: resuming would mix
+ * two runs' games (another -s, -g, format, table or lineup). */
+static int same_game(const kj_run_opts *opt, const kj_game_spec *g, uint32_t game,
+		     const kj_result *res, kb_err *err)
 {
-	for (int s = 0; s < KB_SEATS; s++) {
+	char differs[80] = "";
+
+	if (game != g->index)
+		snprintf(differs, sizeof differs, "it says game %" PRIu32, game);
+	for (int s = 0; s < KB_SEATS && !differs[0]; s++) {
 		const char *want = g->seat[s] >= 0 ? opt->bots[g->seat[s]].name : "(absent)";
 		const char *had = res->seat[s].present ? res->seat[s].name : "(absent)";
-		if (strcmp(want, had) != 0) {
-			snprintf(err->msg, sizeof err->msg,
-				 "%.56s is another tournament's game (seat %c: %.24s, now %.24s); "
-				 "use another --out or remove it",
-				 path, 'A' + s, had, want);
-			return -1;
-		}
+		if (strcmp(want, had) != 0)
+			snprintf(differs, sizeof differs, "seat %c %.24s, not %.24s",
+				 'A' + s, had, want);
 	}
-	return 0;
+	if (!differs[0] && res->seed != g->seed)
+		snprintf(differs, sizeof differs, "seed %" PRIu64 ", not %" PRIu64, res->seed,
+			 g->seed);
+	if (!differs[0])
+		return 0;
+	return kb_err_set(err, -1, "%.48s holds another run's games: game %" PRIu32 " has %s; "
+			  "use another --out or remove it", opt->out, g->index, differs);
 }
 
 /* Mark games resumed from complete result files, or outside the shard.
- * Returns -1 with err when OUT holds a game of another lineup: resuming
- * would mix two tournaments' results. */
+ * Every result already in OUT (also other shards') is checked against
+ * the plan first: returns -1 with err, nothing written, when one belongs
+ * to another run. */
 static int resume(runner *r, kb_err *err)
 {
 	const kj_run_opts *opt = r->opt;
@@ -438,20 +447,23 @@ static int resume(runner *r, kb_err *err)
 		char path[1024];
 		uint32_t game;
 		kb_err ignored;
+		game_path(path, sizeof path, opt->out, i, ".res");
+		int have = read_result_file(path, &game, &r->res[i], &ignored) == 0;
+		if (have && same_game(opt, &opt->plan->games[i], game, &r->res[i], err))
+			return -1;
 		if (!in_shard(opt, i)) {
 			r->state[i] = SKIPPED;
 			continue;
 		}
 		r->total++;
-		game_path(path, sizeof path, opt->out, i, ".res");
-		if (read_result_file(path, &game, &r->res[i], &ignored) == 0 && game == i &&
-		    r->res[i].seed == opt->plan->games[i].seed) {
-			if (same_seats(opt, &opt->plan->games[i], &r->res[i], path, err))
-				return -1;
+		if (have) {
 			r->state[i] = DONE;
 			r->done++;
 		}
 	}
+	if (r->done)
+		fprintf(stderr, "kimble-judge: resuming %s: %" PRIu32 " of %" PRIu32
+			" games already done, not played again\n", opt->out, r->done, r->total);
 	return 0;
 }
 

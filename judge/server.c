@@ -652,8 +652,21 @@ static void expire_games(server *s)
 		game_end(s, g, "unfinished expired");
 }
 
+/* At shutdown every spectator is told that its game ended without a
+ * winner (Virhe, END) before its connection closes, as when a game
+ * expires; what the socket does not take at once is lost. */
+static void end_watched_games(server *s)
+{
+	for (srv_conn *c = s->conns; c; c = c->next)
+		if (c->watching)
+			game_end(s, c->watching, "unfinished shutdown");
+	for (srv_conn *c = s->conns; c; c = c->next)
+		conn_flush(c);
+}
+
 static void teardown(server *s)
 {
+	end_watched_games(s);
 	while (s->conns)
 		conn_close(s, s->conns);
 	srv_http_stop(s->http); /* its streams point into the games */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "report.h"
@@ -29,10 +30,12 @@ static const char usage[] =
 	"             model's belief (easy, hard, random or heuristic, weight)\n"
 	"    show     one opponent: counts, model weights, feature weights and\n"
 	"             results per bot version\n"
-	"    reset    forget NAME (all its records), or everything\n"
+	"    reset    forget NAME (all its records), or everything; a missing\n"
+	"             store is an error (exit 2), never created\n"
 	"    export   write the store as text to FILE (default standard output)\n"
 	"    import   add an export read from FILE (default standard input) to\n"
-	"             the store: counts add up, so two stores merge\n"
+	"             the store: counts add up, so two stores merge; a missing\n"
+	"             store is created, and stderr says so\n"
 	"\n"
 	"OPTIONS\n"
 	"    --state PATH  the store folder; default $KIMBLE_STATE, else\n"
@@ -40,7 +43,8 @@ static const char usage[] =
 	"    --help        this text\n"
 	"\n"
 	"EXIT STATUS\n"
-	"    0 done, 2 the store cannot be opened, read or written, 3 malformed\n"
+	"    0 done, 2 the store is missing (list, show, export, reset) or\n"
+	"    cannot be opened, read or written, 3 malformed\n"
 	"    import input or a file that cannot be opened, 4 show: no such\n"
 	"    opponent, 64 usage error (unknown option or command, missing\n"
 	"    value, missing or invalid NAME).\n"
@@ -52,9 +56,14 @@ static const char usage[] =
 #define PROG "kimble-state"
 #define die(code, ...) kb_die(PROG, (code), __VA_ARGS__)
 
-static kb_store *open_store(const char *arg, int writing)
+/* How a command opens the store: read only; write to an existing store
+ * (reset: a mistyped --state must fail, not make an empty store); write,
+ * creating a missing store (import: copying a store to a new place). */
+enum open_mode { OPEN_READ, OPEN_WRITE, OPEN_CREATE };
+
+static kb_store *open_store(const char *arg, enum open_mode mode)
 {
-	char path[512];
+	char path[512], data[600];
 	kb_store_opts opts = {0, 0, stderr};
 	kb_store *st;
 	kb_err err;
@@ -62,11 +71,29 @@ static kb_store *open_store(const char *arg, int writing)
 	if (!kb_store_path(arg, path, sizeof path))
 		kb_die_usage(PROG, "--state: path too long, expected at most %zu characters",
 			     sizeof path - 1);
-	if (kb_store_open(&st, path, writing ? KB_STORE_CREATE : KB_STORE_RDONLY, &opts, &err))
+	snprintf(data, sizeof data, "%s/data.mdb", path);
+	if (access(data, F_OK) != 0) {
+		if (mode == OPEN_WRITE)
+			die(2, "store %s: no store there (no data.mdb), nothing changed", path);
+		if (mode == OPEN_CREATE)
+			fprintf(stderr, PROG ": store %s: not there, creating a new store\n", path);
+	}
+	if (kb_store_open(&st, path, mode == OPEN_READ ? KB_STORE_RDONLY :
+			  mode == OPEN_CREATE ? KB_STORE_CREATE : 0, &opts, &err))
 		die(2, "%s", err.msg);
-	if (writing && kb_store_readonly(st))
+	if (mode != OPEN_READ && kb_store_readonly(st))
 		die(2, "store %s: not writable", path);
 	return st;
+}
+
+/* A NAME argument is checked before the store is opened, so that a bad
+ * NAME is a usage error whether or not the store exists, and opens or
+ * creates nothing. */
+static void check_name(const char *cmd, const char *name)
+{
+	if (name && !kb_name_ok(name, strlen(name)))
+		kb_die_usage(PROG, "%s: name \"%.80s\": expected 1..%d of letters, digits, '_', '.', '-'",
+			     cmd, name, KB_NAME_MAX);
 }
 
 /* End on a store status other than KB_STORE_OK: a NAME that is not valid
@@ -90,9 +117,11 @@ static int run(const char *state, const char *cmd, const char *arg)
 		FILE *out = stdout;
 		if (strcmp(cmd, "show") == 0 && !arg)
 			kb_die_usage(PROG, "show: expected an opponent NAME");
+		if (strcmp(cmd, "show") == 0)
+			check_name(cmd, arg);
 		if (strcmp(cmd, "export") == 0 && arg && !(out = fopen(arg, "w")))
 			die(3, "export: cannot create %s", arg);
-		st = open_store(state, 0);
+		st = open_store(state, OPEN_READ);
 		if (strcmp(cmd, "list") == 0)
 			rc = kb_report_list(st, out, &err);
 		else if (strcmp(cmd, "show") == 0)
@@ -109,7 +138,8 @@ static int run(const char *state, const char *cmd, const char *arg)
 	}
 	if (strcmp(cmd, "reset") == 0) {
 		long deleted = 0;
-		st = open_store(state, 1);
+		check_name(cmd, arg);
+		st = open_store(state, OPEN_WRITE);
 		rc = kb_store_reset(st, arg, &deleted, &err);
 		kb_store_close(st);
 		store_failed(rc, &err);
@@ -121,7 +151,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 		long records = 0;
 		if (!in)
 			die(3, "import: cannot open %s", arg);
-		st = open_store(state, 1);
+		st = open_store(state, OPEN_CREATE);
 		rc = kb_import(st, in, arg ? arg : "standard input", &records, &err);
 		kb_store_close(st);
 		if (in != stdin)

@@ -84,6 +84,14 @@ int kb_rec_usable(int status)
 	return status == KB_REC_OK || status == KB_REC_OLD;
 }
 
+/* Counts no game could have produced (more games won than played) are
+ * refused in every version: accepted, they would be added to and written
+ * back as if sound. */
+static int counts_possible(uint64_t games, uint64_t won, uint64_t lost)
+{
+	return won <= games && lost <= games;
+}
+
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 {
 	int v = check_header(in, len, KB_REC_OPPONENT, KB_OPP_VERSION);
@@ -96,6 +104,10 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	r->games = get64(in + 8);
 	r->won = get64(in + 16);
 	r->lost = get64(in + 24);
+	if (!counts_possible(r->games, r->won, r->lost)) {
+		memset(r, 0, sizeof *r);
+		return KB_REC_BAD;
+	}
 	if (v == 1)
 		return KB_REC_OLD;
 	r->model.decisions = get64(in + 32);
@@ -103,8 +115,7 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	r->model.hard_hits = get64(in + 48);
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(r->model.sample[j].b, in + 56 + KB_SAMPLE_LEN * j, KB_SAMPLE_LEN);
-	if (r->won > r->games || r->lost > r->games ||
-	    r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions) {
+	if (r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}
@@ -123,6 +134,10 @@ int kb_res_decode(const uint8_t *in, size_t len, kb_res_rec *r)
 	r->games = get64(in + 8);
 	r->won = get64(in + 16);
 	r->lost = get64(in + 24);
+	if (!counts_possible(r->games, r->won, r->lost)) {
+		memset(r, 0, sizeof *r);
+		return KB_REC_BAD;
+	}
 	return KB_REC_OK;
 }
 

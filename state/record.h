@@ -57,7 +57,9 @@ enum kb_rec_status {
 	KB_REC_OLD = -201,   /* read from an older version: usable, its missing
 			      * fields are zero; upgraded on the next write */
 	KB_REC_NEWER = -202, /* written by a newer program: leave it alone */
-	KB_REC_BAD = -203    /* wrong kind, or a size its version does not have */
+	KB_REC_BAD = -203    /* wrong kind, a size its version does not have, or
+			      * impossible counts (won or lost > games; for
+			      * opponents also hits > decisions), any version */
 };
 
 /* 1 if status (an enum kb_rec_status) filled the record: OK or OLD. */

@@ -33,8 +33,9 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 	}
 	kb_model_fit(&m, &r->model);
 	kb_report_belief(&m, belief, sizeof belief);
-	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s\n",
-		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief);
+	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s\n",
+		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief,
+		status == KB_REC_OLD ? "  (old format, version 1)" : "");
 	return 0;
 }
 

@@ -33,7 +33,8 @@ static void warn(const kb_store *st, const char *fmt, ...)
 	if (!st->warn)
 		return;
 	va_start(ap, fmt);
-	fprintf(st->warn, "kimble-state: store %s: ", st->path);
+	/* the program using the store (kimble-bot, kimble-state) names itself */
+	fprintf(st->warn, "%s: store %s: ", program_invocation_short_name, st->path);
 	vfprintf(st->warn, fmt, ap);
 	fputc('\n', st->warn);
 	va_end(ap);

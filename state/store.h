@@ -69,7 +69,9 @@ typedef struct kb_store_opts {
 	size_t map_size; /* initial map size in bytes (0: KB_STORE_MAP_INITIAL) */
 	size_t map_max;  /* bound for growing the map (0: KB_STORE_MAP_MAX);
 			  * the initial size is clamped to it */
-	FILE *warn;      /* warnings, each one line, or NULL */
+	FILE *warn;      /* warnings, each one line starting with the
+			  * program's name (program_invocation_short_name),
+			  * or NULL */
 } kb_store_opts;
 
 /* The store folder: arg when not NULL (--state), else $KIMBLE_STATE when

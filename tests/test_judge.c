@@ -344,6 +344,8 @@ Test(judge, bot_whose_command_fails_is_explained, .timeout = 60)
 	snprintf(want, sizeof want, "A pybot forfeited before the first roll (nostart: cannot run "
 		 "'python3 bot.py' in %s: execvp: No such file or directory; meta line 2", bot);
 	cr_expect(strstr(text, want) != NULL, "%s\nin -d: %s", want, text);
+	cr_expect_null(strstr(text, "A! kimble-judge:"), "the judge's own line dressed as the "
+		       "bot's stderr: %s", text);
 	free(text);
 	text = printed(dir, "debug", "err");
 	cr_expect(strstr(text, want) != NULL, "on stderr: %s", text);
@@ -370,6 +372,79 @@ Test(judge, bot_whose_command_fails_is_explained, .timeout = 60)
 	text = printed(dir, "path", "out");
 	cr_expect(strstr(text, "execvp: No such file or directory; without '/' the command is "
 			       "looked up in PATH: write ./ before it") != NULL, "%s", text);
+	free(text);
+}
+
+/* -d -o FILE.tx or -o DIR writes the game's transcript, which replay
+ * reads; options -d does not use are refused (they were ignored, and -o
+ * wrote nothing). */
+Test(judge, debug_game_writes_its_transcript, .timeout = 60)
+{
+	char dir[512], tx[1024], folder[1024], path[1100];
+	const char *to_file[] = {"-d", "easy", "--no-timing", "-s", "7", "-o", tx, "random", NULL};
+	const char *to_dir[] = {"-d", "easy", "--no-timing", "-s", "7", "-o", folder, "random",
+				NULL};
+	const char *games[] = {"-d", "easy", "-g", "3", "-o", tx, NULL};
+	const char *quiet[] = {"-d", "easy", "-q", NULL};
+	const char *show[] = {"replay", tx, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tx, sizeof tx, "%s/game.tx", dir);
+	snprintf(folder, sizeof folder, "%s/dbg", dir);
+	cr_assert_eq(judge(dir, "file", to_file), 0);
+	char *text = printed(dir, "file", "out");
+	cr_expect(strstr(text, tx) != NULL, "names the transcript: %s", text);
+	char *winner = strstr(text, "\nwinner ");
+	cr_assert_not_null(winner, "%s", text);
+	char seat = winner[8];
+	free(text);
+	cr_assert_eq(judge(dir, "replay", show), 0);
+	text = printed(dir, "replay", "out");
+	char want[32];
+	snprintf(want, sizeof want, "winner: %c", seat);
+	cr_expect(strstr(text, want) != NULL, "the replay agrees (%s): %s", want, text);
+	free(text);
+	cr_assert_eq(judge(dir, "dir", to_dir), 0);
+	snprintf(path, sizeof path, "%s/debug.tx", folder);
+	char *a = slurp(tx), *b = slurp(path);
+	cr_assert_not_null(b, "%s", path);
+	cr_expect_str_eq(a, b, "same game, same transcript");
+	free(a), free(b);
+	cr_assert_eq(unlink(tx), 0);
+	cr_assert_eq(judge(dir, "games", games), 64);
+	text = printed(dir, "games", "err");
+	cr_expect(strstr(text, "--games: not used with -d") != NULL, "%s", text);
+	free(text);
+	cr_expect_neq(access(tx, F_OK), 0, "refused before anything was written");
+	cr_assert_eq(judge(dir, "quiet", quiet), 64);
+}
+
+/* The messages name the numbers: -t 3 with two bots says how many seats
+ * two bots allow; an even Elo is 0.0, not -0.0. */
+Test(judge, table_message_and_even_elo, .timeout = 60)
+{
+	char dir[512], out[1024], path[1100];
+	const char *three[] = {"-q", "-t", "3", "easy", "hard", NULL};
+	const char *even[] = {"-q", "--no-timing", "-f", "fixed", "-t", "2", "-s", "1", "-o", out,
+			      "easy", "random", NULL}; /* seed 1: one win each */
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "three", three), 64);
+	char *text = printed(dir, "three", "err");
+	cr_expect(strstr(text, "table size 3") && strstr(text, "at most 2 seats"), "%s", text);
+	free(text);
+	cr_assert_eq(judge(dir, "even", even), 0);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	text = slurp(path);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "elo easy - random: +0.0 [+0.0, +0.0] from 1 deals (score 0.500)"),
+		  "%s", text);
+	free(text);
+	snprintf(path, sizeof path, "%s/results.json", out);
+	text = slurp(path);
+	cr_assert_not_null(text);
+	cr_expect(strstr(text, "\"elo\": 0.0, \"lo\": 0.0, \"hi\": 0.0"), "%s", text);
 	free(text);
 }
 
@@ -521,6 +596,8 @@ Test(judge, resume_skips_finished_games, .timeout = 60)
 	cr_assert_eq(unlink(path), 0);
 	cr_assert_eq(judge(dir, "again", args), 0);
 	cr_assert_eq(access(path, R_OK), 0, "the missing game is played again");
+	const char *said = test_read_file(dir, "again.err");
+	cr_expect(strstr(said, "resuming") && strstr(said, "5 of 6 games already done"), "%s", said);
 	snprintf(path, sizeof path, "%s/games/000004.tx", out);
 	cr_assert_eq(stat(path, &after), 0);
 	cr_expect_eq(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec, "finished game not replayed");
@@ -545,11 +622,61 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	args[15] = "hard"; /* alpha easy hard instead of alpha easy random */
 	cr_expect_eq(judge(dir, "other", args), 2);
 	const char *msg = test_read_file(dir, "other.err");
-	cr_expect(strstr(msg, "another tournament's game (seat") && strstr(msg, "now hard"), "%s", msg);
+	cr_expect(strstr(msg, "holds another run's games: game 0 has seat") &&
+		  strstr(msg, ", not hard") && strstr(msg, out), "%s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
 	free(first), free(after);
+}
+
+/* Every finished game is checked, not only game 0, and the seed too: a
+ * run with another -s, or a lineup that differs only in later games, is
+ * refused before any game is replayed (both once overwrote the folder). */
+static void refused_keeps_games(const char *dir, const char *out, const char *const *args,
+				const char *expect)
+{
+	char path[1200];
+
+	snprintf(path, sizeof path, "%s/games/000001.tx", out);
+	char *tx = slurp(path);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	char *results = slurp(path);
+	cr_assert_eq(judge(dir, "other", args), 2);
+	const char *msg = test_read_file(dir, "other.err");
+	cr_expect(strstr(msg, out) && strstr(msg, expect), "expected \"%s\": %s", expect, msg);
+	char *results_after = slurp(path);
+	snprintf(path, sizeof path, "%s/games/000001.tx", out);
+	char *tx_after = slurp(path);
+	cr_expect_str_eq(results, results_after);
+	cr_expect_str_eq(tx, tx_after, "a game was replayed");
+	free(tx), free(results), free(results_after), free(tx_after);
+}
+
+Test(judge, resume_refuses_another_seed, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024];
+	const char *args[20];
+
+	rr_setup(dir, bots, out, args);
+	cr_assert_eq(judge(dir, "first", args), 0);
+	args[4] = "43";
+	refused_keeps_games(dir, out, args, "game 0 has seed");
+}
+
+Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024];
+
+	alpha_setup(dir, bots);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "42", "-g", "1", "-t", "2",
+			      "--bots", bots, "-o", out, "alpha", "easy", "random", NULL};
+	cr_assert_eq(judge(dir, "first", args), 0);
+	args[15] = "hard"; /* the alpha-easy games come first and stay the same */
+	refused_keeps_games(dir, out, args, "holds another run's games: game ");
+	cr_expect_null(strstr(test_read_file(dir, "other.err"), "game 0 has seat"),
+		       "%s", test_read_file(dir, "other.err"));
 }
 
 Test(judge, shards_merge_to_the_full_result, .timeout = 60)

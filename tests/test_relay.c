@@ -194,7 +194,10 @@ Test(relay, no_server_reachable, .timeout = 30)
 	char *extra[] = {"--port", port, "--retry-ms", "200"};
 	int rc = run_relay(extra, 4, "hard", dir);
 	cr_assert_eq(rc, 69, "exit %d", rc);
-	cr_assert(strstr(test_read_file(dir, "relay.err"), "no Kimble server"), "%s", test_read_file(dir, "relay.err"));
+	char want[64];
+	snprintf(want, sizeof want, "no Kimble server reachable at 127.0.0.1 port %s\n", port);
+	cr_assert(strstr(test_read_file(dir, "relay.err"), want), "the port is named: %s",
+		  test_read_file(dir, "relay.err"));
 }
 
 /* Without --port the relay tries 65430..65439 in order: serve on the

@@ -304,7 +304,9 @@ Test(sandbox, debug_game_and_rerun_are_confined, .timeout = 120)
 	cr_expect_null(strstr(test_read_file(dir, "debug_on.out"), "forfeit"), "%s",
 		       test_read_file(dir, "debug_on.out"));
 	cr_assert_eq(run_judge(dir, "debug_off", debug_off), 0);
-	cr_expect_not_null(strstr(test_read_file(dir, "debug_off.out"), "forfeited at roll"), "%s",
+	cr_expect_not_null(strstr(test_read_file(dir, "debug_off.out"), "A reader forfeited at roll "),
+			   "%s", test_read_file(dir, "debug_off.out"));
+	cr_expect_not_null(strstr(test_read_file(dir, "debug_off.out"), " (exit: "), "%s",
 			   test_read_file(dir, "debug_off.out"));
 	cr_expect_eq(run_judge(dir, "rerun_on", rerun_on), 0, "%s",
 		     test_read_file(dir, "rerun_on.out"));

@@ -774,18 +774,40 @@ Test(server, half_closed_watch_closes_at_expiry, .timeout = 60)
 	cr_assert_eq(server_stop(&s), 0);
 }
 
-/* ... and when the server shuts down in the middle of the game. */
+/* ... and when the server shuts down in the middle of the game: the
+ * spectator is told the game ended without a winner (it once got EOF
+ * after the last state line, no Virhe, no END). */
 Test(server, half_closed_watch_closes_at_shutdown, .timeout = 60)
 {
-	char line[256];
 	server s;
 	client *p;
 	resp *r;
 	client *w = half_closed_spectator(&s, NULL, "222", &p, &r);
 	free(r);
 	cr_assert_eq(server_stop(&s), 0);
-	cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), -1, "EOF at shutdown");
-	client_close(w);
+	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
+	client_close(p);
+}
+
+/* SIGINT too: a spectator still sending gets the Virhe line and END. */
+Test(server, watch_told_at_sigint, .timeout = 60)
+{
+	char cmd[80], id[32], line[256];
+	server s;
+	server_start(&s, NULL);
+	client *p = client_open(s.port), *w = client_open(s.port);
+	resp *r = start_waiting(p, "222");
+	resp *l = ask(w, "?list\n");
+	cr_assert_eq(sscanf(l->line[0], "%31s", id), 1);
+	free(l);
+	snprintf(cmd, sizeof cmd, "?watch %s\n", id);
+	client_send(w, cmd);
+	for (int i = 1; i < r->n; i++)
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, WAIT_MS), 0, "replay line %d", i);
+	free(r);
+	test_kill(&s.p, SIGINT);
+	cr_assert_eq(test_wait(&s.p, WAIT_MS), 0, "clean exit on SIGINT");
+	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
 	client_close(p);
 }
 

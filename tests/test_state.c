@@ -660,9 +660,10 @@ Test(state_store, import_rejects_bad_lines_and_writes_nothing, .timeout = 10)
 
 /* ---- kimble-state tool ----------------------------------------------------- */
 
-/* Run kimble-state with args; its stdout to out_path.  Returns exit status. */
-static int tool(const char *out_path, const char *a1, const char *a2, const char *a3,
-		const char *a4)
+/* Run kimble-state with args in folder cwd (NULL: ours); its stdout to
+ * out_path, its stderr to err_path.  Returns exit status. */
+static int tool_at(const char *cwd, const char *err_path, const char *out_path,
+		   const char *a1, const char *a2, const char *a3, const char *a4)
 {
 	char bin[512];
 	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), (char *)a1,
@@ -672,7 +673,7 @@ static int tool(const char *out_path, const char *a1, const char *a2, const char
 	char line[4096];
 	FILE *out = fopen(out_path, "w");
 
-	cr_assert_eq(test_spawn(&p, argv, NULL, 0, 1, "/dev/null"), 0);
+	cr_assert_eq(test_spawn(&p, argv, cwd, 0, 1, err_path), 0);
 	test_reader_init(&r, p.out);
 	long n;
 	while ((n = test_getline(&r, line, sizeof line, 10000)) >= 0)
@@ -682,6 +683,13 @@ static int tool(const char *out_path, const char *a1, const char *a2, const char
 	int status = test_wait(&p, 10000);
 	cr_assert(WIFEXITED(status));
 	return WEXITSTATUS(status);
+}
+
+/* Run kimble-state with args; its stdout to out_path.  Returns exit status. */
+static int tool(const char *out_path, const char *a1, const char *a2, const char *a3,
+		const char *a4)
+{
+	return tool_at(NULL, "/dev/null", out_path, a1, a2, a3, a4);
 }
 
 static int file_has(const char *path, const char *needle)
@@ -749,6 +757,7 @@ Test(state_tool, show_old_record, .timeout = 60)
 	kb_store_close(st);
 	cr_assert_eq(tool(out, "--state", store, "list", NULL), 0);
 	cr_assert(file_has(out, "veteran"));
+	cr_assert(file_has(out, "(old format, version 1)"), "list marks old records");
 	cr_assert_eq(tool(out, "--state", store, "show", "veteran"), 0);
 	cr_assert(file_has(out, "opponent veteran\n"));
 	cr_assert(file_has(out, "old record format (version 1)"));
@@ -825,4 +834,79 @@ Test(state_store, frozen_touches_no_file, .timeout = 20)
 	snprintf(none, sizeof none, "%s/none", dir);
 	cr_assert_eq(kb_store_open(&frozen, none, KB_STORE_FROZEN | KB_STORE_CREATE, NULL, &err), KB_STORE_ERROR);
 	cr_assert_neq(stat(none, &st), 0, "a frozen open created %s", none);
+}
+
+/* A record with impossible counts is damaged in every format version:
+ * list and show say so (they once showed a version-1 record with won 9 of
+ * 5 games as 180.0%), export skips it. */
+Test(state_tool, impossible_counts_damaged_in_every_version, .timeout = 60)
+{
+	char dir[256], store[300], out[300];
+	kb_opp_rec r;
+	uint8_t buf[KB_REC_MAX];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	memset(&r, 0, sizeof r);
+	r.games = 5, r.won = 9;
+	kb_store *st = open_at(store, 0, 0, NULL);
+	put_raw(st, "oldbad", buf, kb_opp_encode_v1(&r, buf));
+	r.won = 0, r.lost = 6;
+	put_raw(st, "newbad", buf, kb_opp_encode(&r, buf));
+	kb_store_close(st);
+	cr_assert_eq(tool(out, "--state", store, "list", NULL), 0);
+	cr_assert(!file_has(out, "180.0%"), "%s", test_read_file(NULL, out));
+	cr_assert(file_has(out, "oldbad               damaged record"), "%s", test_read_file(NULL, out));
+	cr_assert(file_has(out, "newbad               damaged record"), "%s", test_read_file(NULL, out));
+	cr_assert_eq(tool(out, "--state", store, "show", "oldbad"), 0);
+	cr_assert(file_has(out, "opponent oldbad: damaged record"), "%s", test_read_file(NULL, out));
+	cr_assert_eq(tool(out, "--state", store, "export", NULL), 0);
+	cr_assert(file_has(out, "# skipped opponent oldbad: damaged record"));
+}
+
+/* A bad NAME is a usage error before anything is opened: no store is
+ * created in the working folder, and without a store it is still 64. */
+Test(state_tool, bad_name_creates_nothing, .timeout = 30)
+{
+	char dir[256], out[300], made[300];
+	struct stat sb;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(made, sizeof made, "%s/kimble-state", dir);
+	unsetenv("KIMBLE_STATE");
+	cr_assert_eq(tool_at(dir, "/dev/null", out, "reset", "bad name!", NULL, NULL), 64);
+	cr_assert_neq(stat(made, &sb), 0, "reset with a bad name created %s", made);
+	cr_assert_eq(tool_at(dir, "/dev/null", out, "show", "bad name!", NULL, NULL), 64);
+	cr_assert_neq(stat(made, &sb), 0);
+}
+
+/* reset never creates a missing store: a mistyped --state fails naming the
+ * path.  import creates it and says so on stderr. */
+Test(state_tool, reset_missing_store_fails_import_creates_and_says_so, .timeout = 30)
+{
+	char dir[256], store[300], out[300], errf[300], exp[300];
+	struct stat sb;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/typo", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(errf, sizeof errf, "%s/err", dir);
+	snprintf(exp, sizeof exp, "%s/exp.txt", dir);
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", "bob"), 2);
+	cr_assert(strstr(test_read_file(NULL, errf), store), "%s", test_read_file(NULL, errf));
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", NULL), 2);
+	cr_assert_neq(stat(store, &sb), 0, "reset created %s", store);
+	FILE *f = fopen(exp, "w");
+	fputs("kimble-state-export 1\nopponent bob games 1 won 1 lost 0 decisions 0 easy 0 hard 0 samples -\n", f);
+	fclose(f);
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "import", exp), 0);
+	const char *msg = test_read_file(NULL, errf);
+	cr_assert(strstr(msg, "creating a new store") && strstr(msg, store), "%s", msg);
+	cr_assert_eq(tool(out, "--state", store, "show", "bob"), 0);
+	cr_assert(file_has(out, "games 1, won 1"));
+	unlink(errf);
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "import", exp), 0);
+	cr_assert_null(strstr(test_read_file(NULL, errf), "creating"), "an existing store");
 }

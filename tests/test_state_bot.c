@@ -276,6 +276,7 @@ Test(state_bot, read_only_store_plays_on_with_warning, .timeout = 30)
 	const char *msg = play_expect_ok(dir, store, "bob");
 	chmod(store, 0755);
 	cr_assert(strstr(msg, "read-only"), "%s", msg);
+	cr_assert(strstr(msg, "kimble-bot: store"), "under the bot's name: %s", msg);
 	cr_assert_eq(read_counts(store).games, 1);
 }
 
@@ -310,4 +311,35 @@ Test(state_bot, damaged_record_plays_on_with_prior, .timeout = 30)
 	const char *msg = play_expect_ok(dir, store, "bob,carol");
 	cr_assert(strstr(msg, "damaged"), "%s", msg);
 	cr_assert_eq(read_counts(store).status, KB_REC_BAD, "left as it was");
+}
+
+/* A version-1 record with impossible counts (won 9 of 5 games) is damaged:
+ * the bot plays with the prior, says so under its own name, and leaves the
+ * record byte for byte (it once read it and wrote back won 10 of 6). */
+Test(state_bot, impossible_old_record_left_as_it_is, .timeout = 30)
+{
+	char dir[256], store[300];
+	kb_store *st;
+	kb_err err;
+	uint8_t buf[KB_REC_MAX];
+	uint64_t before = 0, after = 0;
+	kb_opp_rec r;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	memset(&r, 0, sizeof r);
+	r.games = 5, r.won = 9;
+	cr_assert_eq(kb_store_open(&st, store, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "bob", buf, kb_opp_encode_v1(&r, buf), &err), 0);
+	cr_assert_eq(kb_store_digest(st, &before, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	/* bob in two seats: the second addition once met the first one's
+	 * rewrite, warning under kimble-state's name */
+	const char *msg = play_expect_ok(dir, store, "bob,bob");
+	cr_assert(strstr(msg, "damaged"), "%s", msg);
+	cr_assert_null(strstr(msg, "kimble-state:"), "not the tool's name: %s", msg);
+	cr_assert_eq(kb_store_open(&st, store, KB_STORE_RDONLY, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_digest(st, &after, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	cr_assert_eq(before, after, "the record was rewritten");
 }
