@@ -88,8 +88,8 @@ static void confine(const kj_bot *bot, const kj_limits *lim)
 
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
-static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
-		     const kj_limits *lim, pid_t parent, const sigset_t *mask)
+static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], int in, int out,
+		     int errfd, const kj_limits *lim, pid_t parent, const sigset_t *mask)
 {
 	static const char msg[] = "kimble-judge: cannot run the bot's command in its directory\n";
 
@@ -113,7 +113,10 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 	limit(RLIMIT_NOFILE, lim->nofile);
 	if (lim->sandbox)
 		confine(bot, lim);
-	execvp(bot->cmd, argv);
+	if (strchr(file, '/'))
+		execv(file, argv);
+	else
+		execvp(file, argv); /* not found in PATH: fails as the shell would */
 	exec_errno = errno, exec_step = "execvp";
 	if (write(2, msg, sizeof msg - 1) < 0)
 		_exit(127);
@@ -127,6 +130,8 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	char *argv[KJ_MAX_ARGS + 4];
 	int n = 0;
 	pid_t pid, parent = getpid();
+	/* resolved here, in the parent: what runs is what -d shows */
+	const char *file = kj_bot_command(bot, lim->sandbox, stderr);
 
 	argv[n++] = (char *)bot->cmd;
 	for (int i = 0; i < bot->argc; i++)
@@ -141,7 +146,7 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	exec_errno = 0;
 	pid = vfork();
 	if (pid == 0)
-		exec_bot(bot, argv, in, out, errfd, lim, parent, mask);
+		exec_bot(bot, file, argv, in, out, errfd, lim, parent, mask);
 	if (!lim->learn)
 		unsetenv("KIMBLE_LEARN");
 	return pid;
