@@ -35,7 +35,13 @@ typedef struct relay {
 	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
 	unsigned decisions;         /* decisions shown so far */
+	char last_state[KB_STATE_LEN]; /* the last state line seen, for --show */
+	int have_state;
+	int over;                   /* Voittaja handed to the bot */
 } relay;
+
+/* The bot's process group, for a relay stopped by a signal. */
+static volatile sig_atomic_t bot_group;
 
 static double now_s(void)
 {
@@ -196,19 +202,70 @@ static int next_msg(relay *r)
 	return send_msg(r);
 }
 
+/* The board after the winning roll of ln: the legal move of the roller
+ * that leaves it with every piece in goal (the last roll of a game is the
+ * winner's, and only the winning move ends it).  Returns 0 or -1. */
+static int final_board(const kb_line *ln, unsigned present, char out[KB_BOARD_LEN], int *index)
+{
+	kb_pos pos;
+
+	if (kb_board_parse(ln->board, KB_BOARD_LEN, present, &pos, NULL))
+		return -1;
+	unsigned legal = kb_legal(&pos, ln->seat, ln->die);
+	for (int i = 0; i < KB_PIECES; i++) {
+		kb_pos after = pos;
+		if (!(legal & (1u << i)))
+			continue;
+		kb_apply(&after, ln->seat, i, ln->die);
+		if (kb_has_won(&after, ln->seat)) {
+			kb_board_format(&after, out);
+			*index = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* --show after Voittaja: the winning roll in words, then the final
+ * position (as kimble-judge replay ends). */
+static void show_end(relay *r, const kb_line *ln, int winner)
+{
+	FILE *out = r->cfg->diag;
+	char board[KB_BOARD_LEN];
+	int index = -1;
+	kb_facts fx;
+
+	fprintf(out, "\n== last roll: %c rolled %d; winner %c%s\n", 'A' + ln->seat, ln->die,
+		'A' + winner, winner == 0 ? " (the bot)" : "");
+	if (final_board(ln, r->present, board, &index) == 0 &&
+	    kb_facts_of(ln->board, r->present, ln->seat, ln->die, index, &fx) == 0)
+		kb_draw_facts(out, &fx);
+	kb_draw_board(out, ln->board, ln->seat, ln->die, r->present, 0);
+	if (index >= 0) {
+		fprintf(out, "\n== final position\n");
+		kb_draw_board(out, board, -1, 0, r->present, 0);
+	}
+}
+
 /* --show: draw the position of the response's last state line with a
- * caption: the bot's decision (and the pieces it may move), or the end. */
-static void show(relay *r, const char *line, size_t n, int winner)
+ * caption: the bot's decision (and the pieces it may move), or the end
+ * (the last state line seen, which is the bot's own decision when its
+ * move won). */
+static void show(relay *r, const char *line, int winner)
 {
 	FILE *out = r->cfg->diag;
 	kb_line ln;
 	kb_pos pos;
 
-	if (!r->cfg->show || kb_line_parse(line, n, &ln, NULL) || ln.type != KB_LINE_STATE)
+	if (line) {
+		memcpy(r->last_state, line, KB_STATE_LEN);
+		r->have_state = 1;
+	}
+	if (!r->cfg->show || !r->have_state || (!line && winner < 0) ||
+	    kb_line_parse(r->last_state, KB_STATE_LEN, &ln, NULL) || ln.type != KB_LINE_STATE)
 		return;
 	if (winner >= 0) {
-		fprintf(out, "\n== last roll: %c rolled %d; winner %c%s\n", 'A' + ln.seat, ln.die,
-			'A' + winner, winner == 0 ? " (the bot)" : "");
+		show_end(r, &ln, winner);
 	} else {
 		unsigned legal = kb_board_parse(ln.board, KB_BOARD_LEN, r->present, &pos, NULL)
 					 ? 0 : kb_legal(&pos, ln.seat, ln.die);
@@ -221,8 +278,8 @@ static void show(relay *r, const char *line, size_t n, int winner)
 		kb_facts fx;
 		if (kb_facts_of(ln.board, r->present, ln.seat, ln.die, -1, &fx) == 0)
 			kb_draw_facts(out, &fx);
+		kb_draw_board(out, ln.board, ln.seat, ln.die, r->present, 0);
 	}
-	kb_draw_board(out, ln.board, ln.seat, ln.die, r->present, 0);
 	fflush(out);
 }
 
@@ -231,7 +288,6 @@ static int check_response(relay *r)
 {
 	size_t start = 0, end = 0;
 	const char *last = NULL;
-	size_t lastn = 0;
 	int complete = 0, winner = -1;
 
 	for (size_t i = 0; i < r->nresp && !complete; i++)
@@ -253,14 +309,11 @@ static int check_response(relay *r)
 			tx(r, '<', r->resp + s, n);
 			if (n == 11 && memcmp(r->resp + s, "Voittaja: ", 10) == 0)
 				winner = r->resp[s + 10] - 'A';
-			else if (n == KB_STATE_LEN) {
+			else if (n == KB_STATE_LEN)
 				last = r->resp + s;
-				lastn = n;
-			}
 			s = i + 1;
 		}
-	if (last)
-		show(r, last, lastn, winner);
+	show(r, last, winner);
 	if (r->to_bot >= 0 && write_all(r->to_bot, r->resp, end)) {
 		close(r->to_bot);
 		r->to_bot = -1;
@@ -268,6 +321,10 @@ static int check_response(relay *r)
 	memmove(r->resp, r->resp + end, r->nresp - end);
 	r->nresp -= end;
 	r->pending = 0;
+	if (winner >= 0) {
+		r->over = 1; /* nothing more to relay: the bot gets EOF */
+		return 0;
+	}
 	return next_msg(r);
 }
 
@@ -281,12 +338,16 @@ static int spawn(relay *r, char *const argv[])
 	if (r->pid < 0)
 		return -1;
 	if (r->pid == 0) {
+		setpgid(0, 0); /* a group of its own, killed as one after the grace */
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		close_range(3, ~0u, 0); /* the bot gets stdin, stdout and stderr only */
 		execvp(argv[0], argv);
 		fprintf(stderr, "kimble-relay: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	setpgid(r->pid, r->pid); /* also here, so a kill right away hits the group */
+	bot_group = r->pid;
 	close(in[0]);
 	close(out[1]);
 	r->to_bot = in[1];
@@ -294,11 +355,78 @@ static int spawn(relay *r, char *const argv[])
 	return 0;
 }
 
+static int bot_status(relay *r, int st)
+{
+	char text[64];
+	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+
+	snprintf(text, sizeof text, "bot exited with status %d", rc);
+	note(r, text);
+	return rc;
+}
+
+/* After Voittaja: close the bot's stdin, drain what it still prints, and
+ * give it grace_ms to save and exit; then kill its process group (as the
+ * judge does).  Returns the bot's status or KB_RELAY_GRACE. */
+static int finish_game(relay *r)
+{
+	double deadline = now_s() + r->cfg->grace_ms / 1e3;
+	char text[96];
+	int st;
+
+	if (r->to_bot >= 0)
+		close(r->to_bot);
+	r->to_bot = -1;
+	for (;;) {
+		pid_t w = waitpid(r->pid, &st, WNOHANG);
+		if (w == r->pid) {
+			kill(-r->pid, SIGKILL); /* children it left behind */
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			return 0;
+		double left = deadline - now_s();
+		if (left <= 0) {
+			kill(-r->pid, SIGKILL);
+			kill(r->pid, SIGKILL);
+			while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			snprintf(text, sizeof text, "the bot did not exit within %d ms after the game; killed",
+				 r->cfg->grace_ms);
+			note(r, text);
+			fprintf(r->cfg->diag, "kimble-relay: %s\n", text);
+			r->pid = -1;
+			return KB_RELAY_GRACE;
+		}
+		if (r->from_bot >= 0) {
+			/* wait on the bot's stdout closing (it exits), not a sleep */
+			struct pollfd pf = {r->from_bot, POLLIN, 0};
+			char sink[4096];
+			if (poll(&pf, 1, (int)(left * 1e3) + 1) > 0 && read(r->from_bot, sink, sizeof sink) == 0) {
+				close(r->from_bot);
+				r->from_bot = -1;
+			}
+		} else {
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	r->pid = -1;
+	return bot_status(r, st);
+}
+
 static int finish(relay *r, int status_override)
 {
 	int st = 0;
-	char text[64];
 
+	if (r->over && !status_override) {
+		int rc = finish_game(r);
+		if (r->from_bot >= 0)
+			close(r->from_bot);
+		if (r->sock >= 0)
+			close(r->sock);
+		return rc;
+	}
 	if (r->to_bot >= 0)
 		close(r->to_bot);
 	if (r->from_bot >= 0)
@@ -306,17 +434,13 @@ static int finish(relay *r, int status_override)
 	if (r->sock >= 0)
 		close(r->sock);
 	if (status_override)
-		kill(r->pid, SIGTERM);
+		kill(-r->pid, SIGTERM);
 	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (status_override)
 		return status_override;
-	int rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	snprintf(text, sizeof text, "bot exited with status %d", rc);
-	note(r, text);
-	return rc;
+	return bot_status(r, st);
 }
-
 /* Read from the server; a closed connection with a message in flight is
  * reconnected and the message resent. */
 static int on_server(relay *r)
@@ -341,6 +465,16 @@ static int on_server(relay *r)
 	return check_response(r);
 }
 
+/* The bot runs in a group of its own, so a Ctrl-C at the terminal reaches
+ * only the relay: stop the bot's group, then end as the signal says. */
+static void on_signal(int sig)
+{
+	if (bot_group > 0)
+		kill(-bot_group, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 {
 	static relay r; /* large buffers: not on the stack */
@@ -350,6 +484,9 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 	r.sock = -1;
 	r.t0 = now_s();
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 	if (reconnect(&r)) {
 		if (cfg->port)
 			fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s port %d\n",
@@ -363,7 +500,7 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(errno));
 		return KB_RELAY_SPAWN;
 	}
-	while (r.from_bot >= 0) {
+	while (r.from_bot >= 0 && !r.over) {
 		struct pollfd pf[2] = {{r.from_bot, POLLIN, 0}, {r.sock, POLLIN, 0}};
 		int rc = 0;
 
@@ -383,7 +520,7 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 		}
 		if (rc == 0 && r.sock >= 0 && pf[1].revents)
 			rc = on_server(&r);
-		if (rc == 0 && pf[0].revents) {
+		if (rc == 0 && !r.over && pf[0].revents) {
 			ssize_t k = read(r.from_bot, r.out + r.nout, BUF_MAX - r.nout);
 			if (k < 0 && errno == EINTR)
 				continue;

@@ -8,7 +8,10 @@
  * connection per message is allowed by the protocol) and resends the
  * message whose response was not complete (also after KB_RELAY_SILENCE_MS
  * without an answer); a response is forwarded only
- * when complete, so the bot never sees half of one.  Without a port the
+ * when complete, so the bot never sees half of one.  After the response
+ * that ends the game (Voittaja: X, END) the relay closes the bot's stdin,
+ * as the judge does, gives it grace_ms to save and exit, and then kills
+ * its process group (the bot runs in a group of its own).  Without a port the
  * relay tries 65430..65439 in order, on every (re)connection.
  *
  * Transcript format (--transcript FILE), one record per line:
@@ -33,7 +36,10 @@
 enum kb_relay_status {
 	KB_RELAY_USAGE = KB_EXIT_USAGE, /* bad arguments (64, core/err.h) */
 	KB_RELAY_NOSERVER = 69,  /* no server reachable (first or reconnect) */
-	KB_RELAY_SPAWN = 71      /* the bot could not be started */
+	KB_RELAY_SPAWN = 71,     /* the bot could not be started */
+	KB_RELAY_GRACE = 124     /* game over, but the bot did not exit within
+				  * grace_ms of its stdin closing: killed
+				  * (the status timeout(1) gives) */
 };
 
 typedef struct kb_relay_cfg {
@@ -43,11 +49,12 @@ typedef struct kb_relay_cfg {
 	int show;                /* draw the board on diag after each response */
 	FILE *diag;              /* diagnostics (stderr) */
 	int retry_ms;            /* how long to keep trying to reconnect */
+	int grace_ms;            /* after the game, before the bot is killed */
 } kb_relay_cfg;
 
 /* Run argv (argv[0] searched in PATH) as the bot and relay until it
- * exits.  Returns the bot's exit status (128+signal if killed), or a
- * kb_relay_status with a message on cfg->diag. */
+ * exits or the game is over.  Returns the bot's exit status (128+signal if
+ * killed), or a kb_relay_status with a message on cfg->diag. */
 int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[]);
 
 #endif

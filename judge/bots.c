@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "bots.h"
+#include "sandbox.h"
 #include "core/hash.h"
 #include "core/policy.h"
 #include "state/store.h"
@@ -44,6 +45,58 @@ static void split_args(kj_bot *bot)
 	     w = strtok_r(NULL, " \t", &save))
 		bot->argv[bot->argc++] = w;
 	bot->argv[bot->argc] = NULL;
+}
+
+/* Fill bot->path and bot->syspath from PATH for a command without '/'
+ * (execvp's search, done here so that the judge knows what will run). */
+static void find_in_path(kj_bot *bot)
+{
+	const char *env = getenv("PATH");
+	char list[4096], file[sizeof bot->path];
+	char *save = NULL;
+
+	if (strchr(bot->cmd, '/'))
+		return;
+	snprintf(list, sizeof list, "%s", env ? env : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = strtok_r(list, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+		int n = d[0] == '/' ? snprintf(file, sizeof file, "%s/%s", d, bot->cmd)
+				    : snprintf(file, sizeof file, "%s/%s/%s", bot->dir, d, bot->cmd);
+		if (n >= (int)sizeof file || stat(file, &st) || !S_ISREG(st.st_mode) || access(file, X_OK))
+			continue;
+		if (!bot->path[0])
+			memcpy(bot->path, file, sizeof file);
+		if (kj_sandbox_may_run(bot, file)) {
+			memcpy(bot->syspath, file, sizeof file);
+			return;
+		}
+	}
+}
+
+const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn)
+{
+	static char warned[16][512];
+	static int nwarned;
+
+	if (!bot->path[0])
+		return bot->cmd;
+	if (!confined || kj_sandbox_may_run(bot, bot->path))
+		return bot->path;
+	int seen = 0;
+	for (int i = 0; i < nwarned && !seen; i++)
+		seen = !strcmp(warned[i], bot->dir);
+	if (!seen && warn) {
+		fprintf(warn,
+			"kimble-judge: warning: bot %s: its command %s is %s (first in PATH), which a "
+			"confined bot may not run (only below /usr, /bin, /sbin, /lib*, /opt, /etc and its "
+			"own folder); %s%s%s. Write an absolute system path on line 2 of %s/meta, or use "
+			"--sandbox off for trusted bots.\n",
+			bot->name, bot->cmd, bot->path, bot->syspath[0] ? "running " : "it will not start",
+			bot->syspath[0] ? bot->syspath : "", bot->syspath[0] ? " instead" : "", bot->dir);
+		if (nwarned < 16)
+			snprintf(warned[nwarned++], sizeof warned[0], "%s", bot->dir);
+	}
+	return bot->syspath[0] ? bot->syspath : bot->path;
 }
 
 int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
@@ -88,6 +141,7 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 	if (!bot->state[0])
 		snprintf(bot->state, sizeof bot->state, "kimble-state");
 	split_args(bot);
+	find_in_path(bot);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #define KJ_BOTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/board.h"
 
@@ -33,6 +34,8 @@ typedef struct kj_bot {
 	int argc;
 	int keep_stderr;
 	char state[256];      /* fingerprinted path, relative to dir */
+	char path[1024];      /* cmd without '/': its first match in PATH, "" none */
+	char syspath[1024];   /* its first match a confined bot may run, "" none */
 } kj_bot;
 
 /* Resolve a bot named on the command line: a built-in word, a directory
@@ -43,6 +46,16 @@ int kj_bot_resolve(const char *word, const char *bots_dir, kj_bot *bot, kb_err *
 
 /* Parse a meta file in directory dir.  Errors as kj_bot_resolve. */
 int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err);
+
+/* The file the judge executes for a process bot: cmd itself when it holds
+ * a '/' or is not found in PATH (then the exec fails as the shell's would);
+ * else its first match in PATH (bot->path, resolved by kj_bot_load from
+ * the judge's PATH, relative entries from the bot's folder).  When
+ * confined is set and that match lies outside what a confined bot may run
+ * (kj_sandbox_may_run), the first match inside (bot->syspath) is used
+ * instead, if any, and a warning naming both paths and the remedies goes
+ * once per bot folder and process to warn (when not NULL). */
+const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn);
 
 /* Fingerprint of the bot's learned state, as 16 hex digits: FNV-1a 64
  * (core/hash.h) over the regular files under its state path (sorted by

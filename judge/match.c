@@ -307,7 +307,7 @@ static int start_bot(match *m, int s, kb_err *err)
 	}
 	if (m->opt->debug) {
 		fprintf(m->opt->debug, "%c start %s in %s: %s", 'A' + s, c->bot->name, c->bot->dir,
-			c->bot->cmd);
+			kj_bot_command(c->bot, m->opt->limits.sandbox, stderr));
 		for (int i = 0; i < c->bot->argc; i++)
 			fprintf(m->opt->debug, " %s", c->bot->argv[i]);
 		fprintf(m->opt->debug, " %s %s\n", opps, seedarg);

@@ -88,8 +88,8 @@ static void confine(const kj_bot *bot, const kj_limits *lim)
 
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
-static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int errfd,
-		     const kj_limits *lim, pid_t parent, const sigset_t *mask)
+static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], int in, int out,
+		     int errfd, const kj_limits *lim, pid_t parent, const sigset_t *mask)
 {
 	/* The bot dies with the process that runs it, even one killed with
 	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on). */
@@ -111,7 +111,10 @@ static void exec_bot(const kj_bot *bot, char *const argv[], int in, int out, int
 	limit(RLIMIT_NOFILE, lim->nofile);
 	if (lim->sandbox)
 		confine(bot, lim);
-	execvp(bot->cmd, argv);
+	if (strchr(file, '/'))
+		execv(file, argv);
+	else
+		execvp(file, argv); /* not found in PATH: fails as the shell would */
 	/* nothing on the bot's stderr: the parent reports the error, with the
 	 * command and folder, as the seat's forfeit */
 	exec_errno = errno, exec_step = "execvp";
@@ -125,6 +128,8 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	char *argv[KJ_MAX_ARGS + 4];
 	int n = 0;
 	pid_t pid, parent = getpid();
+	/* resolved here, in the parent: what runs is what -d shows */
+	const char *file = kj_bot_command(bot, lim->sandbox, stderr);
 
 	argv[n++] = (char *)bot->cmd;
 	for (int i = 0; i < bot->argc; i++)
@@ -139,7 +144,7 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	exec_errno = 0;
 	pid = vfork();
 	if (pid == 0)
-		exec_bot(bot, argv, in, out, errfd, lim, parent, mask);
+		exec_bot(bot, file, argv, in, out, errfd, lim, parent, mask);
 	if (!lim->learn)
 		unsetenv("KIMBLE_LEARN");
 	return pid;

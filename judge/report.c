@@ -90,9 +90,10 @@ void kj_pair_compute(const kj_result *res, size_t n, const char *x, const char *
 	out->hi = kj_elo(out->mean + 1.959964 * se);
 }
 
-int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err)
+int kj_report_build(kj_report *rep, const kj_result *res, size_t n, int fixed, kb_err *err)
 {
 	memset(rep, 0, sizeof *rep);
+	rep->fixed = fixed;
 	for (size_t i = 0; i < n; i++) {
 		rep->games++;
 		for (int s = 0; s < KB_SEATS; s++) {

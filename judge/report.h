@@ -56,11 +56,15 @@ typedef struct kj_report {
 	kj_pair_elo *pairs;
 	int npairs;
 	struct kj_standings *standings; /* rating list and more (standings.h) */
+	int fixed;       /* the games are a fixed lineup (-f fixed): only then
+			  * is a learning curve shown */
 } kj_report;
 
-/* Aggregate n results (in game order).  Returns 0, or -1 with err when
- * more than KJ_MAX_BOTS names appear or memory runs out. */
-int kj_report_build(kj_report *rep, const kj_result *res, size_t n, kb_err *err);
+/* Aggregate n results (in game order); fixed: they were played as one
+ * fixed lineup (-f fixed, which the results alone cannot tell from a round
+ * robin of as many bots as seats).  Returns 0, or -1 with err when more
+ * than KJ_MAX_BOTS names appear or memory runs out. */
+int kj_report_build(kj_report *rep, const kj_result *res, size_t n, int fixed, kb_err *err);
 void kj_report_free(kj_report *rep);
 
 /* The table (timing columns only when timing is set), the Elo lines, and

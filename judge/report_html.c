@@ -50,6 +50,22 @@ static void bot_table(FILE *f, const kj_report *rep)
 }
 
 /* The rating list with each interval drawn on a common scale. */
+/* The rating column's header: an Elo axis from lo to hi with its 0 (the
+ * field's average) marked, so that the bars below read on a scale. */
+static void rating_axis(FILE *f, double lo, double hi)
+{
+	double z = 300 * -lo / (hi - lo);
+
+	fprintf(f, "Elo, 0 = field average<br><svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" "
+		   "height=\"18\" font-size=\"10\" font-weight=\"normal\">"
+		   "<line x1=\"0\" x2=\"300\" y1=\"4\" y2=\"4\" stroke=\"#999\"/>"
+		   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"8\" stroke=\"#000\" stroke-width=\"2\"/>"
+		   "<text x=\"%.1f\" y=\"17\" text-anchor=\"middle\">0</text>"
+		   "<text x=\"0\" y=\"17\" text-anchor=\"start\">%+.0f</text>"
+		   "<text x=\"300\" y=\"17\" text-anchor=\"end\">%+.0f</text></svg>",
+		z, z, z, lo, hi);
+}
+
 static void rating_table(FILE *f, const kj_standings *st, const kj_report *rep)
 {
 	double lo = 0, hi = 0;
@@ -64,8 +80,10 @@ static void rating_table(FILE *f, const kj_standings *st, const kj_report *rep)
 	fprintf(f, "<h2>Rating list</h2>\n<p>Bradley-Terry on every pair of places, Elo scale, "
 		   "0 = the field's mean, 95%% intervals robust to the dependence within a deal "
 		   "(%u games, %u deals).</p>\n<table id=\"rating\"><tr><th>rank</th>"
-		   "<th class=\"l\">bot</th><th>rating</th><th>95%% interval</th><th class=\"l\">"
-		   "%+.0f &hellip; %+.0f</th></tr>\n", st->rating.games, st->rating.clusters, lo, hi);
+		   "<th class=\"l\">bot</th><th>rating</th><th>95%% interval</th><th class=\"l\">",
+		st->rating.games, st->rating.clusters);
+	rating_axis(f, lo, hi);
+	fprintf(f, "</th></tr>\n");
 	for (int k = 0; k < rep->nbots; k++) {
 		int b = st->order[k];
 		double x0 = 300 * (st->rating.lo[b] - lo) / (hi - lo);
@@ -76,7 +94,8 @@ static void rating_table(FILE *f, const kj_standings *st, const kj_report *rep)
 		name_cell(f, rep->bots[b].name);
 		fprintf(f, "<td>%+.1f</td><td>%+.1f &hellip; %+.1f</td><td class=\"l\">"
 			   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"14\">"
-			   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"14\" stroke=\"#bbb\"/>"
+			   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"14\" stroke=\"#555\" "
+			   "stroke-dasharray=\"2,2\"/>"
 			   "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"6\" fill=\"#9ec5e8\"/>"
 			   "<circle cx=\"%.1f\" cy=\"7\" r=\"4\" fill=\"#1f77b4\"/></svg></td></tr>\n",
 			st->rating.elo[b], st->rating.lo[b], st->rating.hi[b], z, z, x0,
@@ -168,7 +187,9 @@ static void curve_series(FILE *f, const kj_standings *st, int b, const char *col
 static void curve_plot(FILE *f, const kj_standings *st, const kj_report *rep)
 {
 	fprintf(f, "<h2>Learning curve</h2>\n<p>Win rate of each bot over the last %u deals "
-		   "(moving window), with its 95%% interval as a band.</p>\n"
+		   "(moving window), with its 95%% interval as a band, from deal 1.  Each bot is "
+		   "drawn in the board's colour of the seat it had in the first game (seats rotate "
+		   "every deal); the legend names it.</p>\n"
 		   "<svg id=\"curve\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		   "font-family=\"sans-serif\" font-size=\"11\">\n", st->window, PLOT_W, PLOT_H);
 	for (int k = 0; k <= 4; k++) {
@@ -177,16 +198,22 @@ static void curve_plot(FILE *f, const kj_standings *st, const kj_report *rep)
 			   "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>\n", PLOT_L,
 			PLOT_W - PLOT_R, y, y, PLOT_L - 4, y + 4, 25 * k);
 	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">deal</text>",
+		(PLOT_L + PLOT_W - PLOT_R) / 2, PLOT_H - 12);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"start\">deal %u</text>"
 		   "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">deal %u</text>\n", PLOT_L, PLOT_H - 12,
 		st->curve[0].deal + 1, PLOT_W - PLOT_R, PLOT_H - 12, st->curve[st->ncurve - 1].deal + 1);
 	for (int b = 0; b < rep->nbots; b++) {
-		const char *color = palette[b % PALETTE];
+		int seat = st->first_seat[b];
+		/* palette[0..3] are the seat colours of the board (svg.c) */
+		const char *color = palette[seat >= 0 ? seat : b % PALETTE];
 		curve_series(f, st, b, color);
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\">", PLOT_W - PLOT_R + 12, PLOT_T + 18 * b, color,
 			PLOT_W - PLOT_R + 28, PLOT_T + 18 * b + 10);
 		kj_xml_text(f, rep->bots[b].name);
+		if (seat >= 0)
+			fprintf(f, " (%c)", 'A' + seat);
 		fprintf(f, "</text>\n");
 	}
 	fprintf(f, "</svg>\n");

@@ -568,7 +568,7 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 			rc = -1;
 		else
 			rc = kj_report_write(opt->out, r.res, m, opt->sprt, opt->seed,
-					     opt->match.timing, err);
+					     opt->match.timing, opt->round_lines, err);
 	}
 	if (rc == 0)
 		rc = unstarted_error(&r, err);
@@ -579,14 +579,14 @@ out:
 }
 
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, kb_err *err)
+		    uint64_t seed, int timing, int fixed, kb_err *err)
 {
 	kj_report rep;
 	char path[1024];
 	FILE *f;
 	int rc;
 
-	if (kj_report_build(&rep, res, n, err))
+	if (kj_report_build(&rep, res, n, fixed, err))
 		return -1;
 	kj_report_print(stdout, &rep, timing);
 	if (sprt)
@@ -696,6 +696,26 @@ static int copy_file(const char *from, const char *to)
 	return rc;
 }
 
+/* Whether the shards were one fixed lineup: the results do not say, their
+ * reports do (a learning curve is written for -f fixed only). */
+static int shards_fixed(const char *const dirs[], int n)
+{
+	char path[1024], line[4096];
+	int fixed = n > 0;
+
+	for (int d = 0; d < n && fixed; d++) {
+		snprintf(path, sizeof path, "%s/results.json", dirs[d]);
+		FILE *f = fopen(path, "r");
+		fixed = 0;
+		/* fgets starts every line afresh: the key opens its line */
+		while (f && !fixed && fgets(line, sizeof line, f))
+			fixed = strncmp(line, "  \"learning_curve\"", 18) == 0;
+		if (f)
+			fclose(f);
+	}
+	return fixed;
+}
+
 int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err)
 {
 	kj_result *res;
@@ -724,7 +744,7 @@ int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_er
 	}
 	if ((m = kj_results_load(&out, 1, &res, err)) < 0)
 		return -1;
-	int rc = kj_report_write(out, res, (size_t)m, NULL, 0, timing, err);
+	int rc = kj_report_write(out, res, (size_t)m, NULL, 0, timing, shards_fixed(dirs, n), err);
 	free(res);
 	return rc;
 }

@@ -65,8 +65,8 @@ long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *e
 int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err);
 
 /* Write the report of res[0..n) to stdout, OUT/results.{txt,json} and
- * OUT/report.html. */
+ * OUT/report.html; fixed as kj_report_build. */
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, kb_err *err);
+		    uint64_t seed, int timing, int fixed, kb_err *err);
 
 #endif

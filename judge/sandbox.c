@@ -97,6 +97,21 @@ static const char *const etc_secrets[] = {
 	"ssl/private", "security/opasswd", "krb5.keytab", ".pwd.lock", "credstore",
 	"credstore.encrypted"};
 
+static int below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+int kj_sandbox_may_run(const kj_bot *bot, const char *path)
+{
+	for (size_t i = 0; i < sizeof read_exec_paths / sizeof *read_exec_paths; i++)
+		if (below(path, read_exec_paths[i]))
+			return 1;
+	return below(path, bot->dir);
+}
+
 int kj_sandbox_abi(void)
 {
 	return abi;

@@ -58,6 +58,10 @@ enum kj_sandbox_status {
  * or what failed. */
 int kj_sandbox_init(kb_err *err);
 
+/* 1 if a confined bot may execute the file path (absolute): it lies below
+ * one of the system folders above or in the bot's own folder. */
+int kj_sandbox_may_run(const kj_bot *bot, const char *path);
+
 /* The Landlock ABI version of this kernel (0: none); valid after
  * kj_sandbox_init (also after it failed). */
 int kj_sandbox_abi(void);

@@ -137,9 +137,11 @@ static int learning_curve(kj_standings *st, const kj_report *rep, const kj_resul
 		uint32_t points = nd < KJ_CURVE_POINTS ? nd : KJ_CURVE_POINTS;
 		st->window = nd / 10 > 5 ? (nd / 10 < 500 ? nd / 10 : 500) : 5;
 		st->curve = calloc(points, sizeof *st->curve);
-		for (uint32_t p = 1; st->curve && p <= points; p++) {
+		for (uint32_t p = 0; st->curve && p < points; p++) {
 			kj_curve_point *c = &st->curve[st->ncurve++];
-			uint32_t end = (uint32_t)(((uint64_t)p * nd + points - 1) / points);
+			/* from the first deal to the last, evenly: every report's
+			 * curve starts at deal 1 */
+			uint32_t end = points > 1 ? 1 + (uint32_t)((uint64_t)p * (nd - 1) / (points - 1)) : nd;
 			uint32_t start = end > st->window ? end - st->window : 0;
 			c->deal = deal_of[end - 1];
 			c->deals = end - start;
@@ -170,7 +172,12 @@ int kj_standings_build(kj_standings *st, const kj_report *rep, const kj_result *
 	st->subject = rep->nbots >= 3 ? find_subject(rep) : -1;
 	if (st->subject >= 0)
 		per_opponent(st, rep, res, n);
-	st->fixed = same_lineup(rep);
+	st->fixed = rep->fixed && same_lineup(rep);
+	for (int b = 0; b < KJ_MAX_BOTS; b++)
+		st->first_seat[b] = -1;
+	for (int s = 0; n && s < KB_SEATS; s++)
+		if (res[0].seat[s].present && bot_number(rep, res[0].seat[s].name) >= 0)
+			st->first_seat[bot_number(rep, res[0].seat[s].name)] = s;
 	if (st->fixed && learning_curve(st, rep, res, n)) {
 		snprintf(err->msg, sizeof err->msg, "results: out of memory");
 		return -1;
@@ -229,9 +236,9 @@ void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep)
 		for (int b = 0; b < rep->nbots; b++)
 			fprintf(f, " %22.22s", rep->bots[b].name);
 		fputc('\n', f);
-		for (int p = step - 1; p < st->ncurve; p += step)
+		for (int p = 0; p < st->ncurve; p += step) /* from deal 1, as the HTML plot */
 			curve_row(f, &st->curve[p], rep->nbots);
-		if ((st->ncurve - step) % step)
+		if ((st->ncurve - 1) % step)
 			curve_row(f, &st->curve[st->ncurve - 1], rep->nbots);
 	}
 }

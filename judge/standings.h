@@ -12,10 +12,12 @@
  * Wilson intervals, and the pairwise Elo of the subject against it
  * (report.h kj_pair_compute, by deal).
  *
- * Learning curve (a fixed lineup: every game has the same set of bots, as
- * -f fixed plays): each bot's win rate over a moving window of the last W
- * deals (W = max(5, deals / 10), at most 500), with its Wilson interval,
- * at up to KJ_CURVE_POINTS deals spread evenly over the run.
+ * Learning curve (only for a fixed lineup, -f fixed, where every game has
+ * the same set of bots: in a gauntlet or round robin a bot's win rate
+ * moves with its opponents, not with its learning): each bot's win rate
+ * over a moving window of the last W deals (W = max(5, deals / 10), at
+ * most 500), with its Wilson interval, at up to KJ_CURVE_POINTS deals
+ * spread evenly over the run from deal 1 to the last.
  */
 #ifndef KJ_STANDINGS_H
 #define KJ_STANDINGS_H
@@ -46,7 +48,9 @@ typedef struct kj_standings {
 	int subject;                 /* bot in every game, or -1 */
 	kj_opponent opp[KJ_MAX_BOTS];
 	int nopp;
-	int fixed;                   /* every game the same set of bots */
+	int fixed;                   /* a fixed lineup (-f fixed, kj_report.fixed)
+				      * and every game the same set of bots */
+	int first_seat[KJ_MAX_BOTS]; /* each bot's seat in the first game, -1 none */
 	uint32_t window;             /* deals per curve point */
 	kj_curve_point *curve;
 	int ncurve;

@@ -293,3 +293,135 @@ Test(relay_server, all_lineups, .timeout = 120)
 	};
 	against_server(lineups, (int)(sizeof lineups / sizeof lineups[0]));
 }
+
+/* ---- the end of the game, the bot's file descriptors, --show ------------ */
+
+typedef struct live_server {
+	test_proc proc;
+	char port[16];
+} live_server;
+
+static void server_up(live_server *s, const char *dir)
+{
+	char srv[512], line[256];
+	test_reader rd;
+
+	snprintf(s->port, sizeof s->port, "%d", test_free_port());
+	char *argv[] = {(char *)test_bin("kimble-server", srv, sizeof srv), "--port", s->port, "--seed", "5", NULL};
+	cr_assert_eq(test_spawn(&s->proc, argv, dir, 0, 1, NULL), 0);
+	test_reader_init(&rd, s->proc.out);
+	cr_assert_gt(test_getline(&rd, line, sizeof line, 10000), 0, "server's first line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+}
+
+static void server_down(live_server *s)
+{
+	test_kill(&s->proc, SIGTERM);
+	test_wait(&s->proc, 5000);
+}
+
+/* Run the shell script body as the bot (through /bin/sh in dir, $BOT the
+ * real kimble-bot) with the real relay and server; returns the relay's
+ * wait status (-1 when it had to be killed after 20 s). */
+static int relay_script(const char *dir, const char *body, char **extra, int nextra)
+{
+	char relay[512], bot[512], errp[700], script[1200];
+	live_server s;
+	char *argv[32];
+	int n = 0;
+
+	server_up(&s, dir);
+	snprintf(script, sizeof script, "BOT='%s'\n%s", test_bin("kimble-bot", bot, sizeof bot), body);
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	argv[n++] = "--port";
+	argv[n++] = s.port;
+	for (int i = 0; i < nextra; i++)
+		argv[n++] = extra[i];
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = script;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	test_proc p;
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 20000);
+	server_down(&s);
+	return st;
+}
+
+/* docs/spec.md 4.2: after Voittaja and END the bot's stdin is closed; a
+ * bot that reads until EOF before saving must see it and end the relay. */
+Test(relay_server, closes_the_bots_stdin_after_the_game, .timeout = 60)
+{
+	char dir[512];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = relay_script(dir, "\"$BOT\" hard,easy 3 || exit 9\ncat > rest\necho eof > saved\n", NULL, 0);
+	cr_assert(st >= 0, "the relay did not end: it never closed the bot's stdin");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(test_read_file(dir, "saved"), "eof\n");
+	cr_assert_str_eq(test_read_file(dir, "rest"), "", "nothing after END");
+}
+
+/* A bot that does not exit after the game is killed after --grace-ms,
+ * with the children it started (its process group), and the relay says
+ * so with status 124. */
+Test(relay_server, kills_a_bot_that_stays_after_the_grace, .timeout = 60)
+{
+	char dir[512];
+	char *extra[] = {"--grace-ms", "100"};
+
+	test_tmpdir(dir, sizeof dir);
+	int st = relay_script(dir, "\"$BOT\" hard 4 || exit 9\nexec sleep 60\n", extra, 2);
+	cr_assert(st >= 0, "the relay did not end");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 124, "status %d: %s", st, test_read_file(dir, "relay.err"));
+	cr_assert(strstr(test_read_file(dir, "relay.err"), "did not exit within 100 ms"), "%s",
+		  test_read_file(dir, "relay.err"));
+}
+
+/* The bot gets stdin, stdout and stderr only: not the relay's transcript
+ * (fd 3 before it was opened close-on-exec), nor its socket. */
+Test(relay_server, bot_inherits_no_other_fds, .timeout = 60)
+{
+	char dir[512], tpath[600];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tpath, sizeof tpath, "%s/transcript", dir);
+	char *extra[] = {"--transcript", tpath};
+	int st = relay_script(dir,
+			      "ls -l /proc/$$/fd | grep -v '^total' > fds\n"
+			      "exec \"$BOT\" hard 2\n",
+			      extra, 2);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "relay.err"));
+	const char *fds = test_read_file(dir, "fds");
+	int lines = 0;
+	for (const char *c = fds; *c; c++)
+		lines += *c == '\n';
+	cr_assert_eq(lines, 3, "the bot should have fds 0, 1, 2 only, has:\n%s", fds);
+	cr_assert_null(strstr(fds, "transcript"), "%s", fds);
+}
+
+/* --show ends with the final position: the winner with all four pieces in
+ * goal, after the picture of the winning roll. */
+Test(relay_server, show_draws_the_final_position, .timeout = 60)
+{
+	char dir[512];
+	char *extra[] = {"--show"};
+
+	test_tmpdir(dir, sizeof dir);
+	int st = relay_script(dir, "exec \"$BOT\" hard,hard 6\n", extra, 1);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	const char *err = test_read_file(dir, "relay.err");
+	const char *last = strstr(err, "== last roll: ");
+	cr_assert_not_null(last, "%s", err);
+	char winner = last[strlen("== last roll: X rolled 6; winner ")];
+	const char *fin = strstr(last, "== final position");
+	cr_assert_not_null(fin, "no final position after the last roll:\n%s", last);
+	char want[8];
+	snprintf(want, sizeof want, "\n%c ", winner);
+	const char *row = strstr(fin, want);
+	cr_assert_not_null(row, "%s", fin);
+	cr_assert(strstr(row, "goal 4\n") && strstr(row, "goal 4\n") < strchr(row + 1, '\n') + 1,
+		  "the winner %c has all four pieces in goal in the final picture:\n%s", winner, fin);
+}

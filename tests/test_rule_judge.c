@@ -204,7 +204,7 @@ Test(judge_rules, report_counts_per_bot)
 	res[2].winner = 0;
 	res[2].seat[0].reason = KJ_CRASH;
 	res[2].seat[1].decisions = 5;
-	cr_assert_eq(kj_report_build(&rep, res, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.games, 3);
 	cr_assert_eq(rep.nbots, 2);
 	cr_assert_str_eq(rep.bots[0].name, "x");
@@ -509,7 +509,7 @@ Test(judge_rules, report_pairs_bots_that_met)
 	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
 	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 1);
 	res[1].deal = 1;
-	cr_assert_eq(kj_report_build(&rep, res, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.npairs, 1);
 	cr_assert_eq(rep.pairs[0].a, 0);
 	cr_assert_eq(rep.pairs[0].b, 1);
@@ -549,7 +549,7 @@ Test(judge_rules, report_table_and_json)
 	res[2].seat[0].reason = KJ_CRASH;
 	res[0].seat[0].decisions = 4, res[0].seat[0].ms_total = 10, res[0].seat[0].ms_max = 7;
 	res[1].deal = 1, res[2].deal = 2;
-	cr_assert_eq(kj_report_build(&rep, res, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
 
 	const char *t = printed(&rep, 1, 0);
 	cr_assert(strstr(t, "mean ms    max ms\n") != NULL, "%s", t);

@@ -370,3 +370,48 @@ Test(sandbox, a_kernel_that_cannot_confine_is_named_and_refused, .timeout = 60)
 	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
 	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "a "));
 }
+
+/* A meta command without '/' is looked up in PATH by the judge itself:
+ * -d shows the file that runs.  Confined, a first match outside the
+ * system folders (a pyenv shim, here a shell script in the test's folder)
+ * cannot run: the judge says so, names the path and the remedies, and runs
+ * the system one; unconfined, the first match runs, as which(1) says. */
+Test(sandbox, command_looked_up_in_path_is_shown_and_checked, .timeout = 60)
+{
+	char dir[512], path[1200], bin[1024], env[1400];
+	const char *on[] = {"-d", "bots/s", "--no-timing", NULL};
+	const char *off[] = {"--sandbox", "off", "-d", "bots/s", "--no-timing", NULL};
+	FILE *f;
+
+	test_tmpdir(dir, sizeof dir);
+	test_root_path("build/rel/testbots/testbot", bin, sizeof bin);
+	bot_dir(dir, "s", "sh", "run.sh hard");
+	snprintf(path, sizeof path, "%s/bots/s/run.sh", dir);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fprintf(f, "exec '%s' \"$@\"\n", bin);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/shim", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/shim/sh", dir);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fprintf(f, "#!/bin/sh\necho ran > '%s/shim/ran'\nexec /bin/sh \"$@\"\n", dir);
+	fclose(f);
+	chmod(path, 0755);
+	snprintf(env, sizeof env, "%s/shim:/usr/bin:/bin", dir);
+	setenv("PATH", env, 1);
+
+	cr_assert_eq(run_judge(dir, "on", on), 0, "%s", test_read_file(dir, "on.err"));
+	const char *out = test_read_file(dir, "on.out");
+	cr_assert_not_null(strstr(out, ": /usr/bin/sh run.sh hard "), "the resolved system path:\n%.300s", out);
+	const char *err = test_read_file(dir, "on.err");
+	snprintf(path, sizeof path, "%s/shim/sh", dir);
+	cr_assert_not_null(strstr(err, path), "the warning names the shim: %s", err);
+	cr_assert_not_null(strstr(err, "--sandbox off"), "%s", err);
+	cr_assert_not_null(strstr(err, "absolute system path"), "%s", err);
+	cr_assert_str_eq(test_read_file(dir, "shim/ran"), "", "the shim did not run confined");
+
+	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
+	snprintf(env, sizeof env, ": %s/shim/sh run.sh hard ", dir);
+	cr_assert_not_null(strstr(test_read_file(dir, "off.out"), env), "%.300s", test_read_file(dir, "off.out"));
+	cr_assert_str_eq(test_read_file(dir, "shim/ran"), "ran\n");
+}

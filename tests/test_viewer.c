@@ -333,3 +333,88 @@ Test(viewer, learning_curve_of_a_fixed_lineup)
 	cr_expect(strstr(text, "<a href=\"games/000000.tx\">transcript</a>"), "no viewer: transcript");
 	free(text);
 }
+
+/* The learning curve belongs to a fixed lineup only: a one-opponent
+ * gauntlet and a round robin have every game with the same bots too, but
+ * their win rates move with the opponents, not with learning. */
+static void no_curve(const char *format)
+{
+	char dir[512], out[600], path[700];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/o", dir);
+	const char *args[] = {"-q", "--no-timing", "-o", out, "-f", format, "-g", "12", "hard", "easy", NULL};
+	cr_assert_eq(run_judge(args, NULL), 0);
+	const char *files[] = {"results.txt", "results.json", "report.html"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof path, "%s/%s", out, files[i]);
+		char *text = test_slurp(path);
+		cr_assert_not_null(text, "no %s", path);
+		cr_expect_null(strstr(text, "learning curve"), "-f %s: %s has a learning curve", format, path);
+		cr_expect_null(strstr(text, "learning_curve"), "-f %s: %s has a learning curve", format, path);
+		cr_expect_null(strstr(text, "Learning curve"), "-f %s: %s has a learning curve", format, path);
+		free(text);
+	}
+}
+
+Test(viewer, no_learning_curve_for_a_gauntlet) { no_curve("gauntlet"); }
+Test(viewer, no_learning_curve_for_a_round_robin) { no_curve("rr"); }
+
+/* The curve starts at deal 1 in the table and the plot alike (30 deals:
+ * more than the table's rows), its lines have the seat colours of the
+ * board and say whose they are, and the rating axis is labelled with its
+ * 0 marked. */
+Test(viewer, learning_curve_from_deal_1_in_seat_colours)
+{
+	char dir[512], out[600], path[700];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/f", dir);
+	const char *args[] = {"-q", "--no-timing", "-o", out, "-f", "fixed", "-g", "30", "hard", "easy", NULL};
+	cr_assert_eq(run_judge(args, NULL), 0);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	char *text = test_slurp(path);
+	cr_assert_not_null(text, "no %s", path);
+	const char *curve = strstr(text, "learning curve");
+	cr_assert_not_null(curve, "%s", text);
+	cr_expect(strstr(curve, "\n1  "), "the table starts at deal 1:\n%s", curve);
+	cr_expect(strstr(curve, "\n30  "), "and ends at deal 30:\n%s", curve);
+	free(text);
+	snprintf(path, sizeof path, "%s/report.html", out);
+	text = test_slurp(path);
+	cr_assert_not_null(text, "no %s", path);
+	cr_expect(strstr(text, "text-anchor=\"start\">deal 1</text>"), "the plot starts at deal 1");
+	/* hard sits at A (red) and easy at C (green) in the first game */
+	cr_expect(strstr(text, "fill=\"#d62728\"/><text x=\"518\" y=\"20\">hard (A)</text>"), "%s",
+		  strstr(text, "<svg id=\"curve\""));
+	cr_expect(strstr(text, "fill=\"#2ca02c\"/><text x=\"518\" y=\"38\">easy (C)</text>"));
+	cr_expect(strstr(text, "Elo, 0 = field average"), "the rating axis is labelled");
+	cr_expect(strstr(text, "text-anchor=\"middle\">0</text>"), "the axis marks 0");
+	free(text);
+}
+
+/* The results do not say how they were planned: merge takes the fixed
+ * lineup from the shards' reports, so a merged fixed run keeps its curve. */
+Test(viewer, merged_fixed_shards_keep_the_curve)
+{
+	char dir[512], s1[600], s2[600], m[600], path[700];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(s1, sizeof s1, "%s/s1", dir);
+	snprintf(s2, sizeof s2, "%s/s2", dir);
+	snprintf(m, sizeof m, "%s/m", dir);
+	const char *a1[] = {"-q", "--no-timing", "-o", s1, "-f", "fixed", "-g", "12", "--shard", "1/2",
+			    "hard", "easy", NULL};
+	const char *a2[] = {"-q", "--no-timing", "-o", s2, "-f", "fixed", "-g", "12", "--shard", "2/2",
+			    "hard", "easy", NULL};
+	const char *am[] = {"merge", "--no-timing", m, s1, s2, NULL};
+	cr_assert_eq(run_judge(a1, NULL), 0);
+	cr_assert_eq(run_judge(a2, NULL), 0);
+	cr_assert_eq(run_judge(am, NULL), 0);
+	snprintf(path, sizeof path, "%s/results.txt", m);
+	char *text = test_slurp(path);
+	cr_assert_not_null(text, "no %s", path);
+	const char *curve = strstr(text, "\nlearning curve (win% over the last 5 deals):\n");
+	cr_expect(curve && strstr(curve, "\n1  "), "%s", text);
+	free(text);
+}
