@@ -25,6 +25,20 @@ static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsig
 	kb_model_probs(ctx, pos, seat, die, mask, prob);
 }
 
+static int learned_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
+{
+	return kb_model_pick(ctx, pos, seat, die, mask);
+}
+
+/* A model sure of one rule: the rule's pick, which computes only the
+ * features the rule reads (the speed of a built-in model). */
+static int rule_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
+{
+	const kb_model *m = ctx;
+
+	return kb_rule_pick(m->rule, pos, seat, die, mask);
+}
+
 /* Read and fit the model of seat s's opponent. */
 static void load_seat(kb_learn *l, int s)
 {
@@ -119,15 +133,23 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 			continue;
 		kb_opponent *o = &l->opp[s];
 		const kb_model *m = &l->model[s];
+		/* a model that predicts no better than the default assumption
+		 * leaves the seat as learning off plays it: learning never
+		 * costs where it is unsure */
+		if (!kb_model_useful(m))
+			continue;
 		o->probs = learned_probs;
 		o->ctx = &l->model[s];
 		o->name = l->name[s];
 		o->exact = 0;
 		o->pick_hint = 0;
+		o->pick = learned_pick;
 		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
 			o->pick_hint = KB_EASY, o->exact = 1;
 		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
 			o->pick_hint = KB_HARD, o->exact = 1;
+		else if (m->weight[KB_C_RULE] >= KB_LEARN_EXACT)
+			o->pick = rule_pick, o->exact = 1;
 		opp[s] = o;
 	}
 }
@@ -142,8 +164,9 @@ void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
 		/* a fitted heuristic predicts this seat's moves far better than
 		 * foremost or rearmost: let it say what the seat threatens at the
 		 * leaves too (the prior stays on the cheaper type rule) */
-		if (kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
-		    l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF)
+		if ((kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
+		     l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF) ||
+		    l->opp[s].pick == rule_pick)
 			bot->leaf_model[s] = &l->opp[s];
 	}
 }
@@ -189,6 +212,8 @@ int kb_learn_commit(kb_learn *l, int winner)
 		if (winner == s)
 			adds[k].delta.lost = 1;
 		kb_model_stats_add(&adds[k].delta.model, &l->seen[s]);
+		/* the next fit starts from this one (model.h: fit_w) */
+		memcpy(adds[k].delta.model.fit_w, l->model[s].w, sizeof l->model[s].w);
 	}
 	if (n == 0)
 		return 0;

@@ -26,8 +26,9 @@
 /* Results are kept per bot version under this name. */
 #define KB_BOT_VERSION "kimble-bot-1"
 
-/* A learned model at least this sure of easy or hard is used as that exact
- * policy (fast path of the search, and its evaluation type). */
+/* A learned model at least this sure of easy, hard or one rule is used as
+ * that exact policy (fast path of the search; easy and hard also set the
+ * evaluation type, a rule is also the seat's leaf model). */
 #define KB_LEARN_EXACT 0.9
 
 /* A learned model at least this sure of the heuristic (logit) explanation
@@ -70,7 +71,8 @@ void kb_learn_open_frozen(kb_learn *l, const char *path, unsigned present,
 			  FILE *diag);
 
 /* Replace opp[s] by the learned model for every seat whose name is not
- * "easy" or "hard". */
+ * "easy" or "hard" and whose model predicts the seat's moves better than
+ * the default (kb_model_useful); the others keep opp[s]. */
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
 
 /* After kb_bot_init: evaluate a learned seat whose choices matched easy

@@ -188,6 +188,9 @@ int kb_import_line(char *line, kb_store_add *add, kb_err *err)
 			return kb_err_set(err, -1, "expected \"samples\" and the sample digits (or -)");
 		if (parse_samples(samples, m, err))
 			return -1;
+		/* the line keeps the samples only: the faded statistics come
+		 * from them (model.h) */
+		kb_model_stats_rebuild(m);
 		if (m->easy_hits > m->decisions || m->hard_hits > m->decisions)
 			return kb_err_set(err, -1, "easy and hard must not exceed decisions");
 	} else {

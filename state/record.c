@@ -1,4 +1,5 @@
 /* record.c - little-endian record formats; see record.h. */
+#include <math.h>
 #include <string.h>
 
 #include "record.h"
@@ -36,17 +37,79 @@ static void put_header(uint8_t *out, uint16_t kind, uint16_t version)
 	memset(out + 4, 0, 4);
 }
 
-size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
+static void put_double(uint8_t *p, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof v);
+	put64(p, v);
+}
+
+static double get_double(const uint8_t *p)
+{
+	uint64_t v = get64(p);
+	double d;
+
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 {
 	const uint64_t v[6] = {r->games, r->won, r->lost, r->model.decisions,
 			       r->model.easy_hits, r->model.hard_hits};
 
-	put_header(out, KB_REC_OPPONENT, KB_OPP_VERSION);
+	put_header(out, KB_REC_OPPONENT, 2);
 	for (int i = 0; i < 6; i++)
 		put64(out + 8 + 8 * i, v[i]);
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(out + 56 + KB_SAMPLE_LEN * j, r->model.sample[j].b, KB_SAMPLE_LEN);
 	return KB_OPP_V2_LEN;
+}
+
+/* The faded statistics, in the order version 3 keeps them. */
+static void faded_fields(const kb_model_stats *m, const double *field[2 + KB_RULES + KB_FEATURES])
+{
+	int k = 0;
+
+	field[k++] = &m->recent;
+	field[k++] = &m->recent_log_choices;
+	for (int r = 0; r < KB_RULES; r++)
+		field[k++] = &m->recent_miss[r];
+	for (int a = 0; a < KB_FEATURES; a++)
+		field[k++] = &m->fit_w[a];
+}
+
+size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
+{
+	const double *field[2 + KB_RULES + KB_FEATURES];
+
+	kb_opp_encode_v2(r, out);
+	put16(out + 2, KB_OPP_VERSION);
+	faded_fields(&r->model, field);
+	for (int k = 0; k < 2 + KB_RULES + KB_FEATURES; k++)
+		put_double(out + KB_OPP_V2_LEN + 8 * k, *field[k]);
+	return KB_OPP_V3_LEN;
+}
+
+/* Read version 3's faded statistics; 0, or -1 when they cannot be (not
+ * finite, negative, more misses than decisions). */
+static int decode_faded(const uint8_t *in, kb_model_stats *m)
+{
+	const double *field[2 + KB_RULES + KB_FEATURES];
+
+	faded_fields(m, field);
+	for (int k = 0; k < 2 + KB_RULES + KB_FEATURES; k++) {
+		*(double *)field[k] = get_double(in + KB_OPP_V2_LEN + 8 * k);
+		if (!isfinite(*field[k]))
+			return -1;
+	}
+	if (m->recent < 0 || m->recent > KB_MEMORY + 1 || m->recent_log_choices < 0)
+		return -1;
+	for (int r = 0; r < KB_RULES; r++)
+		if (m->recent_miss[r] < 0 || m->recent_miss[r] > m->recent * (1 + 1e-9) + 1e-9)
+			return -1;
+	return 0;
 }
 
 size_t kb_opp_encode_v1(const kb_opp_rec *r, uint8_t *out)
@@ -86,7 +149,8 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	memset(r, 0, sizeof *r);
 	if (v < 0)
 		return v;
-	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN))
+	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN) ||
+	    (v == 3 && len != KB_OPP_V3_LEN))
 		return KB_REC_BAD;
 	r->games = get64(in + 8);
 	r->won = get64(in + 16);
@@ -99,9 +163,14 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(r->model.sample[j].b, in + 56 + KB_SAMPLE_LEN * j, KB_SAMPLE_LEN);
 	if (r->won > r->games || r->lost > r->games ||
-	    r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions) {
+	    r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions ||
+	    (v == 3 && decode_faded(in, &r->model))) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
+	}
+	if (v == 2) {
+		kb_model_stats_rebuild(&r->model);
+		return KB_REC_OLD;
 	}
 	return KB_REC_OK;
 }
