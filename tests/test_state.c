@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bot/learn.h"
 #include "core/game.h"
 #include "core/policy.h"
 #include "state/export.h"
@@ -297,6 +298,33 @@ Test(state_model, only_a_model_better_than_hard_is_useful, .timeout = 30)
 	cr_assert_not(kb_model_useful(&h), "hard's model adds nothing to the default");
 	cr_assert(kb_model_useful(&c), "capturer: accuracy %.2f vs hard's %.2f", c.accuracy,
 		  c.hard_accuracy);
+}
+
+Test(state_model, bot_keeps_the_default_where_the_model_is_unsure, .timeout = 30)
+{
+	static kb_learn l;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard,
+					    &kb_opponent_hard};
+	kb_pos p = test_pos(0xf, "30 12 3", "5 20", "", "1");
+
+	memset(&l, 0, sizeof l);
+	strcpy(l.name[1], "fresh");
+	strcpy(l.name[2], "cap");
+	strcpy(l.name[3], "hardish");
+	kb_model_prior(&l.model[1]);
+	l.model[2] = learned(P_CAPTURER, 300);
+	l.model[3] = learned(P_HARD, 300);
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1], &kb_opponent_hard, "nothing known: played as learning off");
+	cr_assert_eq(opp[3], &kb_opponent_hard, "no better than hard: played as learning off");
+	cr_assert_eq(opp[2], &l.opp[2], "the capturer's model is used");
+	cr_assert(opp[2]->exact, "and it is exact (a rule)");
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(&p, 2, d);
+		if (kb_count(mask) >= 2)
+			cr_assert_eq(kb_opponent_pick(opp[2], &p, 2, d, mask),
+				     kb_rule_pick(KB_R_CAPTURE_REAR, &p, 2, d, mask), "die %d", d);
+	}
 }
 
 Test(state_model, probabilities_sum_to_one, .timeout = 20)
