@@ -20,41 +20,13 @@
 #include "state/record.h"
 #include "state/store.h"
 #include "support.h"
+#include "tests/bench/madeup.h"
 
 /* ---- players that are neither easy nor hard ------------------------------ */
 
-/* Captures when it can (the rearmost such piece), else plays like easy. */
-static int play_capturer(const kb_pos *p, int s, int d, unsigned m)
-{
-	double f[KB_PIECES][KB_FEATURES];
-
-	kb_features(p, s, d, m, f);
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && f[i][KB_F_CAPTURE])
-			return i;
-	return kb_pick_easy(m);
-}
-
-/* A greedy scorer: capture, reach the goal, leave home, stay safe. */
-static int play_greedy(const kb_pos *p, int s, int d, unsigned m)
-{
-	double f[KB_PIECES][KB_FEATURES], best = -1e9;
-	int pick = -1;
-
-	kb_features(p, s, d, m, f);
-	for (int i = 0; i < KB_PIECES; i++) {
-		if (!(m >> i & 1))
-			continue;
-		double v = 3 * f[i][KB_F_CAPTURE] + 2 * f[i][KB_F_ENTER_GOAL] +
-			   1.5 * f[i][KB_F_LEAVE] - 2 * f[i][KB_F_LAND_THREAT] +
-			   1.5 * f[i][KB_F_ESCAPE] - 0.5 * f[i][KB_F_IN_GOAL] + f[i][KB_F_ADVANCE];
-		if (v > best) {
-			best = v;
-			pick = i;
-		}
-	}
-	return pick;
-}
+/* play_capturer (captures when it can, the rearmost such piece, else
+ * plays like easy) and play_greedy (a greedy scorer: capture, reach the
+ * goal, leave home, stay safe) are the learning bench's players. */
 
 enum player { P_EASY, P_HARD, P_CAPTURER, P_GREEDY };
 

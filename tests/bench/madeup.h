@@ -143,33 +143,24 @@ static inline int play_mixed(const kb_pos *p, int s, int d, unsigned m, kb_rng *
 	return play_greedy(p, s, d, m);
 }
 
+typedef int (*madeup_fn)(const kb_pos *p, int s, int d, unsigned m);
+
 /* rng: the mixed player's draws (NULL: its most likely move). */
 static inline int play_policy(enum policy pol, const kb_pos *p, int s, int d, unsigned m, kb_rng *rng)
 {
-	if (kb_count(m) < 2)
+	static const madeup_fn play[POLICIES] = {
+		[POL_CAPTURER] = play_capturer, [POL_GREEDY] = play_greedy,
+		[POL_CAUTIOUS] = play_cautious, [POL_PACIFIST] = play_pacifist,
+		[POL_SWITCHER] = play_switcher, [POL_TARGETER] = play_targeter,
+		[POL_MIDDLE] = play_middle};
+
+	if (kb_count(m) < 2 || pol == POL_HARD)
 		return kb_pick_hard(m);
-	switch (pol) {
-	case POL_MIXED:
-		return play_mixed(p, s, d, m, rng);
-	case POL_SWITCHER:
-		return play_switcher(p, s, d, m);
-	case POL_TARGETER:
-		return play_targeter(p, s, d, m);
-	case POL_MIDDLE:
-		return play_middle(p, s, d, m);
-	case POL_CAPTURER:
-		return play_capturer(p, s, d, m);
-	case POL_CAUTIOUS:
-		return play_cautious(p, s, d, m);
-	case POL_GREEDY:
-		return play_greedy(p, s, d, m);
-	case POL_PACIFIST:
-		return play_pacifist(p, s, d, m);
-	case POL_EASY:
+	if (pol == POL_EASY)
 		return kb_pick_easy(m);
-	default:
-		return kb_pick_hard(m);
-	}
+	if (pol == POL_MIXED)
+		return play_mixed(p, s, d, m, rng);
+	return play[pol](p, s, d, m);
 }
 
 #endif
