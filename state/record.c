@@ -1,5 +1,6 @@
 /* record.c - little-endian record formats; see record.h. */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "record.h"
@@ -67,28 +68,31 @@ size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 	return KB_OPP_V2_LEN;
 }
 
-/* The faded statistics, in the order version 3 keeps them. */
-static void faded_fields(const kb_model_stats *m, const double *field[2 + KB_RULES + KB_FEATURES])
-{
-	int k = 0;
+/* Number of version 3's binary64 fields after version 2's. */
+#define FADED_FIELDS (2 + KB_RULES + KB_FEATURES)
 
-	field[k++] = &m->recent;
-	field[k++] = &m->recent_log_choices;
-	for (int r = 0; r < KB_RULES; r++)
-		field[k++] = &m->recent_miss[r];
-	for (int a = 0; a < KB_FEATURES; a++)
-		field[k++] = &m->fit_w[a];
+/* Where faded field k lives in kb_model_stats, in the order version 3
+ * keeps them: recent, recent_log_choices, recent_miss[], fit_w[]. */
+static size_t faded_offset(int k)
+{
+	if (k == 0)
+		return offsetof(kb_model_stats, recent);
+	if (k == 1)
+		return offsetof(kb_model_stats, recent_log_choices);
+	if (k < 2 + KB_RULES)
+		return offsetof(kb_model_stats, recent_miss) + sizeof(double) * (size_t)(k - 2);
+	return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - 2 - KB_RULES);
 }
 
 size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
 {
-	const double *field[2 + KB_RULES + KB_FEATURES];
-
 	kb_opp_encode_v2(r, out);
 	put16(out + 2, KB_OPP_VERSION);
-	faded_fields(&r->model, field);
-	for (int k = 0; k < 2 + KB_RULES + KB_FEATURES; k++)
-		put_double(out + KB_OPP_V2_LEN + 8 * k, *field[k]);
+	for (int k = 0; k < FADED_FIELDS; k++) {
+		double v;
+		memcpy(&v, (const char *)&r->model + faded_offset(k), sizeof v);
+		put_double(out + KB_OPP_V2_LEN + 8 * k, v);
+	}
 	return KB_OPP_V3_LEN;
 }
 
@@ -96,13 +100,11 @@ size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
  * finite, negative, more misses than decisions). */
 static int decode_faded(const uint8_t *in, kb_model_stats *m)
 {
-	const double *field[2 + KB_RULES + KB_FEATURES];
-
-	faded_fields(m, field);
-	for (int k = 0; k < 2 + KB_RULES + KB_FEATURES; k++) {
-		*(double *)field[k] = get_double(in + KB_OPP_V2_LEN + 8 * k);
-		if (!isfinite(*field[k]))
+	for (int k = 0; k < FADED_FIELDS; k++) {
+		double v = get_double(in + KB_OPP_V2_LEN + 8 * k);
+		if (!isfinite(v))
 			return -1;
+		memcpy((char *)m + faded_offset(k), &v, sizeof v);
 	}
 	if (m->recent < 0 || m->recent > KB_MEMORY + 1 || m->recent_log_choices < 0)
 		return -1;
