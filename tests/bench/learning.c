@@ -69,6 +69,7 @@
 #include "core/game.h"
 #include "core/policy.h"
 #include "state/model.h"
+#include "state/report.h"
 #include "state/store.h"
 #include "tests/bench/madeup.h"
 
@@ -376,11 +377,10 @@ static void set_models(eval_job *base, enum policy pol, kb_learn *empty, kb_lear
 static void print_row(enum policy pol, const char *name, const kb_model *m, const outcome *o)
 {
 	char belief[64], d[DIFFS][40], predicted[24];
-	enum kb_component c = kb_model_belief(m);
 
-	snprintf(belief, sizeof belief, "%s%s%s %.2f%s", kb_component_name(c),
-		 c == KB_C_RULE ? " " : "", c == KB_C_RULE ? kb_rule_name(m->rule) : "",
-		 m->weight[c], kb_model_useful(m) ? "" : " (unused)");
+	kb_report_belief(m, belief, sizeof belief - 10);
+	if (!kb_model_useful(m))
+		strcat(belief, " (unused)");
 	for (int k = 0; k < DIFFS; k++)
 		snprintf(d[k], sizeof d[k], "%+.3f [%+.3f,%+.3f]", o->mean[k],
 			 o->mean[k] - o->half[k], o->mean[k] + o->half[k]);
