@@ -164,9 +164,9 @@ void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
 		/* a fitted heuristic predicts this seat's moves far better than
 		 * foremost or rearmost: let it say what the seat threatens at the
 		 * leaves too (the prior stays on the cheaper type rule) */
-		if ((kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
-		     l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF) ||
-		    l->opp[s].pick == rule_pick)
+		if (l->leaf_models && ((kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
+					l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF) ||
+				       l->opp[s].pick == rule_pick))
 			bot->leaf_model[s] = &l->opp[s];
 	}
 }

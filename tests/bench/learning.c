@@ -8,7 +8,7 @@
  *   empty    the bot with an empty store (the prior model: learning off),
  *   learned  the bot with the store after TRAIN games,
  *   told     the bot's search uses P itself as the seats' model (and leaf
- *            model): the ceiling of what learning can give,
+ *            model with --leaf-model): the ceiling of what learning can give,
  * and the table shows win rates and the paired differences learned - empty,
  * learned - told and told - empty with 95% confidence intervals, the
  * bot's decision CPU time (p50, p99) with the built-in model (empty) and
@@ -30,8 +30,9 @@
  *             model's rules do not contain (switcher and targeter are the
  *             heuristics its features do not contain)
  *   easy, hard the built-ins, named "zed" and "qux"
- * --no-leaf-model keeps the learned models out of the evaluation's danger
- * terms (bot->leaf_model, search.h): the search before that was added.
+ * --leaf-model lets the learned and told models decide the evaluation's
+ * danger terms too (bot->leaf_model, search.h; kb_learn's leaf_models):
+ * off by default, as in kimble-bot, for the decision time.
  *
  * Part 2: kimble-bot (bin/, $KB_BIN) start-up to its first output line,
  * with no store (--no-learn), an empty store, and a store of 10,000
@@ -75,9 +76,9 @@
 
 /* Seats that play: all four (the default), or A and B (--seats 2). */
 static unsigned present = 0xf;
-/* 0 (--no-leaf-model): the learned models predict the replies only, as
- * before bot->leaf_model existed - to measure what it adds. */
-static int leaf_models = 1;
+/* 1 (--leaf-model): the models also decide the leaves' danger terms; 0 (as
+ * kimble-bot): they predict the replies the search expands only. */
+static int leaf_models = 0;
 /* The bot's --budget-ms in part 1 (1 keeps make bench short). */
 static int budget_ms = 1;
 
@@ -159,10 +160,8 @@ static void bot_setup(kb_bot *bot, const kb_opponent *const opp[KB_SEATS], uint6
 	for (int s = 1; s < KB_SEATS; s++) {
 		if (opp[s] && opp[s]->probs == told_probs) {
 			bot->types[s] = told_type[s] ? 1 : 2;
-			bot->leaf_model[s] = opp[s];
+			bot->leaf_model[s] = leaf_models ? opp[s] : NULL;
 		}
-		if (!leaf_models)
-			bot->leaf_model[s] = NULL;
 	}
 }
 
@@ -415,6 +414,7 @@ static void evaluate(enum policy pol, int train_games, long n, int threads, uint
 			strcpy(empty.name[s], names[s]);
 	}
 	kb_learn_open(&learned, store, present, names, &quiet, stderr);
+	learned.leaf_models = leaf_models;
 	memset(&base, 0, sizeof base);
 	base.pol = pol;
 	base.seed = seed;
@@ -660,8 +660,8 @@ int main(int argc, char **argv)
 			runs = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--startup") == 0)
 			startup_only = 1;
-		else if (strcmp(argv[i], "--no-leaf-model") == 0)
-			leaf_models = 0;
+		else if (strcmp(argv[i], "--leaf-model") == 0)
+			leaf_models = 1;
 		else if (i + 1 < argc && strcmp(argv[i], "--policy") == 0) {
 			for (only = POLICIES - 1; only >= 0 && strcmp(policy_name[only], argv[i + 1]); only--)
 				;
@@ -677,7 +677,7 @@ int main(int argc, char **argv)
 					"[--runs N] [--seats 2|4] [--budget-ms N] [--seed S]\n"
 					"                [--policy capturer|greedy|cautious|pacifist|mixed|switcher|"
 					"targeter|middle|easy|hard]"
-					" [--no-leaf-model] [--startup]\n");
+					" [--leaf-model] [--startup]\n");
 			return 1;
 		}
 	}
