@@ -252,7 +252,7 @@ typedef struct eval_job {
 	long wins[VARIANTS];
 	long diff[DIFFS], diff_sq[DIFFS];
 	tally pred;      /* predictions in the learned games */
-	times tm[2];     /* decision CPU times, empty and learned */
+	times tm[VARIANTS]; /* decision CPU times per variant */
 } eval_job;
 
 static void *eval_run(void *arg)
@@ -264,8 +264,7 @@ static void *eval_run(void *arg)
 		int won[VARIANTS] = {0};
 		for (int v = 0; v < VARIANTS; v++) {
 			won[v] = play_game(j->pol, j->opp[v], gs, NULL, j->model_of[v],
-					   v == V_LEARNED ? &j->pred : NULL,
-					   v < 2 ? &j->tm[v] : NULL) == 0;
+					   v == V_LEARNED ? &j->pred : NULL, &j->tm[v]) == 0;
 			j->wins[v] += won[v];
 		}
 		for (int c = 0; c < DIFFS; c++) {
@@ -295,7 +294,7 @@ static int cmp_float(const void *a, const void *b)
 typedef struct outcome {
 	long n, wins[VARIANTS], diff[DIFFS], diff_sq[DIFFS], decisions, hits[2];
 	double mean[DIFFS], half[DIFFS];
-	double p50[2], p99[2];  /* decision CPU ms, empty and learned */
+	double p50[VARIANTS], p99[VARIANTS]; /* decision CPU ms per variant */
 } outcome;
 
 static void sum_jobs(eval_job *jobs, int threads, outcome *o)
@@ -311,7 +310,7 @@ static void sum_jobs(eval_job *jobs, int threads, outcome *o)
 	}
 	for (int c = 0; c < DIFFS; c++)
 		interval(o->diff[c], o->diff_sq[c], o->n, &o->mean[c], &o->half[c]);
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < VARIANTS; v++) {
 		long n = 0;
 		for (int t = 0; t < threads; t++)
 			n += jobs[t].tm[v].n;
@@ -341,7 +340,7 @@ static void run_eval(const eval_job *base, long n, int threads, outcome *o)
 		jobs[t] = *base;
 		jobs[t].first = n * t / threads;
 		jobs[t].count = n * (t + 1) / threads - jobs[t].first;
-		for (int v = 0; v < 2; v++) {
+		for (int v = 0; v < VARIANTS; v++) {
 			jobs[t].tm[v].cap = TIME_CAP;
 			jobs[t].tm[v].ms = malloc(sizeof(float) * TIME_CAP);
 		}
@@ -483,15 +482,16 @@ static int learning_table(int train_games, long games, int threads, uint64_t see
 		print_row(pol, names_for(pol, names), &belief[p], &o[p]);
 		fflush(stdout);
 	}
-	printf("\ndecision CPU time of the bot (ms, opponent rolls excluded): the built-in model "
-	       "(learning off) and the learned model\n");
-	printf("%-9s %9s %9s %9s %9s %7s\n", "policy", "p50 off", "p99 off", "p50 lrn", "p99 lrn",
-	       "p99 x");
+	printf("\ndecision CPU time of the bot (ms, decisions with two or more moves): the "
+	       "built-in model (learning off), the learned model, the policy told\n");
+	printf("%-9s %9s %9s %9s %9s %9s %9s %7s\n", "policy", "p50 off", "p99 off", "p50 lrn",
+	       "p99 lrn", "p50 told", "p99 told", "p99 x");
 	for (int p = 0; p < POLICIES; p++)
 		if (only < 0 || p == only)
-			printf("%-9s %9.3f %9.3f %9.3f %9.3f %7.2f\n", policy_name[p], o[p].p50[0],
-			       o[p].p99[0], o[p].p50[1], o[p].p99[1],
-			       o[p].p99[0] > 0 ? o[p].p99[1] / o[p].p99[0] : 0.0);
+			printf("%-9s %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.2f\n", policy_name[p],
+			       o[p].p50[V_EMPTY], o[p].p99[V_EMPTY], o[p].p50[V_LEARNED],
+			       o[p].p99[V_LEARNED], o[p].p50[V_TOLD], o[p].p99[V_TOLD],
+			       o[p].p99[V_EMPTY] > 0 ? o[p].p99[V_LEARNED] / o[p].p99[V_EMPTY] : 0.0);
 	return check_goals(o, only) ? 1 : 0;
 }
 
