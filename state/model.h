@@ -173,8 +173,9 @@ const char *kb_rule_name(enum kb_rule r);
 int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask);
 
 /* 1 when m's most likely move was the move played clearly more often than
- * hard's (on the samples): only then is the model worth more to the search
- * than the default assumption (hard), which learning off uses. */
+ * hard's, and in at least 9 decisions of 10 (on the samples): only then is
+ * the model worth more to the search than the default assumption (hard),
+ * which learning off uses. */
 int kb_model_useful(const kb_model *m);
 
 /* Probability of each legal index of mask (p[i] = 0 for the others; they
