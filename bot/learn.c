@@ -175,9 +175,15 @@ void kb_learn_observe(void *ctx, const kb_observation *ob)
 {
 	kb_learn *l = ctx;
 
-	if (ob->seat >= 1 && ob->seat < KB_SEATS && l->name[ob->seat][0])
-		kb_model_observe(&l->seen[ob->seat], &ob->pos, ob->seat, ob->die, ob->mask,
-				 ob->index);
+	int s = ob->seat;
+
+	if (s < 1 || s >= KB_SEATS || !l->name[s][0] ||
+	    kb_model_observe(&l->seen[s], &ob->pos, s, ob->die, ob->mask, ob->index))
+		return;
+	/* the learned model's prediction, used or not: its out-of-sample
+	 * accuracy decides whether it is used (kb_model_useful) */
+	kb_model_observe_prediction(&l->seen[s], kb_model_pick(&l->model[s], &ob->pos, s, ob->die,
+								ob->mask) == ob->index);
 }
 
 int kb_learn_commit(kb_learn *l, int winner)

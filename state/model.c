@@ -31,6 +31,9 @@
  * to mislead the search as to help it. */
 #define USEFUL_MARGIN 0.03
 #define USEFUL_ACCURACY 0.9
+/* Faded decisions the bot must have predicted before its own rate is
+ * trusted over the samples'. */
+#define JUDGED_ENOUGH 30.0
 
 /* easy, hard, random, logit, rule: the rule component's prior is small
  * and split over its ten rules, so that a player who has only shown
@@ -331,6 +334,12 @@ int kb_model_samples(const kb_model_stats *st)
 	return st->decisions < KB_SAMPLES ? (int)st->decisions : KB_SAMPLES;
 }
 
+void kb_model_observe_prediction(kb_model_stats *st, int hit)
+{
+	st->recent_judged = st->recent_judged * FADE + 1.0;
+	st->recent_predicted = st->recent_predicted * FADE + (hit != 0);
+}
+
 void kb_model_stats_rebuild(kb_model_stats *st)
 {
 	int n = kb_model_samples(st), chosen;
@@ -378,6 +387,8 @@ void kb_model_stats_add(kb_model_stats *a, const kb_model_stats *b)
 	a->recent_log_choices = a->recent_log_choices * fade + b->recent_log_choices;
 	for (int r = 0; r < KB_RULES; r++)
 		a->recent_miss[r] = a->recent_miss[r] * fade + b->recent_miss[r];
+	a->recent_judged = a->recent_judged * fade + b->recent_judged;
+	a->recent_predicted = a->recent_predicted * fade + b->recent_predicted;
 	if (!all_zero(b->fit_w))
 		memcpy(a->fit_w, b->fit_w, sizeof a->fit_w);
 }
@@ -605,6 +616,12 @@ static void sample_accuracy(kb_model *m, const kb_model_stats *st)
 	}
 	m->accuracy = used ? (double)hits / used : 0;
 	m->hard_accuracy = used ? (double)hard / used : 0;
+	/* the bot's own predictions, out of sample, once there are enough;
+	 * hard's rate over every decision, faded alike */
+	if (st->recent_judged >= JUDGED_ENOUGH) {
+		m->accuracy = st->recent_predicted / st->recent_judged;
+		m->hard_accuracy = 1.0 - st->recent_miss[KB_R_HARD] / st->recent;
+	}
 }
 
 /* Mean log-likelihood per sample of the logit at its fit (m->w, started

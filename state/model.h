@@ -117,6 +117,10 @@ typedef struct kb_model_stats {
 	double recent_log_choices;    /* log(number of legal moves) */
 	double recent_miss[KB_RULES]; /* decisions where rule r chose otherwise */
 	double fit_w[KB_FEATURES];    /* last logit fit: where the next one starts */
+	/* the bot's own predictions, faded alike: decisions it predicted with
+	 * the model fitted before the game, and how many it predicted right
+	 * (an out-of-sample accuracy; kb_model_observe_prediction) */
+	double recent_judged, recent_predicted;
 } kb_model_stats;
 
 /* Mixture components. */
@@ -129,7 +133,7 @@ typedef struct kb_model {
 	double w[KB_FEATURES];        /* logit feature weights */
 	enum kb_rule rule;            /* the rule of KB_C_RULE */
 	double accuracy;      /* how often the model's most likely move is the
-				 one played, on the samples (0: no samples) */
+				 one played (kb_model_useful; 0: no data) */
 	double hard_accuracy; /* the same for hard's move */
 } kb_model;
 
@@ -143,6 +147,10 @@ void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
  * mask, are ignored (returns -1); otherwise returns 0. */
 int kb_model_observe(kb_model_stats *st, const kb_pos *pos, int s, int d,
 		     unsigned mask, int chosen);
+
+/* After kb_model_observe accepted a decision: whether the model the
+ * observer played with predicted it (hit 1) or not (0). */
+void kb_model_observe_prediction(kb_model_stats *st, int hit);
 
 /* Add the counts of b to a and append b's samples, oldest first, to a's
  * ring (merging two stores). */
@@ -173,9 +181,11 @@ const char *kb_rule_name(enum kb_rule r);
 int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask);
 
 /* 1 when m's most likely move was the move played clearly more often than
- * hard's, and in at least 9 decisions of 10 (on the samples): only then is
- * the model worth more to the search than the default assumption (hard),
- * which learning off uses. */
+ * hard's, and in at least 9 decisions of 10: only then is the model worth
+ * more to the search than the default assumption (hard), which learning
+ * off uses.  The rates are the bot's own predictions before each game
+ * (recent_predicted / recent_judged) once it judged 30 decisions, before
+ * that the samples' (fitted to them, so optimistic). */
 int kb_model_useful(const kb_model *m);
 
 /* Probability of each legal index of mask (p[i] = 0 for the others; they

@@ -69,10 +69,11 @@ size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 }
 
 /* Number of version 3's binary64 fields after version 2's. */
-#define FADED_FIELDS (2 + KB_RULES + KB_FEATURES)
+#define FADED_FIELDS (4 + KB_RULES + KB_FEATURES)
 
 /* Where faded field k lives in kb_model_stats, in the order version 3
- * keeps them: recent, recent_log_choices, recent_miss[], fit_w[]. */
+ * keeps them: recent, recent_log_choices, recent_miss[], fit_w[],
+ * recent_judged, recent_predicted. */
 static size_t faded_offset(int k)
 {
 	if (k == 0)
@@ -81,7 +82,11 @@ static size_t faded_offset(int k)
 		return offsetof(kb_model_stats, recent_log_choices);
 	if (k < 2 + KB_RULES)
 		return offsetof(kb_model_stats, recent_miss) + sizeof(double) * (size_t)(k - 2);
-	return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - 2 - KB_RULES);
+	if (k < 2 + KB_RULES + KB_FEATURES)
+		return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - 2 - KB_RULES);
+	if (k == 2 + KB_RULES + KB_FEATURES)
+		return offsetof(kb_model_stats, recent_judged);
+	return offsetof(kb_model_stats, recent_predicted);
 }
 
 size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
@@ -111,6 +116,9 @@ static int decode_faded(const uint8_t *in, kb_model_stats *m)
 	for (int r = 0; r < KB_RULES; r++)
 		if (m->recent_miss[r] < 0 || m->recent_miss[r] > m->recent * (1 + 1e-9) + 1e-9)
 			return -1;
+	if (m->recent_judged < 0 || m->recent_judged > KB_MEMORY + 1 || m->recent_predicted < 0 ||
+	    m->recent_predicted > m->recent_judged * (1 + 1e-9) + 1e-9)
+		return -1;
 	return 0;
 }
 

@@ -12,8 +12,9 @@
  *                       (model.h)                               (920 bytes)
  *     version 3 (now):  version 2's fields, then IEEE-754 binary64 values
  *                       (as u64): recent, recent_log_choices,
- *                       recent_miss[KB_RULES], fit_w[KB_FEATURES]
- *                       (model.h)                              (1104 bytes)
+ *                       recent_miss[KB_RULES], fit_w[KB_FEATURES],
+ *                       recent_judged, recent_predicted
+ *                       (model.h)                              (1120 bytes)
  *                       A version 2 record's faded statistics are rebuilt
  *                       from its samples (kb_model_stats_rebuild).
  *   kind 2, results per bot version, key "v/VERSION/NAME"
@@ -40,7 +41,7 @@
 #define KB_RES_VERSION 1      /* current results record version */
 #define KB_OPP_V1_LEN 32
 #define KB_OPP_V2_LEN (8 + 6 * 8 + KB_SAMPLES * KB_SAMPLE_LEN)
-#define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (2 + KB_RULES + KB_FEATURES) * 8)
+#define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (4 + KB_RULES + KB_FEATURES) * 8)
 #define KB_RES_LEN 32
 #define KB_REC_MAX KB_OPP_V3_LEN
 

@@ -272,6 +272,28 @@ Test(state_model, only_a_model_better_than_hard_is_useful, .timeout = 30)
 		  c.hard_accuracy);
 }
 
+Test(state_model, the_bots_own_predictions_decide_over_the_samples, .timeout = 30)
+{
+	static learn_ctx l;
+	kb_model m;
+
+	memset(&l, 0, sizeof l);
+	l.limit = 300;
+	decisions(P_CAPTURER, 1000, 500, learn, &l);
+	kb_model_fit(&m, &l.st);
+	cr_assert(kb_model_useful(&m), "the samples say 1.00");
+	/* the bot's own predictions before its games were right 8 times in 10 */
+	for (int k = 0; k < 100; k++)
+		kb_model_observe_prediction(&l.st, k % 10 < 8);
+	kb_model_fit(&m, &l.st);
+	cr_assert_float_eq(m.accuracy, 0.8, 0.01); /* faded: nearly 0.8 */
+	cr_assert_not(kb_model_useful(&m), "8 in 10 is not enough");
+	for (int k = 0; k < 3000; k++)
+		kb_model_observe_prediction(&l.st, 1);
+	kb_model_fit(&m, &l.st);
+	cr_assert(kb_model_useful(&m), "right ever since: accuracy %.3f", m.accuracy);
+}
+
 Test(state_model, bot_keeps_the_default_where_the_model_is_unsure, .timeout = 30)
 {
 	static kb_learn l;
@@ -430,6 +452,14 @@ Test(state_record, faded_statistics_checked, .timeout = 10)
 		cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_BAD, "miss %g", bad[k]);
 		cr_assert_eq(back.games, 0);
 	}
+	kb_opp_rec d = r;
+	d.model.recent_judged = 10;
+	d.model.recent_predicted = 11;
+	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&d, buf), &back), KB_REC_BAD,
+		     "more predicted than judged");
+	d.model.recent_predicted = 9;
+	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&d, buf), &back), KB_REC_OK);
+	cr_assert_eq(back.model.recent_predicted, 9.0);
 	r.model.recent = NAN;
 	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&r, buf), &back), KB_REC_BAD, "recent NaN");
 }
