@@ -26,6 +26,20 @@ static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsig
 	kb_model_probs(ctx, pos, seat, die, mask, prob);
 }
 
+static int learned_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
+{
+	return kb_model_pick(ctx, pos, seat, die, mask);
+}
+
+/* A model sure of one rule: the rule's pick, which computes only the
+ * features the rule reads (the speed of a built-in model). */
+static int rule_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
+{
+	const kb_model *m = ctx;
+
+	return kb_rule_pick(m->rule, pos, seat, die, mask);
+}
+
 /* Read and fit the model of seat s's opponent. */
 static void load_seat(kb_learn *l, int s)
 {
@@ -124,15 +138,23 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 			continue;
 		kb_opponent *o = &l->opp[s];
 		const kb_model *m = &l->model[s];
+		/* a model that predicts no better than the default assumption
+		 * leaves the seat as learning off plays it: learning never
+		 * costs where it is unsure */
+		if (!kb_model_useful(m))
+			continue;
 		o->probs = learned_probs;
 		o->ctx = &l->model[s];
 		o->name = l->name[s];
 		o->exact = 0;
 		o->pick_hint = 0;
+		o->pick = learned_pick;
 		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
 			o->pick_hint = KB_EASY, o->exact = 1;
 		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
 			o->pick_hint = KB_HARD, o->exact = 1;
+		else if (m->weight[KB_C_RULE] >= KB_LEARN_EXACT)
+			o->pick = rule_pick, o->exact = 1;
 		opp[s] = o;
 	}
 }
@@ -147,8 +169,9 @@ void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
 		/* a fitted heuristic predicts this seat's moves far better than
 		 * foremost or rearmost: let it say what the seat threatens at the
 		 * leaves too (the prior stays on the cheaper type rule) */
-		if (kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
-		    l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF)
+		if (l->leaf_models && ((kb_model_belief(&l->model[s]) == KB_C_LOGIT &&
+					l->model[s].weight[KB_C_LOGIT] >= KB_LEARN_LEAF) ||
+				       l->opp[s].pick == rule_pick))
 			bot->leaf_model[s] = &l->opp[s];
 	}
 }
@@ -157,9 +180,15 @@ void kb_learn_observe(void *ctx, const kb_observation *ob)
 {
 	kb_learn *l = ctx;
 
-	if (ob->seat >= 1 && ob->seat < KB_SEATS && l->name[ob->seat][0])
-		kb_model_observe(&l->seen[ob->seat], &ob->pos, ob->seat, ob->die, ob->mask,
-				 ob->index);
+	int s = ob->seat;
+
+	if (s < 1 || s >= KB_SEATS || !l->name[s][0] ||
+	    kb_model_observe(&l->seen[s], &ob->pos, s, ob->die, ob->mask, ob->index))
+		return;
+	/* the learned model's prediction, used or not: its out-of-sample
+	 * accuracy decides whether it is used (kb_model_useful) */
+	kb_model_observe_prediction(&l->seen[s], kb_model_pick(&l->model[s], &ob->pos, s, ob->die,
+								ob->mask) == ob->index);
 }
 
 int kb_learn_commit(kb_learn *l, int winner)
@@ -194,6 +223,8 @@ int kb_learn_commit(kb_learn *l, int winner)
 		if (winner == s)
 			adds[k].delta.lost = 1;
 		kb_model_stats_add(&adds[k].delta.model, &l->seen[s]);
+		/* the next fit starts from this one (model.h: fit_w) */
+		memcpy(adds[k].delta.model.fit_w, l->model[s].w, sizeof l->model[s].w);
 	}
 	if (n == 0)
 		return 0;

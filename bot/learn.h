@@ -26,17 +26,24 @@
 /* Results are kept per bot version under this name. */
 #define KB_BOT_VERSION "kimble-bot-1"
 
-/* A learned model at least this sure of easy or hard is used as that exact
- * policy (fast path of the search, and its evaluation type). */
+/* A learned model at least this sure of easy, hard or one rule is used as
+ * that exact policy (fast path of the search; easy and hard also set the
+ * evaluation type). */
 #define KB_LEARN_EXACT 0.9
 
-/* A learned model at least this sure of the heuristic (logit) explanation
- * also decides the seat's danger terms in the evaluation (eval.h). */
+/* With leaf_models set, a learned model at least this sure of the
+ * heuristic (logit) explanation, or exact for a rule, also decides the
+ * seat's danger terms in the evaluation (eval.h).  Off by default: a leaf
+ * costs about 0.2 us and the model's pick for each of six dice 1.5 to 2.7
+ * times that (learned decisions were 3x slower), for about one point
+ * against the pacifist and nothing measurable against the others. */
 #define KB_LEARN_LEAF 0.5
 
 typedef struct kb_learn {
 	kb_store *store;                     /* NULL: nothing is recorded */
 	int frozen;                          /* use the store, change nothing */
+	int leaf_models;                     /* 1: leaf models (KB_LEARN_LEAF);
+						kb_learn_open sets 0 */
 	FILE *diag;                          /* warnings, or NULL */
 	unsigned present;
 	char name[KB_SEATS][KB_NAME_MAX + 1];/* opponent names, "" for A/absent */
@@ -70,14 +77,16 @@ void kb_learn_open_frozen(kb_learn *l, const char *path, unsigned present,
 			  FILE *diag);
 
 /* Replace opp[s] by the learned model for every seat whose name is not
- * "easy" or "hard". */
+ * "easy" or "hard" and whose model predicts the seat's moves better than
+ * the default (kb_model_useful); the others keep opp[s]. */
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
 
 /* After kb_bot_init: evaluate a learned seat whose choices matched easy
  * more often than hard as an easy-like player (the evaluation's piece
- * order, eval.h), the rest as hard-like (kb_bot_init's default); a seat
- * whose model is at least KB_LEARN_LEAF sure of the heuristic also gets
- * that model as its leaf model (bot->leaf_model, search.h). */
+ * order, eval.h), the rest as hard-like (kb_bot_init's default); with
+ * l->leaf_models, a seat whose model is at least KB_LEARN_LEAF sure of the
+ * heuristic, or exact for a rule, also gets that model as its leaf model
+ * (bot->leaf_model, search.h). */
 void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot);
 
 /* A kb_observe_fn (ctx = the kb_learn): records an opponent's choice. */

@@ -35,9 +35,9 @@ static void random_probs(void *ctx, const kb_pos *pos, int seat, int die, unsign
 		prob[i] = (mask >> i) & 1 ? 1.0 / n : 0.0;
 }
 
-const kb_opponent kb_opponent_easy = {easy_probs, NULL, 1, KB_EASY, "easy"};
-const kb_opponent kb_opponent_hard = {hard_probs, NULL, 1, KB_HARD, "hard"};
-const kb_opponent kb_opponent_random = {random_probs, NULL, 0, 0, "random"};
+const kb_opponent kb_opponent_easy = {easy_probs, NULL, 1, KB_EASY, "easy", NULL};
+const kb_opponent kb_opponent_hard = {hard_probs, NULL, 1, KB_HARD, "hard", NULL};
+const kb_opponent kb_opponent_random = {random_probs, NULL, 0, 0, "random", NULL};
 
 const kb_opponent *kb_opponent_for_name(const char *word)
 {
@@ -60,6 +60,8 @@ int kb_opponent_pick(const kb_opponent *m, const kb_pos *pos, int seat, int die,
 		return kb_pick_easy(mask);
 	if (m->pick_hint == KB_HARD)
 		return kb_pick_hard(mask);
+	if (m->pick)
+		return m->pick(m->ctx, pos, seat, die, mask);
 	m->probs(m->ctx, pos, seat, die, mask, prob);
 	for (int i = 0; i < KB_PIECES; i++)
 		if ((mask >> i) & 1 && (best < 0 || prob[i] > prob[best]))

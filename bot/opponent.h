@@ -25,6 +25,9 @@ typedef struct kb_opponent {
 	int exact;        /* 1: pick() is exactly what the seat plays */
 	int pick_hint;    /* KB_EASY/KB_HARD when the model is that policy, else 0 */
 	const char *name; /* for diagnostics */
+	/* Optional (NULL: the mode of probs): the most likely index, faster
+	 * than probs - what the search asks at every opponent node. */
+	int (*pick)(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask);
 } kb_opponent;
 
 /* The built-in models. */

@@ -185,6 +185,9 @@ int kb_import_line(char *line, kb_store_add *add, kb_err *err)
 			return kb_err_set(err, KB_EXPORT_MALFORMED, "expected \"samples\" and the sample digits (or -)");
 		if (parse_samples(samples, m, err))
 			return KB_EXPORT_MALFORMED;
+		/* the line keeps the samples only: the faded statistics come
+		 * from them (model.h) */
+		kb_model_stats_rebuild(m);
 		if (m->easy_hits > m->decisions || m->hard_hits > m->decisions)
 			return kb_err_set(err, KB_EXPORT_MALFORMED, "easy and hard must not exceed decisions");
 	} else {

@@ -10,29 +10,71 @@
 #define LAMBDA 0.3
 /* Newton iterations of the logit fit (it converges in a few). */
 #define NEWTON_ITERATIONS 12
-/* How often a pure easy/hard player is allowed to deviate. */
-#define PURE_ERROR 0.03
+/* How often a pure rule (easy, hard, the rules) is allowed to deviate.
+ * Small: what the bot observes is exactly what was played, and a player
+ * that deviates more is the logit's (a pure explanation charged 0.03 per
+ * decision lost to a logit that fits the rule for long histories). */
+#define PURE_ERROR 0.002
 
 /* Log-likelihood charged to the logit for its KB_FEATURES weights. */
 #define LOGIT_PENALTY 6.0
 
-static const double prior_weight[KB_COMPONENTS] = {0.2, 0.2, 0.2, 0.4};
+/* Per decision, what is left of the faded statistics' old values. */
+#define FADE (1.0 - 1.0 / KB_MEMORY)
+
+/* Accuracy the learned model's most likely move must have over hard's
+ * (on the samples) before kb_model_useful says the model is worth more
+ * than the default assumption, and at least USEFUL_ACCURACY: a model that
+ * misses more than one move in ten gained nothing even when told exactly
+ * (the mixed and switcher players of the learning bench: told - empty
+ * -0.012 and +0.003, learned - empty -0.002 and -0.017), so it is as likely
+ * to mislead the search as to help it. */
+#define USEFUL_MARGIN 0.03
+#define USEFUL_ACCURACY 0.9
+/* Faded decisions the bot must have predicted before its own rate is
+ * trusted over the samples'. */
+#define JUDGED_ENOUGH 30.0
+
+/* easy, hard, random, logit, rule: the rule component's prior is small
+ * and split over its ten rules, so that a player who has only shown
+ * easy's or hard's moves (every rear or front rule agrees with them until
+ * its preference comes up) is believed to be easy or hard; every decision
+ * where a rule and easy or hard differ moves the belief by a factor 500. */
+static const double prior_weight[KB_COMPONENTS] = {0.175, 0.175, 0.2, 0.43, 0.02};
+
+static const char *const rule_names[KB_RULES] = {
+	"rear", "front", "capture>rear", "capture>front", "peace>rear", "peace>front",
+	"safe>rear", "safe>front", "stay>rear", "leave>front", "goal>rear", "goal>front"};
 
 static const char *const feature_names[KB_FEATURES] = {
 	"foremost", "rearmost", "capture", "leave", "enter-goal",
 	"in-goal", "land-threat", "escape", "advance"};
 
 static const char *const component_names[KB_COMPONENTS] = {
-	"easy", "hard", "random", "heuristic"};
+	"easy", "hard", "random", "heuristic", "rule"};
 
 const char *kb_feature_name(int k)
 {
 	return k >= 0 && k < KB_FEATURES ? feature_names[k] : "?";
 }
 
+const char *kb_rule_name(enum kb_rule r)
+{
+	return (unsigned)r < KB_RULES ? rule_names[r] : "?";
+}
+
 const char *kb_component_name(enum kb_component c)
 {
 	return (unsigned)c < KB_COMPONENTS ? component_names[c] : "?";
+}
+
+/* Ring squares (bits 0..27) of seat o's progress from..from+count-1. */
+static uint32_t ring_span(int o, int from, int count)
+{
+	uint32_t bits = (1u << count) - 1;
+	int start = kb_ring_square(o, from);
+
+	return (bits << start | bits >> (KB_TRACK - start)) & ((1u << KB_TRACK) - 1);
 }
 
 /* Ring squares (bits 0..27) an opponent of seat s can reach with its next
@@ -52,8 +94,8 @@ static uint32_t threat_squares(const kb_pos *pos, int s)
 				m |= 1u << kb_ring_square(o, 0);
 				break;
 			}
-			for (int t = r + 1; t <= r + 6 && t <= KB_LAST_TRACK; t++)
-				m |= 1u << kb_ring_square(o, t);
+			if (r < KB_LAST_TRACK)
+				m |= ring_span(o, r + 1, KB_LAST_TRACK - r < 6 ? KB_LAST_TRACK - r : 6);
 		}
 	}
 	return m;
@@ -76,33 +118,153 @@ static uint32_t opponent_squares(const kb_pos *pos, int s)
 	return m;
 }
 
-void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
-		 double f[KB_PIECES][KB_FEATURES])
+/* The squares of the last position and seat asked, per thread: the search
+ * asks for the same position and seat with each of the six dice. */
+typedef struct squares_cache {
+	kb_pos pos;
+	int seat; /* -1: empty */
+	uint32_t threat, occupied;
+} squares_cache;
+
+static _Thread_local squares_cache last_squares = {.seat = -1};
+
+/* Threatened and occupied squares around seat s (cached). */
+static void squares_of(const kb_pos *pos, int s, uint32_t *threat, uint32_t *occupied)
 {
-	uint32_t threat = threat_squares(pos, s), occupied = opponent_squares(pos, s);
+	squares_cache *c = &last_squares;
+
+	if (c->seat != s || memcmp(&c->pos, pos, sizeof *pos) != 0) {
+		c->pos = *pos;
+		c->seat = s;
+		c->threat = threat_squares(pos, s);
+		c->occupied = opponent_squares(pos, s);
+	}
+	*threat = c->threat;
+	*occupied = c->occupied;
+}
+
+/* Bit k of bits[i] = binary feature k (k < KB_F_ADVANCE) of legal
+ * candidate i; only the features in need (bit k = feature k) are computed,
+ * the others are 0. */
+static void feature_bits(const kb_pos *pos, int s, int d, unsigned mask, unsigned need,
+			 uint8_t bits[KB_PIECES])
+{
+	uint32_t threat = 0, occupied = 0;
 	int first = kb_pick_hard(mask), last = kb_pick_easy(mask);
 
+	if (need & (1u << KB_F_CAPTURE | 1u << KB_F_LAND_THREAT | 1u << KB_F_ESCAPE))
+		squares_of(pos, s, &threat, &occupied);
+
 	for (int i = 0; i < KB_PIECES; i++) {
+		bits[i] = 0;
 		if (!(mask >> i & 1))
 			continue;
 		int r = pos->prog[s][i];
 		int target = r == KB_HOME ? 0 : r + d;
 		int on_ring = target <= KB_LAST_TRACK;
+		int was_on_ring = r >= 0 && r <= KB_LAST_TRACK;
 		uint32_t tbit = on_ring ? 1u << kb_ring_square(s, target) : 0;
-		int was_threatened = r >= 0 && r <= KB_LAST_TRACK &&
-				     (threat >> kb_ring_square(s, r) & 1);
+		int was_threatened = was_on_ring && (threat >> kb_ring_square(s, r) & 1);
 		int lands_threatened = (threat & tbit) != 0;
+		unsigned v = (unsigned)(i == first) << KB_F_FOREMOST |
+			     (unsigned)(i == last) << KB_F_REARMOST |
+			     (unsigned)((occupied & tbit) != 0) << KB_F_CAPTURE |
+			     (unsigned)(r == KB_HOME) << KB_F_LEAVE |
+			     (unsigned)(was_on_ring && !on_ring) << KB_F_ENTER_GOAL |
+			     (unsigned)(r >= KB_GOAL_FIRST) << KB_F_IN_GOAL |
+			     (unsigned)lands_threatened << KB_F_LAND_THREAT |
+			     (unsigned)(was_threatened && !lands_threatened) << KB_F_ESCAPE;
+		bits[i] = (uint8_t)v;
+	}
+}
 
-		f[i][KB_F_FOREMOST] = i == first;
-		f[i][KB_F_REARMOST] = i == last;
-		f[i][KB_F_CAPTURE] = (occupied & tbit) != 0;
-		f[i][KB_F_LEAVE] = r == KB_HOME;
-		f[i][KB_F_ENTER_GOAL] = r >= 0 && r <= KB_LAST_TRACK && !on_ring;
-		f[i][KB_F_IN_GOAL] = r >= KB_GOAL_FIRST;
-		f[i][KB_F_LAND_THREAT] = lands_threatened;
-		f[i][KB_F_ESCAPE] = was_threatened && !lands_threatened;
+/* The features of the legal candidates of seat s from their bits. */
+static void bits_to_features(const kb_pos *pos, int s, unsigned mask,
+			     const uint8_t bits[KB_PIECES], double f[KB_PIECES][KB_FEATURES])
+{
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int r = pos->prog[s][i];
+		for (int k = 0; k < KB_F_ADVANCE; k++)
+			f[i][k] = bits[i] >> k & 1;
 		f[i][KB_F_ADVANCE] = r == KB_HOME ? 0.0 : (r + 1) / 32.0;
 	}
+}
+
+void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
+		 double f[KB_PIECES][KB_FEATURES])
+{
+	uint8_t bits[KB_PIECES];
+
+	feature_bits(pos, s, d, mask, ~0u, bits);
+	bits_to_features(pos, s, mask, bits, f);
+}
+
+/* The legal pieces of mask whose feature k is want. */
+static unsigned with_feature(unsigned mask, const uint8_t bits[KB_PIECES], int k, int want)
+{
+	unsigned set = 0;
+
+	for (int i = 0; i < KB_PIECES; i++)
+		if ((mask >> i & 1) && (bits[i] >> k & 1) == (unsigned)want)
+			set |= 1u << i;
+	return set;
+}
+
+/* What each rule prefers: feature k being want (k = -1: nothing; k = -2:
+ * escaping a threat, else not landing on one). */
+static const struct {
+	int k, want;
+} rule_pref[KB_RULES] = {
+	{-1, 0}, {-1, 0}, {KB_F_CAPTURE, 1}, {KB_F_CAPTURE, 1}, {KB_F_CAPTURE, 0},
+	{KB_F_CAPTURE, 0}, {-2, 0}, {-2, 0}, {KB_F_LEAVE, 0}, {KB_F_LEAVE, 1},
+	{KB_F_ENTER_GOAL, 1}, {KB_F_ENTER_GOAL, 1}};
+
+/* The index rule r plays, from the candidates' feature bits. */
+static int rule_pick_bits(enum kb_rule r, unsigned mask, const uint8_t bits[KB_PIECES])
+{
+	int k = rule_pref[r].k;
+	unsigned pref = mask;
+
+	if (k >= 0) {
+		pref = with_feature(mask, bits, k, rule_pref[r].want);
+	} else if (k == -2) {
+		pref = with_feature(mask, bits, KB_F_ESCAPE, 1);
+		if (!pref)
+			pref = with_feature(mask, bits, KB_F_LAND_THREAT, 0);
+	}
+	if (!pref)
+		pref = mask;
+	return r & 1 ? kb_pick_hard(pref) : kb_pick_easy(pref);
+}
+
+/* The features rule r looks at. */
+static unsigned rule_needs(enum kb_rule r)
+{
+	int k = rule_pref[r].k;
+
+	return k >= 0 ? 1u << k : k == -2 ? 1u << KB_F_ESCAPE | 1u << KB_F_LAND_THREAT : 0;
+}
+
+int kb_rule_pick(enum kb_rule r, const kb_pos *pos, int s, int d, unsigned mask)
+{
+	uint8_t bits[KB_PIECES];
+
+	if (rule_pref[r].k == -1)
+		return r & 1 ? kb_pick_hard(mask) : kb_pick_easy(mask);
+	feature_bits(pos, s, d, mask, rule_needs(r), bits);
+	return rule_pick_bits(r, mask, bits);
+}
+
+/* Fold one decision, as feature bits, into the faded statistics. */
+static void fade_in(kb_model_stats *st, unsigned mask, int chosen, const uint8_t bits[KB_PIECES])
+{
+	st->recent = st->recent * FADE + 1.0;
+	st->recent_log_choices = st->recent_log_choices * FADE + log((double)kb_count(mask));
+	for (int r = 0; r < KB_RULES; r++)
+		st->recent_miss[r] = st->recent_miss[r] * FADE +
+				     (rule_pick_bits((enum kb_rule)r, mask, bits) != chosen);
 }
 
 /* Encode one decision; the features are those kb_features() computes. */
@@ -142,13 +304,25 @@ static unsigned sample_decode(const kb_sample *smp, int *chosen,
 	return mask;
 }
 
+/* The feature bits of a sample's candidates. */
+static void sample_bits(const kb_sample *smp, uint8_t bits[KB_PIECES])
+{
+	for (int i = 0; i < KB_PIECES; i++)
+		bits[i] = smp->b[1 + 2 * i];
+}
+
 int kb_model_observe(kb_model_stats *st, const kb_pos *pos, int s, int d,
 		     unsigned mask, int chosen)
 {
+	kb_sample *smp = &st->sample[st->decisions % KB_SAMPLES];
+	uint8_t bits[KB_PIECES];
+
 	if (kb_count(mask) < 2 || chosen < 0 || chosen >= KB_PIECES ||
 	    !(mask >> chosen & 1))
 		return -1;
-	sample_encode(&st->sample[st->decisions % KB_SAMPLES], pos, s, d, mask, chosen);
+	sample_encode(smp, pos, s, d, mask, chosen);
+	sample_bits(smp, bits);
+	fade_in(st, mask, chosen, bits);
 	st->decisions++;
 	st->easy_hits += chosen == kb_pick_easy(mask);
 	st->hard_hits += chosen == kb_pick_hard(mask);
@@ -160,10 +334,45 @@ int kb_model_samples(const kb_model_stats *st)
 	return st->decisions < KB_SAMPLES ? (int)st->decisions : KB_SAMPLES;
 }
 
+void kb_model_observe_prediction(kb_model_stats *st, int hit)
+{
+	st->recent_judged = st->recent_judged * FADE + 1.0;
+	st->recent_predicted = st->recent_predicted * FADE + (hit != 0);
+}
+
+void kb_model_stats_rebuild(kb_model_stats *st)
+{
+	int n = kb_model_samples(st), chosen;
+	uint64_t first = st->decisions - (uint64_t)n;
+	double f[KB_PIECES][KB_FEATURES];
+	uint8_t bits[KB_PIECES];
+
+	st->recent = st->recent_log_choices = 0;
+	memset(st->recent_miss, 0, sizeof st->recent_miss);
+	for (int j = 0; j < n; j++) {
+		const kb_sample *smp = &st->sample[(first + (uint64_t)j) % KB_SAMPLES];
+		unsigned mask = sample_decode(smp, &chosen, f);
+		if (!mask)
+			continue;
+		sample_bits(smp, bits);
+		fade_in(st, mask, chosen, bits);
+	}
+}
+
+/* 1 if every logit weight of w is zero. */
+static int all_zero(const double *w)
+{
+	for (int a = 0; a < KB_FEATURES; a++)
+		if (w[a] != 0)
+			return 0;
+	return 1;
+}
+
 void kb_model_stats_add(kb_model_stats *a, const kb_model_stats *b)
 {
 	int n = kb_model_samples(b);
 	uint64_t first = b->decisions - (uint64_t)n;
+	double fade = pow(FADE, (double)b->decisions);
 
 	/* b's samples are its last n decisions: they take the places of the
 	 * last n of the merged count, so the ring stays aligned */
@@ -173,6 +382,15 @@ void kb_model_stats_add(kb_model_stats *a, const kb_model_stats *b)
 	a->decisions += b->decisions;
 	a->easy_hits += b->easy_hits;
 	a->hard_hits += b->hard_hits;
+	/* b's decisions came after a's: a's faded values age by them */
+	a->recent = a->recent * fade + b->recent;
+	a->recent_log_choices = a->recent_log_choices * fade + b->recent_log_choices;
+	for (int r = 0; r < KB_RULES; r++)
+		a->recent_miss[r] = a->recent_miss[r] * fade + b->recent_miss[r];
+	a->recent_judged = a->recent_judged * fade + b->recent_judged;
+	a->recent_predicted = a->recent_predicted * fade + b->recent_predicted;
+	if (!all_zero(b->fit_w))
+		memcpy(a->fit_w, b->fit_w, sizeof a->fit_w);
 }
 
 /* Solve a x = g for a symmetric positive definite a by Cholesky. */
@@ -307,67 +525,51 @@ static double logit_fit(const kb_model_stats *st, double *w)
 	return ll;
 }
 
-/* Log-likelihood of a pure policy that matched hits of n decisions. */
-static double pure_loglik(uint64_t hits, uint64_t n)
+/* Log-likelihood of a pure policy that missed miss of n (faded) decisions. */
+static double pure_loglik(double n, double miss)
 {
-	return (double)hits * log(1.0 - PURE_ERROR) + (double)(n - hits) * log(PURE_ERROR);
+	return (n - miss) * log(1.0 - PURE_ERROR) + miss * log(PURE_ERROR);
 }
 
 void kb_model_prior(kb_model *m)
 {
 	memset(m, 0, sizeof *m);
 	memcpy(m->weight, prior_weight, sizeof m->weight);
+	m->rule = KB_R_CAPTURE_REAR;
 }
 
-void kb_model_fit(kb_model *m, const kb_model_stats *st)
+/* Log-likelihood of the rule component (its rules 2.. equally likely a
+ * priori); sets m->rule to the best of them. */
+static double rule_loglik(kb_model *m, const kb_model_stats *st)
 {
-	double ll[KB_COMPONENTS], top = -INFINITY, sum = 0, log_choices = 0;
-	double f[KB_PIECES][KB_FEATURES];
-	int n = kb_model_samples(st), chosen, used = 0;
-	uint64_t easy = 0, hard = 0;
+	double ll[KB_RULES], top = -INFINITY, sum = 0;
 
-	kb_model_prior(m);
-	for (int j = 0; j < n; j++) {
-		unsigned mask = sample_decode(&st->sample[j], &chosen, f);
-		if (!mask)
-			continue;
-		used++;
-		easy += chosen == kb_pick_easy(mask);
-		hard += chosen == kb_pick_hard(mask);
-		log_choices += log((double)kb_count(mask));
+	for (int r = KB_R_CAPTURE_REAR; r < KB_RULES; r++) {
+		ll[r] = pure_loglik(st->recent, st->recent_miss[r]);
+		if (ll[r] > top) {
+			top = ll[r];
+			m->rule = (enum kb_rule)r;
+		}
 	}
-	if (used == 0)
-		return;
-	ll[KB_C_EASY] = pure_loglik(easy, (uint64_t)used);
-	ll[KB_C_HARD] = pure_loglik(hard, (uint64_t)used);
-	ll[KB_C_RANDOM] = -log_choices;
-	/* An AIC-like charge for the logit's free weights, so that a random
-	 * player is not explained by noise in the features. */
-	ll[KB_C_LOGIT] = logit_fit(st, m->w) - LOGIT_PENALTY;
-	for (int c = 0; c < KB_COMPONENTS; c++) {
-		ll[c] += log(prior_weight[c]);
-		top = fmax(top, ll[c]);
-	}
-	for (int c = 0; c < KB_COMPONENTS; c++)
-		sum += m->weight[c] = exp(ll[c] - top);
-	for (int c = 0; c < KB_COMPONENTS; c++)
-		m->weight[c] /= sum;
+	for (int r = KB_R_CAPTURE_REAR; r < KB_RULES; r++)
+		sum += exp(ll[r] - top);
+	return top + log(sum / (KB_RULES - KB_R_CAPTURE_REAR));
 }
 
-void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
-		    unsigned mask, double p[KB_PIECES])
+/* Mixture probabilities of the legal indices of mask, from the candidates'
+ * features f and feature bits. */
+static void mixture_probs(const kb_model *m, double f[KB_PIECES][KB_FEATURES],
+			  const uint8_t bits[KB_PIECES], unsigned mask, double p[KB_PIECES])
 {
-	double f[KB_PIECES][KB_FEATURES], z[KB_PIECES], top = -INFINITY, sum = 0;
+	double z[KB_PIECES] = {0}, top = -INFINITY, sum = 0;
 	int k = kb_count(mask);
 
-	memset(p, 0, sizeof(double) * KB_PIECES);
 	if (k == 0)
 		return;
-	kb_features(pos, s, d, mask, f);
 	for (int i = 0; i < KB_PIECES; i++) {
+		p[i] = 0;
 		if (!(mask >> i & 1))
 			continue;
-		z[i] = 0;
 		for (int a = 0; a < KB_FEATURES; a++)
 			z[i] += m->w[a] * f[i][a];
 		top = fmax(top, z[i]);
@@ -380,6 +582,147 @@ void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
 			p[i] = m->weight[KB_C_RANDOM] / k + m->weight[KB_C_LOGIT] * z[i] / sum;
 	p[kb_pick_easy(mask)] += m->weight[KB_C_EASY];
 	p[kb_pick_hard(mask)] += m->weight[KB_C_HARD];
+	p[rule_pick_bits(m->rule, mask, bits)] += m->weight[KB_C_RULE];
+}
+
+/* The most likely index of p over mask (lowest on ties). */
+static int mode_of(const double p[KB_PIECES], unsigned mask)
+{
+	int best = -1;
+
+	for (int i = 0; i < KB_PIECES; i++)
+		if ((mask >> i & 1) && (best < 0 || p[i] > p[best]))
+			best = i;
+	return best;
+}
+
+/* How often m's most likely move, and hard's, were the move played, over
+ * the samples. */
+static void sample_accuracy(kb_model *m, const kb_model_stats *st)
+{
+	double f[KB_PIECES][KB_FEATURES], p[KB_PIECES];
+	uint8_t bits[KB_PIECES];
+	int n = kb_model_samples(st), chosen, used = 0, hits = 0, hard = 0;
+
+	for (int j = 0; j < n; j++) {
+		unsigned mask = sample_decode(&st->sample[j], &chosen, f);
+		if (!mask)
+			continue;
+		sample_bits(&st->sample[j], bits);
+		mixture_probs(m, f, bits, mask, p);
+		used++;
+		hits += mode_of(p, mask) == chosen;
+		hard += kb_pick_hard(mask) == chosen;
+	}
+	m->accuracy = used ? (double)hits / used : 0;
+	m->hard_accuracy = used ? (double)hard / used : 0;
+	/* the bot's own predictions, out of sample, once there are enough;
+	 * hard's rate over every decision, faded alike */
+	if (st->recent_judged >= JUDGED_ENOUGH) {
+		m->accuracy = st->recent_predicted / st->recent_judged;
+		m->hard_accuracy = 1.0 - st->recent_miss[KB_R_HARD] / st->recent;
+	}
+}
+
+/* Mean log-likelihood per sample of the logit at its fit (m->w, started
+ * from the last fit st->fit_w), or 0 with no valid sample. */
+static double logit_mean_loglik(kb_model *m, const kb_model_stats *st)
+{
+	double f[KB_PIECES][KB_FEATURES];
+	int n = kb_model_samples(st), chosen, used = 0;
+
+	for (int j = 0; j < n; j++)
+		used += sample_decode(&st->sample[j], &chosen, f) != 0;
+	if (used == 0)
+		return 0;
+	for (int a = 0; a < KB_FEATURES; a++)
+		m->w[a] = isfinite(st->fit_w[a]) && fabs(st->fit_w[a]) < 1e3 ? st->fit_w[a] : 0;
+	return logit_fit(st, m->w) / used;
+}
+
+void kb_model_fit(kb_model *m, const kb_model_stats *st)
+{
+	double ll[KB_COMPONENTS], top = -INFINITY, sum = 0, n = st->recent;
+
+	kb_model_prior(m);
+	if (!(n > 0) || !isfinite(n))
+		return;
+	ll[KB_C_EASY] = pure_loglik(n, st->recent_miss[KB_R_EASY]);
+	ll[KB_C_HARD] = pure_loglik(n, st->recent_miss[KB_R_HARD]);
+	ll[KB_C_RULE] = rule_loglik(m, st);
+	ll[KB_C_RANDOM] = -st->recent_log_choices;
+	/* the samples' mean times the faded count, so that every component
+	 * answers for the same decisions; an AIC-like charge for the logit's
+	 * free weights, so that a random player is not explained by noise in
+	 * the features */
+	ll[KB_C_LOGIT] = logit_mean_loglik(m, st) * n - LOGIT_PENALTY;
+	for (int c = 0; c < KB_COMPONENTS; c++) {
+		if (!isfinite(ll[c]))
+			ll[c] = -INFINITY;
+		ll[c] += log(prior_weight[c]);
+		top = fmax(top, ll[c]);
+	}
+	if (!isfinite(top)) {
+		kb_model_prior(m);
+		return;
+	}
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		sum += m->weight[c] = exp(ll[c] - top);
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		m->weight[c] /= sum;
+	sample_accuracy(m, st);
+}
+
+int kb_model_useful(const kb_model *m)
+{
+	return m->accuracy >= m->hard_accuracy + USEFUL_MARGIN && m->accuracy >= USEFUL_ACCURACY;
+}
+
+void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
+		    unsigned mask, double p[KB_PIECES])
+{
+	double f[KB_PIECES][KB_FEATURES];
+	uint8_t bits[KB_PIECES];
+
+	memset(p, 0, sizeof(double) * KB_PIECES);
+	if (kb_count(mask) == 0)
+		return;
+	/* the rule reads the same bits kb_features computes */
+	feature_bits(pos, s, d, mask, ~0u, bits);
+	bits_to_features(pos, s, mask, bits, f);
+	mixture_probs(m, f, bits, mask, p);
+}
+
+/* A component this sure decides the most likely move alone (the others
+ * together cannot outweigh it). */
+#define SURE 0.995
+
+int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask)
+{
+	uint8_t bits[KB_PIECES];
+	double p[KB_PIECES];
+	int best = -1;
+
+	if (m->weight[KB_C_RULE] >= SURE)
+		return kb_rule_pick(m->rule, pos, s, d, mask);
+	if (m->weight[KB_C_LOGIT] < SURE) {
+		kb_model_probs(m, pos, s, d, mask, p);
+		return mode_of(p, mask);
+	}
+	/* the logit's mode: the largest w . f, no exponentials */
+	feature_bits(pos, s, d, mask, ~0u, bits);
+	for (int i = 0; i < KB_PIECES; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int r = pos->prog[s][i];
+		double z = r == KB_HOME ? 0.0 : m->w[KB_F_ADVANCE] * (r + 1) / 32.0;
+		for (int k = 0; k < KB_F_ADVANCE; k++)
+			z += bits[i] >> k & 1 ? m->w[k] : 0.0;
+		p[i] = z;
+		if (best < 0 || z > p[best])
+			best = i;
+	}
+	return best;
 }
 
 enum kb_component kb_model_belief(const kb_model *m)

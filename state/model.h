@@ -3,22 +3,50 @@
  *
  * Every decision an opponent made with two or more legal moves is described
  * by the KB_FEATURES features of each legal candidate (see enum kb_feature).
- * kb_model_stats keeps plain counts (decisions, how many matched easy, how
- * many matched hard) and the KB_SAMPLES most recent decisions in compact
- * form (a ring): two stores merge by adding the counts and replaying one
- * store's samples into the other's ring.
+ * kb_model_stats keeps three kinds of statistics:
+ *   - plain counts (decisions, how many matched easy, how many matched hard);
+ *   - the KB_SAMPLES most recent decisions in compact form (a ring), for the
+ *     logit fit;
+ *   - statistics of EVERY decision observed, fading with age: a decayed
+ *     count of decisions, of log(legal moves) (the random explanation) and
+ *     of the misses of each of KB_RULES simple rules (enum kb_rule).  Each
+ *     new decision multiplies the old values by 1 - 1/KB_MEMORY first, so a
+ *     decision n decisions old weighs (1 - 1/KB_MEMORY)^n: half after 693
+ *     decisions, and the sums never count more than KB_MEMORY decisions.
+ * Two stores merge by decaying one store's faded values by the other's
+ * number of decisions and adding (exact when the other's decisions came
+ * later), adding the counts and replaying one store's samples into the
+ * other's ring.
  *
- * The fitted model (kb_model) is a Bayesian mixture of four explanations of
- * the sampled choices:
- *   easy    always the rearmost legal piece (allowed PURE_ERROR slips),
+ * Why KB_MEMORY = 1000: an opponent name makes about 30 decisions per seat
+ * and game, so 1000 decisions are 11 to 33 games.  A rule that the player
+ * follows is certain within tens of decisions (every decision the rules
+ * disagree on is a factor 500 of evidence) and stays certain, because its
+ * misses stay near zero however long the memory.  A new version that
+ * plays differently makes the old rule miss: within about 100 decisions
+ * (a few games) the old rule explains the play worse than the logit,
+ * whose window is the KB_SAMPLES most recent decisions and so already
+ * the new version's, and the old play is forgotten to one half after 693
+ * of the new version's decisions.  The new version's moves are then
+ * predicted by the logit (within 200 decisions from easy to hard, in the
+ * tests); a new pure rule is believed as a rule again once the old play it
+ * missed has faded to less than one decision (a few thousand decisions).
+ *
+ * The fitted model (kb_model) is a Bayesian mixture of five explanations of
+ * the choices:
+ *   easy    always the rearmost legal piece (allowed rare slips, 0.2%),
  *   hard    always the foremost legal piece (likewise),
+ *   rule    one of the other simple rules (enum kb_rule; likewise),
  *   random  uniform over the legal pieces,
  *   logit   a conditional-logit model P(i) ~ exp(w . f_i) over the features,
  *           w the maximum a posteriori fit (Newton's method, a normal
  *           prior on every weight, variance 1/0.3) on the samples.
- * Each explanation's weight is prior x likelihood of the samples, the logit
- * charged a fixed penalty for its free weights.  With no data the model is
- * the prior mixture (0.2 easy, 0.2 hard, 0.2 random, 0.4 logit with w = 0).
+ * Each explanation's weight is prior x likelihood of the faded statistics
+ * (the logit: its mean log-likelihood on the samples times the faded
+ * count), the logit charged a fixed penalty for its free weights, each
+ * rule a share of its component's prior.  With no data the model is the
+ * prior mixture (0.175 easy, 0.175 hard, 0.02 rule, 0.2 random, 0.43 logit
+ * with w = 0).
  *
  * Nothing here allocates or fails; all functions are deterministic.
  */
@@ -46,6 +74,29 @@ enum kb_feature {
 /* Recent decisions kept per opponent for the logit fit. */
 #define KB_SAMPLES 96
 
+/* How many decisions the faded statistics remember (see above). */
+#define KB_MEMORY 1000.0
+
+/* The simple rules: a preference, then the rearmost (even rule) or the
+ * foremost (odd rule) of the preferred legal pieces; a preference that no
+ * legal piece has prefers nothing. */
+enum kb_rule {
+	KB_R_EASY = 0,          /* rearmost */
+	KB_R_HARD,              /* foremost */
+	KB_R_CAPTURE_REAR,      /* a capture, else rearmost */
+	KB_R_CAPTURE_FRONT,
+	KB_R_PEACE_REAR,        /* no capture, else rearmost */
+	KB_R_PEACE_FRONT,
+	KB_R_SAFE_REAR,         /* escape a threat, else do not land on one */
+	KB_R_SAFE_FRONT,
+	KB_R_STAY_REAR,         /* do not leave home (the rearmost that
+				   leaves home would be easy's move) */
+	KB_R_LEAVE_FRONT,       /* leave home */
+	KB_R_GOAL_REAR,         /* enter the goal */
+	KB_R_GOAL_FRONT,
+	KB_RULES
+};
+
 /* One decision, compact: byte 0 the legal mask (bits 0..3) and the chosen
  * index (bits 4..5); then per piece index i, byte 1+2i the binary features
  * (bit k = feature k, k < KB_F_ADVANCE) and byte 2+2i the moved piece's
@@ -61,15 +112,29 @@ typedef struct kb_model_stats {
 	uint64_t easy_hits;  /* chosen == rearmost legal index */
 	uint64_t hard_hits;  /* chosen == foremost legal index */
 	kb_sample sample[KB_SAMPLES]; /* decision n goes to sample[n % KB_SAMPLES] */
+	/* every decision, faded (see above) */
+	double recent;                /* decisions */
+	double recent_log_choices;    /* log(number of legal moves) */
+	double recent_miss[KB_RULES]; /* decisions where rule r chose otherwise */
+	double fit_w[KB_FEATURES];    /* last logit fit: where the next one starts */
+	/* the bot's own predictions, faded alike: decisions it predicted with
+	 * the model fitted before the game, and how many it predicted right
+	 * (an out-of-sample accuracy; kb_model_observe_prediction) */
+	double recent_judged, recent_predicted;
 } kb_model_stats;
 
 /* Mixture components. */
-enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_COMPONENTS };
+enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_C_RULE,
+		    KB_COMPONENTS };
 
 /* A fitted model, ready to evaluate. */
 typedef struct kb_model {
 	double weight[KB_COMPONENTS]; /* posterior weights, summing to 1 */
 	double w[KB_FEATURES];        /* logit feature weights */
+	enum kb_rule rule;            /* the rule of KB_C_RULE */
+	double accuracy;      /* how often the model's most likely move is the
+				 one played (kb_model_useful; 0: no data) */
+	double hard_accuracy; /* the same for hard's move */
 } kb_model;
 
 /* Feature vectors of every legal candidate of seat s with die d (mask the
@@ -82,6 +147,10 @@ void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
  * mask, are ignored (returns -1); otherwise returns 0. */
 int kb_model_observe(kb_model_stats *st, const kb_pos *pos, int s, int d,
 		     unsigned mask, int chosen);
+
+/* After kb_model_observe accepted a decision: whether the model the
+ * observer played with predicted it (hit 1) or not (0). */
+void kb_model_observe_prediction(kb_model_stats *st, int hit);
 
 /* Add the counts of b to a and append b's samples, oldest first, to a's
  * ring (merging two stores). */
@@ -96,13 +165,36 @@ void kb_model_fit(kb_model *m, const kb_model_stats *st);
 /* The prior model (what kb_model_fit gives for no data). */
 void kb_model_prior(kb_model *m);
 
+/* Rebuild the faded statistics of st from its samples alone (records of
+ * older versions and imports, which keep only the samples). */
+void kb_model_stats_rebuild(kb_model_stats *st);
+
+/* The index rule r plays among mask (two or more bits) for seat s with
+ * die d.  Fast: it computes only the features the rule needs. */
+int kb_rule_pick(enum kb_rule r, const kb_pos *pos, int s, int d, unsigned mask);
+
+/* Name of rule r ("capture>rear", ...). */
+const char *kb_rule_name(enum kb_rule r);
+
+/* The most likely index under m (lowest on ties), for a mask of two or
+ * more bits. */
+int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask);
+
+/* 1 when m's most likely move was the move played clearly more often than
+ * hard's, and in at least 9 decisions of 10: only then is the model worth
+ * more to the search than the default assumption (hard), which learning
+ * off uses.  The rates are the bot's own predictions before each game
+ * (recent_predicted / recent_judged) once it judged 30 decisions, before
+ * that the samples' (fitted to them, so optimistic). */
+int kb_model_useful(const kb_model *m);
+
 /* Probability of each legal index of mask (p[i] = 0 for the others; they
  * sum to 1 when mask != 0).  Fast: no allocation, one feature pass. */
 void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
 		    unsigned mask, double p[KB_PIECES]);
 
 /* The component with the largest weight, and a short word for it
- * ("easy", "hard", "random", "heuristic"). */
+ * ("easy", "hard", "random", "heuristic", "rule"). */
 enum kb_component kb_model_belief(const kb_model *m);
 const char *kb_component_name(enum kb_component c);
 

@@ -1,4 +1,6 @@
 /* record.c - little-endian record formats; see record.h. */
+#include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "record.h"
@@ -36,17 +38,88 @@ static void put_header(uint8_t *out, uint16_t kind, uint16_t version)
 	memset(out + 4, 0, 4);
 }
 
-size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
+static void put_double(uint8_t *p, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof v);
+	put64(p, v);
+}
+
+static double get_double(const uint8_t *p)
+{
+	uint64_t v = get64(p);
+	double d;
+
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 {
 	const uint64_t v[6] = {r->games, r->won, r->lost, r->model.decisions,
 			       r->model.easy_hits, r->model.hard_hits};
 
-	put_header(out, KB_REC_OPPONENT, KB_OPP_VERSION);
+	put_header(out, KB_REC_OPPONENT, 2);
 	for (int i = 0; i < 6; i++)
 		put64(out + 8 + 8 * i, v[i]);
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(out + 56 + KB_SAMPLE_LEN * j, r->model.sample[j].b, KB_SAMPLE_LEN);
 	return KB_OPP_V2_LEN;
+}
+
+/* Number of version 3's binary64 fields after version 2's. */
+#define FADED_FIELDS (4 + KB_RULES + KB_FEATURES)
+
+/* Where faded field k lives in kb_model_stats, in the order version 3
+ * keeps them: recent, recent_log_choices, recent_miss[], fit_w[],
+ * recent_judged, recent_predicted. */
+static size_t faded_offset(int k)
+{
+	if (k == 0)
+		return offsetof(kb_model_stats, recent);
+	if (k == 1)
+		return offsetof(kb_model_stats, recent_log_choices);
+	if (k < 2 + KB_RULES)
+		return offsetof(kb_model_stats, recent_miss) + sizeof(double) * (size_t)(k - 2);
+	if (k < 2 + KB_RULES + KB_FEATURES)
+		return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - 2 - KB_RULES);
+	if (k == 2 + KB_RULES + KB_FEATURES)
+		return offsetof(kb_model_stats, recent_judged);
+	return offsetof(kb_model_stats, recent_predicted);
+}
+
+size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
+{
+	kb_opp_encode_v2(r, out);
+	put16(out + 2, KB_OPP_VERSION);
+	for (int k = 0; k < FADED_FIELDS; k++) {
+		double v;
+		memcpy(&v, (const char *)&r->model + faded_offset(k), sizeof v);
+		put_double(out + KB_OPP_V2_LEN + 8 * k, v);
+	}
+	return KB_OPP_V3_LEN;
+}
+
+/* Read version 3's faded statistics; 0, or -1 when they cannot be (not
+ * finite, negative, more misses than decisions). */
+static int decode_faded(const uint8_t *in, kb_model_stats *m)
+{
+	for (int k = 0; k < FADED_FIELDS; k++) {
+		double v = get_double(in + KB_OPP_V2_LEN + 8 * k);
+		if (!isfinite(v))
+			return -1;
+		memcpy((char *)m + faded_offset(k), &v, sizeof v);
+	}
+	if (m->recent < 0 || m->recent > KB_MEMORY + 1 || m->recent_log_choices < 0)
+		return -1;
+	for (int r = 0; r < KB_RULES; r++)
+		if (m->recent_miss[r] < 0 || m->recent_miss[r] > m->recent * (1 + 1e-9) + 1e-9)
+			return -1;
+	if (m->recent_judged < 0 || m->recent_judged > KB_MEMORY + 1 || m->recent_predicted < 0 ||
+	    m->recent_predicted > m->recent_judged * (1 + 1e-9) + 1e-9)
+		return -1;
+	return 0;
 }
 
 size_t kb_opp_encode_v1(const kb_opp_rec *r, uint8_t *out)
@@ -99,7 +172,8 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	memset(r, 0, sizeof *r);
 	if (v < 0)
 		return v;
-	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN))
+	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN) ||
+	    (v == 3 && len != KB_OPP_V3_LEN))
 		return KB_REC_BAD;
 	r->games = get64(in + 8);
 	r->won = get64(in + 16);
@@ -115,9 +189,14 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	r->model.hard_hits = get64(in + 48);
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(r->model.sample[j].b, in + 56 + KB_SAMPLE_LEN * j, KB_SAMPLE_LEN);
-	if (r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions) {
+	if (r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions ||
+	    (v == 3 && decode_faded(in, &r->model))) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
+	}
+	if (v == 2) {
+		kb_model_stats_rebuild(&r->model);
+		return KB_REC_OLD;
 	}
 	return KB_REC_OK;
 }

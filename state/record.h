@@ -6,10 +6,17 @@
  *
  *   kind 1, opponent record, key "o/NAME"
  *     version 1 (old):  u64 games, won, lost                     (32 bytes)
- *     version 2 (now):  u64 games, won, lost, decisions, easy_hits,
+ *     version 2 (old):  u64 games, won, lost, decisions, easy_hits,
  *                       hard_hits; KB_SAMPLES samples of KB_SAMPLE_LEN
  *                       bytes, oldest at index decisions % KB_SAMPLES
  *                       (model.h)                               (920 bytes)
+ *     version 3 (now):  version 2's fields, then IEEE-754 binary64 values
+ *                       (as u64): recent, recent_log_choices,
+ *                       recent_miss[KB_RULES], fit_w[KB_FEATURES],
+ *                       recent_judged, recent_predicted
+ *                       (model.h)                              (1120 bytes)
+ *                       A version 2 record's faded statistics are rebuilt
+ *                       from its samples (kb_model_stats_rebuild).
  *   kind 2, results per bot version, key "v/VERSION/NAME"
  *     version 1:        u64 games, won, lost                     (32 bytes)
  *
@@ -30,12 +37,13 @@
 
 #define KB_REC_OPPONENT 1
 #define KB_REC_RESULTS 2
-#define KB_OPP_VERSION 2      /* current opponent record version */
+#define KB_OPP_VERSION 3      /* current opponent record version */
 #define KB_RES_VERSION 1      /* current results record version */
 #define KB_OPP_V1_LEN 32
 #define KB_OPP_V2_LEN (8 + 6 * 8 + KB_SAMPLES * KB_SAMPLE_LEN)
+#define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (4 + KB_RULES + KB_FEATURES) * 8)
 #define KB_RES_LEN 32
-#define KB_REC_MAX KB_OPP_V2_LEN
+#define KB_REC_MAX KB_OPP_V3_LEN
 
 /* Names (opponents, bot versions): 1..KB_NAME_MAX of A-Z a-z 0-9 _ . - */
 #define KB_NAME_MAX 64
@@ -70,9 +78,10 @@ int kb_rec_usable(int status);
 size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out);
 size_t kb_res_encode(const kb_res_rec *r, uint8_t *out);
 
-/* Encode an opponent record in the old version 1 (for tests and for
- * checking upgrades); returns KB_OPP_V1_LEN. */
+/* Encode an opponent record in the old version 1 or 2 (for tests and for
+ * checking upgrades); return KB_OPP_V1_LEN and KB_OPP_V2_LEN. */
 size_t kb_opp_encode_v1(const kb_opp_rec *r, uint8_t *out);
+size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out);
 
 /* Decode len bytes into r (zeroed first).  Returns an enum kb_rec_status. */
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r);

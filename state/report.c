@@ -13,7 +13,8 @@ void kb_report_belief(const kb_model *m, char *out, size_t size)
 {
 	enum kb_component c = kb_model_belief(m);
 
-	snprintf(out, size, "%s %.2f", kb_component_name(c), m->weight[c]);
+	snprintf(out, size, "%s%s%s %.2f", kb_component_name(c), c == KB_C_RULE ? " " : "",
+		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c]);
 }
 
 static const char *status_word(int status)

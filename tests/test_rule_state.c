@@ -66,11 +66,15 @@ Test(state_rules, versions_kinds_and_sizes)
 	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN + 1, &opp), KB_REC_BAD);
 	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD, "v1 with v2's size");
 	header(buf, KB_REC_OPPONENT, 2);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_OLD);
 	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "v2 with v1's size");
 	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN - 1, &opp), KB_REC_BAD);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_BAD, "v2 with v3's size");
 	header(buf, KB_REC_OPPONENT, 3);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_NEWER);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD, "v3 with v2's size");
+	header(buf, KB_REC_OPPONENT, 4);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_NEWER);
 	header(buf, KB_REC_RESULTS, 1);
 	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "a results record");
 	buf[1] = 1; /* kind 0x102: the high byte counts */
@@ -113,9 +117,9 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	r.model.hard_hits = 0x12;
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memset(r.model.sample[j].b, j + 1, KB_SAMPLE_LEN);
-	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V2_LEN);
+	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V3_LEN);
 	static const uint8_t head[56] = {
-		1, 0, 2, 0, 0, 0, 0, 0,
+		1, 0, 3, 0, 0, 0, 0, 0,
 		0x0d, 0x0c, 0x0b, 0x0a, 0, 0, 0, 0,
 		3, 0, 0, 0, 0, 0, 0, 0,
 		0, 7, 0, 0, 0, 0, 0, 0,
@@ -125,7 +129,7 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	cr_assert_arr_eq(buf, head, sizeof head);
 	cr_assert_eq(buf[56], 1, "first sample");
 	cr_assert_eq(buf[KB_OPP_V2_LEN - 1], KB_SAMPLES, "last sample");
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_OK);
 	cr_assert_eq(back.games, r.games);
 	cr_assert_eq(back.won, 3);
 	cr_assert_eq(back.lost, 0x700);
@@ -153,13 +157,13 @@ Test(state_rules, counts_above_their_total_are_damage)
 	r.games = r.won = r.lost = 5;
 	r.model.decisions = r.model.easy_hits = r.model.hard_hits = 9;
 	kb_opp_encode(&r, buf);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_OK, "equal is fine");
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_OK, "equal is fine");
 	for (int field = 0; field < 4; field++) {
 		kb_opp_rec bad = r;
 		uint64_t *f[4] = {&bad.won, &bad.lost, &bad.model.easy_hits, &bad.model.hard_hits};
 		*f[field] += 1;
 		kb_opp_encode(&bad, buf);
-		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &back), KB_REC_BAD, "field %d", field);
+		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_BAD, "field %d", field);
 		cr_assert_eq(back.games, 0, "zeroed when refused");
 	}
 }

@@ -1,6 +1,7 @@
 /* test_state.c - the learning store: record formats (round trip, old and
  * newer versions, damage), the opponent model (easy and hard recognised
- * within five choices, other players predicted better than any fixed
+ * within five choices, a pure rule in tens of decisions and kept, a new
+ * version learned, other players predicted better than any fixed
  * assumption), the LMDB store (updates, merge by export/import, reset, a
  * full map, a read-only store, a corrupted file) and the kimble-state tool. */
 #include <criterion/criterion.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bot/learn.h"
 #include "core/game.h"
 #include "core/policy.h"
 #include "state/export.h"
@@ -18,41 +20,13 @@
 #include "state/record.h"
 #include "state/store.h"
 #include "support.h"
+#include "tests/bench/madeup.h"
 
 /* ---- players that are neither easy nor hard ------------------------------ */
 
-/* Captures when it can (the rearmost such piece), else plays like easy. */
-static int play_capturer(const kb_pos *p, int s, int d, unsigned m)
-{
-	double f[KB_PIECES][KB_FEATURES];
-
-	kb_features(p, s, d, m, f);
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && f[i][KB_F_CAPTURE])
-			return i;
-	return kb_pick_easy(m);
-}
-
-/* A greedy scorer: capture, reach the goal, leave home, stay safe. */
-static int play_greedy(const kb_pos *p, int s, int d, unsigned m)
-{
-	double f[KB_PIECES][KB_FEATURES], best = -1e9;
-	int pick = -1;
-
-	kb_features(p, s, d, m, f);
-	for (int i = 0; i < KB_PIECES; i++) {
-		if (!(m >> i & 1))
-			continue;
-		double v = 3 * f[i][KB_F_CAPTURE] + 2 * f[i][KB_F_ENTER_GOAL] +
-			   1.5 * f[i][KB_F_LEAVE] - 2 * f[i][KB_F_LAND_THREAT] +
-			   1.5 * f[i][KB_F_ESCAPE] - 0.5 * f[i][KB_F_IN_GOAL] + f[i][KB_F_ADVANCE];
-		if (v > best) {
-			best = v;
-			pick = i;
-		}
-	}
-	return pick;
-}
+/* play_capturer (captures when it can, the rearmost such piece, else
+ * plays like easy) and play_greedy (a greedy scorer: capture, reach the
+ * goal, leave home, stay safe) are the learning bench's players. */
 
 enum player { P_EASY, P_HARD, P_CAPTURER, P_GREEDY };
 
@@ -209,6 +183,144 @@ Test(state_model, other_players_predicted_better_than_fixed_assumptions, .timeou
 	}
 }
 
+Test(state_model, pure_rule_recognised_in_tens_of_decisions_and_kept, .timeout = 60)
+{
+	kb_model m = learned(P_CAPTURER, 60);
+
+	cr_assert_eq(kb_model_belief(&m), KB_C_RULE, "belief %s %.3f",
+		     kb_component_name(kb_model_belief(&m)), m.weight[kb_model_belief(&m)]);
+	cr_assert_eq(m.rule, KB_R_CAPTURE_REAR, "rule %s", kb_rule_name(m.rule));
+	cr_assert_gt(m.weight[KB_C_RULE], 0.9, "rule weight %.3f", m.weight[KB_C_RULE]);
+	/* thousands of decisions later it is as sure (the old model of a
+	 * window of recent decisions believed "heuristic 0.73") */
+	m = learned(P_CAPTURER, 5000);
+	cr_assert_eq(m.rule, KB_R_CAPTURE_REAR);
+	cr_assert_gt(m.weight[KB_C_RULE], 0.999, "rule weight %.5f", m.weight[KB_C_RULE]);
+	score_ctx sc = scored(&m, P_CAPTURER);
+	cr_assert_eq(sc.hits, sc.n, "capturer predicted exactly");
+	cr_assert_eq(kb_model_pick(&m, &(kb_pos){0}, 0, 1, 0x3), 1, "rear of two");
+}
+
+Test(state_model, a_new_version_under_the_same_name_is_learned, .timeout = 60)
+{
+	static learn_ctx l;
+	kb_model m;
+	int switched_after = -1;
+
+	memset(&l, 0, sizeof l);
+	l.limit = 3000; /* a long history of easy */
+	decisions(P_EASY, 11, 1000, learn, &l);
+	kb_model_fit(&m, &l.st);
+	cr_assert_gt(m.weight[KB_C_EASY], 0.99, "easy %.3f hard %.3f random %.3f heuristic %.3f "
+		     "rule %.3f, %.1f decisions", m.weight[0], m.weight[1], m.weight[2], m.weight[3],
+		     m.weight[4], l.st.recent);
+	/* then the player plays hard: its moves are predicted within a few
+	 * hundred decisions (the logit's window holds the new play) */
+	for (int extra = 25; extra <= 1000 && switched_after < 0; extra += 25) {
+		l.limit = 3000 + extra;
+		decisions(P_HARD, 500 + (uint64_t)extra, 1000, learn, &l);
+		kb_model_fit(&m, &l.st);
+		score_ctx sc = scored(&m, P_HARD);
+		if (sc.hits > 0.98 * sc.n)
+			switched_after = extra;
+	}
+	cr_assert(switched_after > 0 && switched_after <= 200, "hard predicted after %d decisions",
+		  switched_after);
+	l.limit = 3000 + 1000;
+	decisions(P_HARD, 7000, 1000, learn, &l);
+	kb_model_fit(&m, &l.st);
+	cr_assert_lt(m.weight[KB_C_EASY], 1e-6, "easy %.3g after 1000 decisions of hard",
+		     m.weight[KB_C_EASY]);
+	score_ctx sc = scored(&m, P_HARD);
+	cr_assert_eq(sc.hits, sc.n, "hard predicted exactly after 1000 decisions");
+	/* old play fades: half its weight after 693 newer decisions */
+	cr_assert_lt(l.st.recent, KB_MEMORY);
+}
+
+Test(state_model, merging_equals_observing_in_order, .timeout = 30)
+{
+	static learn_ctx a, b, all;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	memset(&all, 0, sizeof all);
+	a.limit = 700;
+	b.limit = 500;
+	all.limit = 700;
+	decisions(P_GREEDY, 21, 1000, learn, &a);
+	decisions(P_GREEDY, 21, 1000, learn, &all);
+	all.limit = 1200;
+	decisions(P_CAPTURER, 33, 1000, learn, &b);
+	decisions(P_CAPTURER, 33, 1000, learn, &all);
+	kb_model_stats_add(&a.st, &b.st);
+	cr_assert_eq(a.st.decisions, all.st.decisions);
+	cr_assert_float_eq(a.st.recent, all.st.recent, 1e-9);
+	cr_assert_float_eq(a.st.recent_log_choices, all.st.recent_log_choices, 1e-9);
+	for (int r = 0; r < KB_RULES; r++)
+		cr_assert_float_eq(a.st.recent_miss[r], all.st.recent_miss[r], 1e-9, "rule %d", r);
+	cr_assert_eq(memcmp(a.st.sample, all.st.sample, sizeof a.st.sample), 0);
+}
+
+Test(state_model, only_a_model_better_than_hard_is_useful, .timeout = 30)
+{
+	kb_model prior, h = learned(P_HARD, 300), c = learned(P_CAPTURER, 300);
+
+	kb_model_prior(&prior);
+	cr_assert_not(kb_model_useful(&prior), "the prior says nothing");
+	cr_assert_not(kb_model_useful(&h), "hard's model adds nothing to the default");
+	cr_assert(kb_model_useful(&c), "capturer: accuracy %.2f vs hard's %.2f", c.accuracy,
+		  c.hard_accuracy);
+}
+
+Test(state_model, the_bots_own_predictions_decide_over_the_samples, .timeout = 30)
+{
+	static learn_ctx l;
+	kb_model m;
+
+	memset(&l, 0, sizeof l);
+	l.limit = 300;
+	decisions(P_CAPTURER, 1000, 500, learn, &l);
+	kb_model_fit(&m, &l.st);
+	cr_assert(kb_model_useful(&m), "the samples say 1.00");
+	/* the bot's own predictions before its games were right 8 times in 10 */
+	for (int k = 0; k < 100; k++)
+		kb_model_observe_prediction(&l.st, k % 10 < 8);
+	kb_model_fit(&m, &l.st);
+	cr_assert_float_eq(m.accuracy, 0.8, 0.01); /* faded: nearly 0.8 */
+	cr_assert_not(kb_model_useful(&m), "8 in 10 is not enough");
+	for (int k = 0; k < 3000; k++)
+		kb_model_observe_prediction(&l.st, 1);
+	kb_model_fit(&m, &l.st);
+	cr_assert(kb_model_useful(&m), "right ever since: accuracy %.3f", m.accuracy);
+}
+
+Test(state_model, bot_keeps_the_default_where_the_model_is_unsure, .timeout = 30)
+{
+	static kb_learn l;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard,
+					    &kb_opponent_hard};
+	kb_pos p = test_pos(0xf, "30 12 3", "5 20", "", "1");
+
+	memset(&l, 0, sizeof l);
+	strcpy(l.name[1], "fresh");
+	strcpy(l.name[2], "cap");
+	strcpy(l.name[3], "hardish");
+	kb_model_prior(&l.model[1]);
+	l.model[2] = learned(P_CAPTURER, 300);
+	l.model[3] = learned(P_HARD, 300);
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1], &kb_opponent_hard, "nothing known: played as learning off");
+	cr_assert_eq(opp[3], &kb_opponent_hard, "no better than hard: played as learning off");
+	cr_assert_eq(opp[2], &l.opp[2], "the capturer's model is used");
+	cr_assert(opp[2]->exact, "and it is exact (a rule)");
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(&p, 2, d);
+		if (kb_count(mask) >= 2)
+			cr_assert_eq(kb_opponent_pick(opp[2], &p, 2, d, mask),
+				     kb_rule_pick(KB_R_CAPTURE_REAR, &p, 2, d, mask), "die %d", d);
+	}
+}
+
 Test(state_model, probabilities_sum_to_one, .timeout = 20)
 {
 	kb_model m = learned(P_GREEDY, 50);
@@ -271,7 +383,7 @@ Test(state_record, round_trip, .timeout = 10)
 	uint8_t buf[KB_REC_MAX];
 	size_t n = kb_opp_encode(&r, buf);
 
-	cr_assert_eq(n, (size_t)KB_OPP_V2_LEN);
+	cr_assert_eq(n, (size_t)KB_OPP_V3_LEN);
 	cr_assert_eq(buf[0], 1);
 	cr_assert_eq(buf[2], KB_OPP_VERSION);
 	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OK);
@@ -298,6 +410,58 @@ Test(state_record, old_version_is_read_and_upgraded, .timeout = 10)
 	cr_assert_eq(back.won, 7);
 	cr_assert_eq(back.lost, 4);
 	cr_assert_eq(back.model.decisions, 0);
+}
+
+Test(state_record, version_2_is_read_with_its_faded_statistics_rebuilt, .timeout = 10)
+{
+	kb_opp_rec r = sample_rec(), back, rebuilt;
+	uint8_t buf[KB_REC_MAX];
+	size_t n = kb_opp_encode_v2(&r, buf);
+
+	cr_assert_eq(n, (size_t)KB_OPP_V2_LEN);
+	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OLD);
+	cr_assert_eq(back.games, 12);
+	cr_assert_eq(back.model.decisions, r.model.decisions);
+	cr_assert_eq(memcmp(back.model.sample, r.model.sample, sizeof r.model.sample), 0);
+	/* the faded statistics come from the samples: as many decisions as
+	 * samples (slightly faded), and the misses of easy those samples show */
+	rebuilt = r;
+	kb_model_stats_rebuild(&rebuilt.model);
+	cr_assert_float_eq(back.model.recent, rebuilt.model.recent, 1e-12);
+	cr_assert(back.model.recent > 0.9 * KB_SAMPLES && back.model.recent <= KB_SAMPLES,
+		  "recent %.2f", back.model.recent);
+	for (int k = 0; k < KB_RULES; k++)
+		cr_assert_float_eq(back.model.recent_miss[k], rebuilt.model.recent_miss[k], 1e-12);
+	/* and it is written back in the current version */
+	n = kb_opp_encode(&back, buf);
+	cr_assert_eq(n, (size_t)KB_OPP_V3_LEN);
+	cr_assert_eq(kb_opp_decode(buf, n, &rebuilt), KB_REC_OK);
+	cr_assert_eq(memcmp(&back, &rebuilt, sizeof back), 0);
+}
+
+Test(state_record, faded_statistics_checked, .timeout = 10)
+{
+	kb_opp_rec r = sample_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+	const double bad[] = {-1.0, NAN, INFINITY, 1e9};
+
+	for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+		kb_opp_rec d = r;
+		d.model.recent_miss[3] = bad[k];
+		size_t n = kb_opp_encode(&d, buf);
+		cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_BAD, "miss %g", bad[k]);
+		cr_assert_eq(back.games, 0);
+	}
+	kb_opp_rec d = r;
+	d.model.recent_judged = 10;
+	d.model.recent_predicted = 11;
+	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&d, buf), &back), KB_REC_BAD,
+		     "more predicted than judged");
+	d.model.recent_predicted = 9;
+	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&d, buf), &back), KB_REC_OK);
+	cr_assert_eq(back.model.recent_predicted, 9.0);
+	r.model.recent = NAN;
+	cr_assert_eq(kb_opp_decode(buf, kb_opp_encode(&r, buf), &back), KB_REC_BAD, "recent NaN");
 }
 
 Test(state_record, newer_and_damaged_refused, .timeout = 10)

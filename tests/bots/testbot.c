@@ -23,6 +23,10 @@
  *                (a folder), write=PATH (create), connect=PORT (TCP to
  *                127.0.0.1), signal (kill(getppid(), 0)), fork=N (N
  *                sleeping children) or fill=MB (a file in its folder).
+ *       capturer, greedy, cautious, pacifist, mixed, switcher, targeter,
+ *       middle   plays that made-up player of the learning bench
+ *                (tests/bench/madeup.h; the rival of switcher and
+ *                targeter is the first other seat, mixed draws from SEED)
  * Every mode's first line is v001XYZ from OPPONENTS (except lineup).
  */
 #include <arpa/inet.h>
@@ -42,6 +46,7 @@
 #include "core/board.h"
 #include "core/rules.h"
 #include "core/wire.h"
+#include "tests/bench/madeup.h"
 
 static void pause_ms(long ms)
 {
@@ -202,9 +207,22 @@ static void first_decision(const char *mode)
 		exit(0);
 }
 
-/* The index to send for decision board+die with legal mask. */
-static int choose(const char *mode, unsigned mask)
+/* The made-up player named mode, or -1. */
+static int madeup_mode(const char *mode)
 {
+	for (int p = 0; p < POL_EASY; p++)
+		if (!strcmp(mode, policy_name[p]))
+			return p;
+	return -1;
+}
+
+/* The index to send for decision pos+die with legal mask. */
+static int choose(const char *mode, const kb_pos *pos, int die, unsigned mask, kb_rng *rng)
+{
+	int madeup = madeup_mode(mode);
+
+	if (madeup >= 0)
+		return play_policy((enum policy)madeup, pos, 0, die, mask, rng);
 	if (!strcmp(mode, "illegal"))
 		for (int i = 3; i >= 0; i--)
 			if (!(mask >> i & 1))
@@ -226,6 +244,9 @@ int main(int argc, char **argv)
 	}
 	const char *mode = argv[1];
 	present = lineup(argv[2], digits);
+	kb_rng rng;
+	kb_rng_seed(&rng, strtoull(argv[3], NULL, 10));
+	madeup_rival = present & 2 ? 1 : present & 4 ? 2 : 3;
 	if (!strcmp(mode, "silent"))
 		for (;;)
 			pause();
@@ -259,7 +280,8 @@ int main(int argc, char **argv)
 		if (state[KB_BOARD_LEN] != 'A' ||
 		    kb_board_parse(state, KB_BOARD_LEN, present, &pos, NULL))
 			continue;
-		unsigned mask = kb_legal(&pos, 0, state[KB_BOARD_LEN + 1] - '0');
+		int die = state[KB_BOARD_LEN + 1] - '0';
+		unsigned mask = kb_legal(&pos, 0, die);
 		if (decisions++ == 0)
 			first_decision(mode);
 		if (!strcmp(mode, "slow"))
@@ -267,7 +289,7 @@ int main(int argc, char **argv)
 		if (!mask)
 			continue;
 		printf("%s%d\n", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
-		       choose(mode, mask));
+		       choose(mode, &pos, die, mask, &rng));
 		fflush(stdout);
 	}
 	return 0;

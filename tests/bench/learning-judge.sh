@@ -1,0 +1,45 @@
+#!/bin/sh
+# learning-judge.sh - does learning pay at process level, under the judge:
+# kimble-bot learning against kimble-bot --no-learn, each against one
+# made-up player (tests/bots/testbot.c MODE, tests/bench/madeup.h), 2 seats,
+# the same DEALS deals (same tournament seed), a fresh store per player.
+#
+#   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER...]
+#
+# Players default to every made-up player.  Prints one line per player:
+# the win rates with learning and without, and their difference.  Needs
+# make all build/rel/testbots/testbot.  Run from the repository root.
+set -eu
+deals=600 seed=11
+while [ $# -gt 0 ]; do
+	case $1 in
+	--deals) deals=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	*) break ;;
+	esac
+done
+players=${*:-capturer greedy cautious pacifist mixed switcher targeter middle}
+root=$(pwd)
+for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
+	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
+done
+tmp=$(mktemp -d /tmp/kimble-learning-judge-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+# bot folders: name, command, arguments, stderr flag
+bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
+rate() { awk -v n="$1" '$1 == n { print $3 / $2 }' "$2"; }
+printf '%-9s %6s %9s %9s %9s\n' player games learning off difference
+for p in $players; do
+	bot "learn-$p" kimble-bot "$root/bin/kimble-bot" ""
+	bot "off-$p" kimble-bot "$root/bin/kimble-bot" --no-learn
+	bot "$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
+	for v in learn off; do
+		(cd "$tmp" && nice "$root/bin/kimble-judge" -q --no-timing -f gauntlet -t 2 \
+			-g "$deals" -s "$seed" -o "out-$v-$p" "$v-$p" "$p" > /dev/null)
+	done
+	l=$(rate kimble-bot "$tmp/out-learn-$p/results.txt")
+	o=$(rate kimble-bot "$tmp/out-off-$p/results.txt")
+	awk -v p="$p" -v g=$((2 * deals)) -v l="$l" -v o="$o" \
+		'BEGIN { printf "%-9s %6d %8.1f%% %8.1f%% %+8.1f\n", p, g, 100 * l, 100 * o, 100 * (l - o) }'
+done
