@@ -126,7 +126,7 @@ FUZZ_BINS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRCS))
 build/fuzz/%: tests/fuzz/%.c tests/fuzz/libfuzzer_main.c $(ALL_LIB_SRCS)
 	@mkdir -p $(@D)
 	$(CLANG) $(filter-out -Werror,$(KB_CFLAGS)) -O1 -fsanitize=fuzzer,address,undefined \
-		-DKB_FUZZ_ENTRY=kb_$* -o $@ $^ $(KB_LDLIBS)
+		-DKB_FUZZ_ENTRY=kb_$* -o $@ $^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP)
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do n=$$(basename $$f); mkdir -p build/fuzz/corpus/$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
