@@ -1,6 +1,7 @@
 /* tune_main.c - kimble-tune: fit the bot's evaluation weights by self-play
  * (bot/fit.h) and print them as bot/weights.h.  Run by bot/tune/tune.sh. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,41 +110,55 @@ typedef struct tune_opts {
 	int init;
 } tune_opts;
 
+/* Whole-number options: where the value goes in tune_opts, its range. */
+static const struct {
+	const char *name;
+	size_t at;
+	long long lo, hi;
+} count_opts[] = {
+	{"--rounds", offsetof(tune_opts, rounds), 0, 1000000},
+	{"--games", offsetof(tune_opts, games), 1, COUNT_MAX},
+	{"--depth", offsetof(tune_opts, depth), 0, 100},
+	{"--epochs", offsetof(tune_opts, epochs), 0, 1000000},
+	{"--spsa", offsetof(tune_opts, spsa), 0, COUNT_MAX},
+	{"--spsa-games", offsetof(tune_opts, spsa_games), 0, COUNT_MAX},
+	{"--td", offsetof(tune_opts, td), 0, COUNT_MAX},
+	{"--report", offsetof(tune_opts, report), 0, COUNT_MAX},
+	{"--report-level", offsetof(tune_opts, report_level), 0, 100},
+	{"--seed", offsetof(tune_opts, seed), 0, COUNT_MAX * 1000}, /* seed * 1000 + r fits */
+};
+
+/* Decimal options, likewise. */
+static const struct {
+	const char *name;
+	size_t at;
+	double lo, hi;
+} decimal_opts[] = {
+	{"--spsa-step", offsetof(tune_opts, spsa_step), 0, 1000000},
+	{"--td-lambda", offsetof(tune_opts, td_lambda), 0, 1},
+	{"--td-rate", offsetof(tune_opts, td_rate), 0, 10},
+};
+
 /* Options that take a value; 0 when argv[*i] is none of them. */
 static int parse_value(int argc, char **argv, int *i, tune_opts *o)
 {
 	const char *a = argv[*i];
 
-	if (!strcmp(a, "--rounds"))
-		o->rounds = count(argc, argv, i, 0, 1000000);
-	else if (!strcmp(a, "--games"))
-		o->games = count(argc, argv, i, 1, COUNT_MAX);
-	else if (!strcmp(a, "--depth"))
-		o->depth = count(argc, argv, i, 0, 100);
-	else if (!strcmp(a, "--epochs"))
-		o->epochs = count(argc, argv, i, 0, 1000000);
-	else if (!strcmp(a, "--spsa"))
-		o->spsa = count(argc, argv, i, 0, COUNT_MAX);
-	else if (!strcmp(a, "--spsa-games"))
-		o->spsa_games = count(argc, argv, i, 0, COUNT_MAX);
-	else if (!strcmp(a, "--spsa-step"))
-		o->spsa_step = decimal(argc, argv, i, 0, 1000000);
-	else if (!strcmp(a, "--td"))
-		o->td = count(argc, argv, i, 0, COUNT_MAX);
-	else if (!strcmp(a, "--td-lambda"))
-		o->td_lambda = decimal(argc, argv, i, 0, 1);
-	else if (!strcmp(a, "--td-lineup"))
-		o->td_only = lineup_digits(kb_arg_value(PROG, argc, argv, i), o->td_lineup);
-	else if (!strcmp(a, "--td-rate"))
-		o->td_rate = decimal(argc, argv, i, 0, 10);
-	else if (!strcmp(a, "--report"))
-		o->report = count(argc, argv, i, 0, COUNT_MAX);
-	else if (!strcmp(a, "--report-level"))
-		o->report_level = count(argc, argv, i, 0, 100);
-	else if (!strcmp(a, "--seed"))
-		o->seed = count(argc, argv, i, 0, COUNT_MAX * 1000); /* seed * 1000 + r fits */
-	else
+	for (size_t k = 0; k < sizeof count_opts / sizeof count_opts[0]; k++)
+		if (!strcmp(a, count_opts[k].name)) {
+			*(long *)((char *)o + count_opts[k].at) =
+				count(argc, argv, i, count_opts[k].lo, count_opts[k].hi);
+			return 1;
+		}
+	for (size_t k = 0; k < sizeof decimal_opts / sizeof decimal_opts[0]; k++)
+		if (!strcmp(a, decimal_opts[k].name)) {
+			*(double *)((char *)o + decimal_opts[k].at) =
+				decimal(argc, argv, i, decimal_opts[k].lo, decimal_opts[k].hi);
+			return 1;
+		}
+	if (strcmp(a, "--td-lineup"))
 		return 0;
+	o->td_only = lineup_digits(kb_arg_value(PROG, argc, argv, i), o->td_lineup);
 	return 1;
 }
 
