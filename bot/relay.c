@@ -1,9 +1,6 @@
 /* relay.c - the bot <-> server relay; see relay.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -14,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/draw.h"
+#include "core/net.h"
 #include "core/wire.h"
 #include "relay.h"
 
@@ -73,48 +71,6 @@ static void note(relay *r, const char *text)
 	tx(r, '#', text, strlen(text));
 }
 
-/* 1 if fd connected to itself: TCP's simultaneous open when no server
- * listens on a port of the ephemeral range and the kernel picked that very
- * port as our source port.  Such a "connection" would hold the port. */
-static int self_connected(int fd)
-{
-	struct sockaddr_storage a, b;
-	socklen_t la = sizeof a, lb = sizeof b;
-
-	if (getsockname(fd, (struct sockaddr *)&a, &la) || getpeername(fd, (struct sockaddr *)&b, &lb))
-		return 0;
-	return la == lb && memcmp(&a, &b, la) == 0;
-}
-
-static int connect_port(const char *host, int port)
-{
-	struct addrinfo hints, *res, *ai;
-	char service[16];
-	int fd = -1;
-
-	memset(&hints, 0, sizeof hints);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	snprintf(service, sizeof service, "%d", port);
-	if (getaddrinfo(host, service, &hints, &res))
-		return -1;
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0)
-			continue;
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 && !self_connected(fd))
-			break;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd >= 0) {
-		int one = 1;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	}
-	return fd;
-}
-
 /* Connect to the configured port or the first of 65430..65439 that
  * answers, retrying for up to retry_ms.  Returns 0 or -1. */
 static int reconnect(relay *r)
@@ -130,8 +86,7 @@ static int reconnect(relay *r)
 		int first = c->port ? c->port : KB_PORT_FIRST;
 		int last = c->port ? c->port : KB_PORT_LAST;
 		for (int p = first; p <= last; p++) {
-			r->sock = connect_port(c->host, p);
-			if (r->sock >= 0) {
+			if (kb_net_connect(c->host, p, &r->sock, NULL) == KB_NET_OK) {
 				snprintf(text, sizeof text, "connected to %s port %d", c->host, p);
 				note(r, text);
 				return 0;

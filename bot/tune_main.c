@@ -1,6 +1,7 @@
 /* tune_main.c - kimble-tune: fit the bot's evaluation weights by self-play
  * (bot/fit.h) and print them as bot/weights.h.  Run by bot/tune/tune.sh. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,16 +100,111 @@ static double decimal(int argc, char **argv, int *i, double lo, double hi)
 	return kb_arg_real(PROG, opt, kb_arg_value(PROG, argc, argv, i), lo, hi);
 }
 
+/* What the command line asks for (see usage). */
+typedef struct tune_opts {
+	long rounds, games, depth, epochs, seed, spsa, spsa_games;
+	double spsa_step, td_lambda, td_rate;
+	long td, report, report_level;
+	uint8_t td_lineup[3];
+	const uint8_t *td_only; /* td_lineup when --td-lineup was given */
+	int init;
+} tune_opts;
+
+/* Whole-number options: where the value goes in tune_opts, its range. */
+static const struct {
+	const char *name;
+	size_t at;
+	long long lo, hi;
+} count_opts[] = {
+	{"--rounds", offsetof(tune_opts, rounds), 0, 1000000},
+	{"--games", offsetof(tune_opts, games), 1, COUNT_MAX},
+	{"--depth", offsetof(tune_opts, depth), 0, 100},
+	{"--epochs", offsetof(tune_opts, epochs), 0, 1000000},
+	{"--spsa", offsetof(tune_opts, spsa), 0, COUNT_MAX},
+	{"--spsa-games", offsetof(tune_opts, spsa_games), 0, COUNT_MAX},
+	{"--td", offsetof(tune_opts, td), 0, COUNT_MAX},
+	{"--report", offsetof(tune_opts, report), 0, COUNT_MAX},
+	{"--report-level", offsetof(tune_opts, report_level), 0, 100},
+	{"--seed", offsetof(tune_opts, seed), 0, COUNT_MAX * 1000}, /* seed * 1000 + r fits */
+};
+
+/* Decimal options, likewise. */
+static const struct {
+	const char *name;
+	size_t at;
+	double lo, hi;
+} decimal_opts[] = {
+	{"--spsa-step", offsetof(tune_opts, spsa_step), 0, 1000000},
+	{"--td-lambda", offsetof(tune_opts, td_lambda), 0, 1},
+	{"--td-rate", offsetof(tune_opts, td_rate), 0, 10},
+};
+
+/* Options that take a value; 0 when argv[*i] is none of them. */
+static int parse_value(int argc, char **argv, int *i, tune_opts *o)
+{
+	const char *a = argv[*i];
+
+	for (size_t k = 0; k < sizeof count_opts / sizeof count_opts[0]; k++)
+		if (!strcmp(a, count_opts[k].name)) {
+			*(long *)((char *)o + count_opts[k].at) =
+				count(argc, argv, i, count_opts[k].lo, count_opts[k].hi);
+			return 1;
+		}
+	for (size_t k = 0; k < sizeof decimal_opts / sizeof decimal_opts[0]; k++)
+		if (!strcmp(a, decimal_opts[k].name)) {
+			*(double *)((char *)o + decimal_opts[k].at) =
+				decimal(argc, argv, i, decimal_opts[k].lo, decimal_opts[k].hi);
+			return 1;
+		}
+	if (strcmp(a, "--td-lineup"))
+		return 0;
+	o->td_only = lineup_digits(kb_arg_value(PROG, argc, argv, i), o->td_lineup);
+	return 1;
+}
+
+/* Rounds of fitting, then SPSA, then TD, as the options ask. */
+static void tune(kb_weights *w, const tune_opts *o)
+{
+	for (long r = 0; r < o->rounds; r++) {
+		kb_fit_data d = {0};
+		if (kb_fit_collect(&d, w, (int)o->depth, o->games, (uint64_t)(o->seed * 1000 + r), 1))
+			die("out of memory collecting samples");
+		double loss = kb_fit_train(w, &d, (int)o->epochs, 0.01, 1e-5, (uint64_t)o->seed + r);
+		fprintf(stderr, "kimble-tune: round %ld: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+			r + 1, d.games, 100.0 * d.wins / d.games, d.n, loss);
+		kb_fit_free(&d);
+	}
+	if (o->spsa) {
+		fprintf(stderr, "kimble-tune: win rate before SPSA %.4f\n", kb_fit_winrate(w, 0, 4000, 7));
+		kb_fit_spsa(w, (int)o->spsa, o->spsa_games, o->spsa_step, (uint64_t)o->seed, stderr);
+		fprintf(stderr, "kimble-tune: win rate after SPSA %.4f\n", kb_fit_winrate(w, 0, 4000, 7));
+	}
+	if (o->td) {
+		kb_td_params tp = {o->td, o->td_lambda, o->td_rate, (uint64_t)o->seed, o->td_only};
+		kb_td_train(w, &tp, stderr);
+	}
+}
+
+/* The weights on stdout, with the command that made them as comment. */
+static void write_weights(const kb_weights *w, const tune_opts *o)
+{
+	char comment[400];
+
+	snprintf(comment, sizeof comment,
+		 "kimble-tune%s --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g --td %ld --td-lambda %g --td-rate %g",
+		 o->init ? " --init" : "", o->rounds, o->games, o->depth, o->epochs, o->seed, o->spsa,
+		 o->spsa_games, o->spsa_step, o->td, o->td_lambda, o->td_rate);
+	if (o->td_only)
+		snprintf(comment + strlen(comment), sizeof comment - strlen(comment),
+			 " --td-lineup %d%d%d", o->td_only[0], o->td_only[1], o->td_only[2]);
+	kb_fit_write(stdout, w, comment);
+}
+
 int main(int argc, char **argv)
 {
-	long rounds = 3, games = 4000, depth = 0, epochs = 4, seed = 1, spsa = 0, spsa_games = 3000;
-	double spsa_step = 2.0, td_lambda = 0.8, td_rate = 0.005;
-	long td = 0, report = 0, report_level = 0;
-	uint8_t td_lineup[3];
-	const uint8_t *td_only = NULL;
+	tune_opts o = {.rounds = 3, .games = 4000, .epochs = 4, .seed = 1, .spsa_games = 3000,
+		       .spsa_step = 2.0, .td_lambda = 0.8, .td_rate = 0.005};
 	kb_weights w = kb_weights_default;
-	char comment[400];
-	int init = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help")) {
@@ -117,71 +213,20 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--init")) {
 			init_weights(&w);
-			init = 1;
+			o.init = 1;
+		} else if (parse_value(argc, argv, &i, &o)) {
 			continue;
-		}
-		if (!strcmp(argv[i], "--rounds"))
-			rounds = count(argc, argv, &i, 0, 1000000);
-		else if (!strcmp(argv[i], "--games"))
-			games = count(argc, argv, &i, 1, COUNT_MAX);
-		else if (!strcmp(argv[i], "--depth"))
-			depth = count(argc, argv, &i, 0, 100);
-		else if (!strcmp(argv[i], "--epochs"))
-			epochs = count(argc, argv, &i, 0, 1000000);
-		else if (!strcmp(argv[i], "--spsa"))
-			spsa = count(argc, argv, &i, 0, COUNT_MAX);
-		else if (!strcmp(argv[i], "--spsa-games"))
-			spsa_games = count(argc, argv, &i, 0, COUNT_MAX);
-		else if (!strcmp(argv[i], "--spsa-step"))
-			spsa_step = decimal(argc, argv, &i, 0, 1000000);
-		else if (!strcmp(argv[i], "--td"))
-			td = count(argc, argv, &i, 0, COUNT_MAX);
-		else if (!strcmp(argv[i], "--td-lambda"))
-			td_lambda = decimal(argc, argv, &i, 0, 1);
-		else if (!strcmp(argv[i], "--td-lineup"))
-			td_only = lineup_digits(kb_arg_value(PROG, argc, argv, &i), td_lineup);
-		else if (!strcmp(argv[i], "--td-rate"))
-			td_rate = decimal(argc, argv, &i, 0, 10);
-		else if (!strcmp(argv[i], "--report"))
-			report = count(argc, argv, &i, 0, COUNT_MAX);
-		else if (!strcmp(argv[i], "--report-level"))
-			report_level = count(argc, argv, &i, 0, 100);
-		else if (!strcmp(argv[i], "--seed"))
-			seed = count(argc, argv, &i, 0, COUNT_MAX * 1000); /* seed * 1000 + r fits */
-		else if (argv[i][0] == '-')
+		} else if (argv[i][0] == '-') {
 			kb_arg_unknown(PROG, argv[i]);
-		else
+		} else {
 			kb_die_usage(PROG, "unexpected argument \"%s\"", argv[i]);
+		}
 	}
-	if (report)
-		print_report(&w, "before", (int)report_level, report);
-	for (long r = 0; r < rounds; r++) {
-		kb_fit_data d = {0};
-		if (kb_fit_collect(&d, &w, (int)depth, games, (uint64_t)(seed * 1000 + r), 1))
-			die("out of memory collecting samples");
-		double loss = kb_fit_train(&w, &d, (int)epochs, 0.01, 1e-5, (uint64_t)seed + r);
-		fprintf(stderr, "kimble-tune: round %ld: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
-			r + 1, d.games, 100.0 * d.wins / d.games, d.n, loss);
-		kb_fit_free(&d);
-	}
-	if (spsa) {
-		fprintf(stderr, "kimble-tune: win rate before SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
-		kb_fit_spsa(&w, (int)spsa, spsa_games, spsa_step, (uint64_t)seed, stderr);
-		fprintf(stderr, "kimble-tune: win rate after SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
-	}
-	if (td) {
-		kb_td_params tp = {td, td_lambda, td_rate, (uint64_t)seed, td_only};
-		kb_td_train(&w, &tp, stderr);
-	}
-	if (report)
-		print_report(&w, "after", (int)report_level, report);
-	snprintf(comment, sizeof comment,
-		 "kimble-tune%s --rounds %ld --games %ld --depth %ld --epochs %ld --seed %ld --spsa %ld --spsa-games %ld --spsa-step %g --td %ld --td-lambda %g --td-rate %g",
-		 init ? " --init" : "", rounds, games, depth, epochs, seed, spsa, spsa_games, spsa_step,
-		 td, td_lambda, td_rate);
-	if (td_only)
-		snprintf(comment + strlen(comment), sizeof comment - strlen(comment),
-			 " --td-lineup %d%d%d", td_only[0], td_only[1], td_only[2]);
-	kb_fit_write(stdout, &w, comment);
+	if (o.report)
+		print_report(&w, "before", (int)o.report_level, o.report);
+	tune(&w, &o);
+	if (o.report)
+		print_report(&w, "after", (int)o.report_level, o.report);
+	write_weights(&w, &o);
 	return 0;
 }

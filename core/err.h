@@ -17,6 +17,7 @@
  *   -600..-699  judge/rating.h (enum kj_rating_status)
  *   -700..-799  judge/server_limits.h (enum srv_limit)
  *   -800..-899  judge/server_http.h (enum srv_http_error)
+ *   -900..-999  core/net.h     (enum kb_net_status)
  * 0 is success everywhere.
  *
  * Exit statuses: every program exits KB_EXIT_USAGE (64, EX_USAGE of

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/net.h"
 #include "proc.h"
 #include "sandbox.h"
 
@@ -159,7 +160,7 @@ static int stderr_fd(kj_proc *p, const char *err_path)
 	if (err_path && strcmp(err_path, KJ_ERR_ECHO) == 0) {
 		if (pipe2(ep, O_CLOEXEC) == 0) {
 			p->err = ep[0];
-			fcntl(p->err, F_SETFL, O_NONBLOCK);
+			kb_net_nonblock(p->err);
 			return ep[1];
 		}
 	} else if (err_path) {
@@ -209,8 +210,8 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	p->in = to[1];
 	p->out = from[0];
-	fcntl(p->in, F_SETFL, O_NONBLOCK);
-	fcntl(p->out, F_SETFL, O_NONBLOCK);
+	kb_net_nonblock(p->in);
+	kb_net_nonblock(p->out);
 	return 0;
 fail:
 	if (err)

@@ -4,9 +4,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/net.h"
 #include "server.h"
 #include "server_game.h"
 #include "server_req.h"
@@ -529,7 +527,6 @@ static void accept_all(server *s)
 		}
 		srv_conn *c = calloc(1, sizeof *c);
 		struct epoll_event ev = {.events = EPOLLIN};
-		int one = 1;
 		if (!c) {
 			close(fd);
 			continue;
@@ -538,7 +535,7 @@ static void accept_all(server *s)
 		c->events = EPOLLIN;
 		c->addr = srv_addr_get(&s->limits, (struct sockaddr *)&peer, s->now);
 		ev.data.ptr = c;
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		kb_net_nodelay(fd);
 		if (epoll_ctl(s->ep, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			srv_addr_put(&s->limits, c->addr, s->now);
 			close(fd);
@@ -552,46 +549,17 @@ static void accept_all(server *s)
 	}
 }
 
-static int try_bind(const struct addrinfo *ai, int port)
-{
-	struct sockaddr_storage a;
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
-
-	if (fd < 0)
-		return -1;
-	memcpy(&a, ai->ai_addr, ai->ai_addrlen);
-	if (ai->ai_family == AF_INET6)
-		((struct sockaddr_in6 *)&a)->sin6_port = htons((uint16_t)port);
-	else
-		((struct sockaddr_in *)&a)->sin_port = htons((uint16_t)port);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&a, ai->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* Listen on host at the first free port of first..last: *fd and *port. */
 static int open_listener(const char *host, int first, int last, int *fd, int *port, kb_err *err)
 {
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE};
-	struct addrinfo *ai;
-	int rc = getaddrinfo(host, NULL, &hints, &ai);
-
-	if (rc != 0)
-		return fail(err, SRV_EHOST, host, gai_strerror(rc));
-	*fd = -1;
-	for (*port = first; *port <= last && *fd < 0; (*port)++)
-		*fd = try_bind(ai, *port);
-	(*port)--;
-	freeaddrinfo(ai);
-	if (*fd < 0) {
-		char what[80];
-		snprintf(what, sizeof what, "%s ports %d..%d", host, first, last);
-		return fail(err, SRV_EBIND, what, "no port could be bound (all in use?)");
+	switch (kb_net_listen(host, first, last, fd, port, err)) {
+	case KB_NET_OK:
+		return SRV_OK;
+	case KB_NET_EHOST:
+		return SRV_EHOST;
+	default:
+		return SRV_EBIND;
 	}
-	return 0;
 }
 
 /* The live pages: their listener (already bound) served from our epoll. */

@@ -1,0 +1,103 @@
+/* test_net.c - the socket module (core/net.h): the listener's port-range
+ * fallback and its refusal, connecting, and the descriptor flags. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "core/net.h"
+#include "support.h"
+
+/* The port fd is bound to. */
+static int bound_port(int fd)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	return ntohs(a.sin_port);
+}
+
+Test(net, listen_takes_the_next_free_port_of_the_range)
+{
+	int first = test_free_port(), held, fd, port;
+	kb_err err;
+
+	cr_assert_gt(first, 0);
+	cr_assert_eq(kb_net_listen("127.0.0.1", first, first, &held, &port, &err), KB_NET_OK,
+		     "%s", err.msg);
+	cr_assert_eq(port, first);
+	cr_assert_eq(bound_port(held), first);
+	cr_assert(fcntl(held, F_GETFL) & O_NONBLOCK, "the listener is non-blocking");
+	cr_assert(fcntl(held, F_GETFD) & FD_CLOEXEC, "the listener is close-on-exec");
+	cr_assert_eq(kb_net_listen("127.0.0.1", first, 65535, &fd, &port, &err), KB_NET_OK,
+		     "%s", err.msg);
+	cr_assert_gt(port, first, "the taken first port was skipped");
+	cr_assert_eq(bound_port(fd), port, "*port is the port bound");
+	close(fd);
+	close(held);
+}
+
+Test(net, listen_refuses_a_range_with_no_free_port)
+{
+	int port = test_free_port(), held, fd = 7, got;
+	kb_err err;
+	char want[96];
+
+	cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &held, &got, &err), KB_NET_OK);
+	cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &fd, &got, &err), KB_NET_EBIND);
+	cr_assert_eq(fd, -1);
+	snprintf(want, sizeof want, "127.0.0.1 ports %d..%d: no port could be bound (all in use?)",
+		 port, port);
+	cr_assert_str_eq(err.msg, want);
+	close(held);
+}
+
+Test(net, connect_reaches_a_listener_with_nodelay)
+{
+	int lfd, port, fd, one = 0;
+	socklen_t len = sizeof one;
+	kb_err err;
+
+	cr_assert_eq(kb_net_listen("127.0.0.1", test_free_port(), 65535, &lfd, &port, &err),
+		     KB_NET_OK);
+	cr_assert_eq(kb_net_connect("localhost", port, &fd, &err), KB_NET_OK, "%s", err.msg);
+	cr_assert_eq(getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, &len), 0);
+	cr_assert(one, "TCP_NODELAY is set");
+	cr_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC, "the socket is close-on-exec");
+	cr_assert_eq(fcntl(fd, F_GETFL) & O_NONBLOCK, 0, "the socket blocks");
+	close(fd);
+	close(lfd);
+}
+
+Test(net, connect_to_a_closed_port_fails)
+{
+	int lfd, port, fd = 7;
+	kb_err err;
+
+	/* a port that was just free and is closed again: nothing listens */
+	cr_assert_eq(kb_net_listen("127.0.0.1", test_free_port(), 65535, &lfd, &port, &err),
+		     KB_NET_OK);
+	close(lfd);
+	cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_ECONNECT);
+	cr_assert_eq(fd, -1);
+	cr_assert_not_null(strstr(err.msg, "127.0.0.1 port"), "%s", err.msg);
+}
+
+Test(net, nonblock_keeps_the_other_flags)
+{
+	int p[2];
+
+	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
+	cr_assert_eq(fcntl(p[1], F_SETFL, O_APPEND), 0);
+	cr_assert_eq(kb_net_nonblock(p[1]), 0);
+	cr_assert(fcntl(p[1], F_GETFL) & O_NONBLOCK);
+	cr_assert(fcntl(p[1], F_GETFL) & O_APPEND, "O_APPEND kept");
+	close(p[0]);
+	close(p[1]);
+	cr_assert_eq(kb_net_nonblock(-1), -1, "not a descriptor");
+}
