@@ -10,31 +10,9 @@ void kb_pos_init(kb_pos *pos, unsigned present)
 	pos->present = (uint8_t)((present & 0xf) | 1);
 }
 
-/* 1 if seat s has a piece at progress r. */
-static inline int own_at(const int8_t *p, int r)
-{
-	return p[0] == r || p[1] == r || p[2] == r || p[3] == r;
-}
-
 unsigned kb_legal(const kb_pos *pos, int s, int d)
 {
-	const int8_t *p = pos->prog[s];
-	unsigned mask = 0;
-
-	for (int i = 0; i < KB_PIECES; i++) {
-		int r = p[i];
-
-		if (r == KB_HOME) {
-			/* Only the first home piece may leave, and only on a 6
-			 * onto a start square free of the seat's own pieces. */
-			if (d == 6 && !own_at(p, 0))
-				mask |= 1u << i;
-			break; /* the rest are home too */
-		}
-		if (r + d <= KB_GOAL_LAST && !own_at(p, r + d))
-			mask |= 1u << i;
-	}
-	return mask;
+	return kb_legal_occ(pos->prog[s], kb_occupancy(pos->prog[s]), d);
 }
 
 /* Send home the opponent piece (if any) on ring square sq; seat s moved. */
@@ -44,7 +22,7 @@ static int capture_at(kb_pos *pos, int s, int sq)
 		if (o == s || !kb_present(pos, o))
 			continue;
 		int8_t *q = pos->prog[o];
-		int r = (sq - 7 * o + 2 * KB_TRACK) % KB_TRACK;
+		int r = kb_ring_progress(o, sq);
 
 		for (int j = 0; j < KB_PIECES; j++) {
 			if (q[j] != r)
@@ -65,7 +43,7 @@ int kb_apply(kb_pos *pos, int s, int idx, int d)
 	int target;
 
 	assert(kb_legal(pos, s, d) & (1u << idx));
-	target = p[idx] == KB_HOME ? 0 : p[idx] + d;
+	target = kb_move_target(p[idx], d);
 	p[idx] = (int8_t)target;
 	/* Moving forward can only pass pieces ahead of it. */
 	while (idx > 0 && p[idx - 1] < target) {

@@ -59,7 +59,7 @@ Test(bot_observe, legal_moves_give_distinct_boards, .timeout = 30)
 					continue;
 				kb_pos p = g.pos;
 				kb_apply(&p, s, i, d);
-				cr_assert_eq(kb_observe_step(&g.pos, s, d, &p), i);
+				cr_assert_eq(kb_observe_step(&g.pos, s, d, mask, &p), i);
 			}
 			if (mask) {
 				kb_apply(&g.pos, s, kb_pick_random(mask, &rng), d);
