@@ -54,9 +54,9 @@ int kb_lineup_parse(const char *spec, uint8_t lineup[3], unsigned *present,
 }
 
 /* Read one line (without '\n'; a '\r' before it is kb_line_parse's to
- * drop) of at most LINE_MAX_LEN characters.  Returns its length, -1 at end of input before any byte,
- * -2 for an over-long line (consumed up to its '\n'), -3 for a final line
- * cut off by end of input. */
+ * drop) of at most LINE_MAX_LEN characters.  Returns its length, -1 at end
+ * of input before any byte, -2 for an over-long line (consumed up to its
+ * '\n'), -3 for a final line cut off by end of input. */
 static long read_line(FILE *in, char *buf)
 {
 	long n = 0;

@@ -353,6 +353,18 @@ Test(bot_hostile, virhe_eof_and_long_lines, .timeout = 30)
 	cr_assert(strstr(err, "longer"), "%s", err);
 }
 
+/* Lines ending in "\r\n" read as the same lines (kb_line_parse drops the
+ * '\r'); the '\r' is not quoted back in an error. */
+Test(bot_hostile, crlf_lines_read_as_lf, .timeout = 30)
+{
+	const char *err;
+	cr_assert_eq(feed("hard", "Virhe: tuntematon viesti\r\nEND\r\n", &err), 3, "%s", err);
+	cr_assert(strstr(err, "answered \"Virhe: tuntematon viesti\"") != NULL, "%s", err);
+	cr_assert_eq(feed("hard", TOK "\r\n" EMPTY "B3\r\nEND\r\n", &err), 2, "%s", err);
+	cr_assert(strstr(err, "no state line") || strstr(err, "no choice"), "%s", err);
+	cr_assert_eq(feed("hard", TOK "\r\n" EMPTY "B3\r\n", &err), 4, "no END: %s", err);
+}
+
 Test(bot_hostile, game_over_before_first_decision, .timeout = 30)
 {
 	const char *err;
