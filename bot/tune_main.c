@@ -99,21 +99,6 @@ static double decimal(int argc, char **argv, int *i, double lo, double hi)
 	return kb_arg_real(PROG, opt, kb_arg_value(PROG, argc, argv, i), lo, hi);
 }
 
-/* The --rounds of self-play collection and fitting, each reported. */
-static void fit_rounds(kb_weights *w, long rounds, long games, long depth, long epochs,
-		       long seed)
-{
-	for (long r = 0; r < rounds; r++) {
-		kb_fit_data d = {0};
-		if (kb_fit_collect(&d, w, (int)depth, games, (uint64_t)(seed * 1000 + r), 1))
-			die("out of memory collecting samples");
-		double loss = kb_fit_train(w, &d, (int)epochs, 0.01, 1e-5, (uint64_t)seed + r);
-		fprintf(stderr, "kimble-tune: round %ld: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
-			r + 1, d.games, 100.0 * d.wins / d.games, d.n, loss);
-		kb_fit_free(&d);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	long rounds = 3, games = 4000, depth = 0, epochs = 4, seed = 1, spsa = 0, spsa_games = 3000;
@@ -170,7 +155,15 @@ int main(int argc, char **argv)
 	}
 	if (report)
 		print_report(&w, "before", (int)report_level, report);
-	fit_rounds(&w, rounds, games, depth, epochs, seed);
+	for (long r = 0; r < rounds; r++) {
+		kb_fit_data d = {0};
+		if (kb_fit_collect(&d, &w, (int)depth, games, (uint64_t)(seed * 1000 + r), 1))
+			die("out of memory collecting samples");
+		double loss = kb_fit_train(&w, &d, (int)epochs, 0.01, 1e-5, (uint64_t)seed + r);
+		fprintf(stderr, "kimble-tune: round %ld: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+			r + 1, d.games, 100.0 * d.wins / d.games, d.n, loss);
+		kb_fit_free(&d);
+	}
 	if (spsa) {
 		fprintf(stderr, "kimble-tune: win rate before SPSA %.4f\n", kb_fit_winrate(&w, 0, 4000, 7));
 		kb_fit_spsa(&w, (int)spsa, spsa_games, spsa_step, (uint64_t)seed, stderr);

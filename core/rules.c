@@ -10,9 +10,33 @@ void kb_pos_init(kb_pos *pos, unsigned present)
 	pos->present = (uint8_t)((present & 0xf) | 1);
 }
 
+/* 1 if seat s has a piece at progress r. */
+static inline int own_at(const int8_t *p, int r)
+{
+	return p[0] == r || p[1] == r || p[2] == r || p[3] == r;
+}
+
+/* The plain form, on the pieces alone; kb_legal_occ is the same rule on
+ * own-square bits (tests/test_rules.c compares them). */
 unsigned kb_legal(const kb_pos *pos, int s, int d)
 {
-	return kb_legal_occ(pos->prog[s], kb_occupancy(pos->prog[s]), d);
+	const int8_t *p = pos->prog[s];
+	unsigned mask = 0;
+
+	for (int i = 0; i < KB_PIECES; i++) {
+		int r = p[i];
+
+		if (r == KB_HOME) {
+			/* Only the first home piece may leave, and only on a 6
+			 * onto a start square free of the seat's own pieces. */
+			if (d == 6 && !own_at(p, 0))
+				mask |= 1u << i;
+			break; /* the rest are home too */
+		}
+		if (r + d <= KB_GOAL_LAST && !own_at(p, r + d))
+			mask |= 1u << i;
+	}
+	return mask;
 }
 
 /* Send home the opponent piece (if any) on ring square sq; seat s moved. */

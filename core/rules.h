@@ -76,7 +76,8 @@ static inline uint32_t kb_occupancy(const int8_t p[KB_PIECES])
 
 /* kb_legal for pieces p (one seat's prog row) whose own squares are
  * already known as occ = kb_occupancy(p): the evaluation builds that set
- * once per position and asks for six dice.  Equal to kb_legal. */
+ * once per position and asks for six dice.  The same rule as kb_legal,
+ * which stays the plain form (tests/test_rules.c compares the two). */
 static inline unsigned kb_legal_occ(const int8_t p[KB_PIECES], uint32_t occ, int d)
 {
 	unsigned mask = 0;
