@@ -53,10 +53,10 @@ int kb_lineup_parse(const char *spec, uint8_t lineup[3], unsigned *present,
 	return 0;
 }
 
-/* Read one line (without '\n', '\r' stripped) of at most LINE_MAX_LEN
- * characters.  Returns its length, -1 at end of input before any byte,
- * -2 for an over-long line (consumed up to its '\n'), -3 for a final line
- * cut off by end of input. */
+/* Read one line (without '\n'; a '\r' before it is kb_line_parse's to
+ * drop) of at most LINE_MAX_LEN characters.  Returns its length, -1 at end
+ * of input before any byte, -2 for an over-long line (consumed up to its
+ * '\n'), -3 for a final line cut off by end of input. */
 static long read_line(FILE *in, char *buf)
 {
 	long n = 0;
@@ -75,8 +75,6 @@ static long read_line(FILE *in, char *buf)
 		return -2;
 	if (c == EOF)
 		return -3;
-	if (n > 0 && buf[n - 1] == '\r')
-		n--;
 	buf[n] = 0;
 	return n;
 }
@@ -152,20 +150,19 @@ static int on_end(game *g, FILE *out, int state_lines, kb_err *err)
 	return send_move(g, out, err);
 }
 
-static int on_line(game *g, const char *buf, long n, int *state_lines, kb_err *err)
+/* A parsed line other than END; buf is its text. */
+static int on_line(game *g, const char *buf, const kb_line *ln, int *state_lines, kb_err *err)
 {
-	kb_line ln;
-	kb_err why;
+	int shown = (int)ln->len;
 
-	if (kb_line_parse(buf, (size_t)n, &ln, &why))
-		return kb_err_set(err, KB_CLIENT_PROTOCOL, "%s", why.msg);
-	if (g->over && ln.type != KB_LINE_END)
-		return kb_err_set(err, KB_CLIENT_PROTOCOL, "line \"%.60s\" after the winner line, expected END", buf);
-	switch (ln.type) {
+	if (g->over)
+		return kb_err_set(err, KB_CLIENT_PROTOCOL, "line \"%.*s\" after the winner line, expected END",
+			       shown < 60 ? shown : 60, buf);
+	switch (ln->type) {
 	case KB_LINE_TOKEN:
 		if (g->have_token)
 			return kb_err_set(err, KB_CLIENT_PROTOCOL, "a second token line \"%.20s...\"", buf);
-		memcpy(g->token, ln.token, sizeof g->token);
+		memcpy(g->token, ln->token, sizeof g->token);
 		g->have_token = 1;
 		return KB_CLIENT_OK;
 	case KB_LINE_STATE:
@@ -175,15 +172,16 @@ static int on_line(game *g, const char *buf, long n, int *state_lines, kb_err *e
 			return kb_err_set(err, KB_CLIENT_PROTOCOL,
 				       "state line %.46s follows an A decision line in the same response", buf);
 		(*state_lines)++;
-		return on_state(g, buf, &ln, err);
+		return on_state(g, buf, ln, err);
 	case KB_LINE_WINNER:
-		if (kb_tracker_winner(&g->tr, ln.seat, err))
+		if (kb_tracker_winner(&g->tr, ln->seat, err))
 			return KB_CLIENT_PROTOCOL;
-		g->c->winner = ln.seat;
+		g->c->winner = ln->seat;
 		g->over = 1;
 		return KB_CLIENT_OK;
 	case KB_LINE_ERROR:
-		return kb_err_set(err, KB_CLIENT_SERVER, "the server answered \"%.100s\"", buf);
+		return kb_err_set(err, KB_CLIENT_SERVER, "the server answered \"%.*s\"",
+			       shown < 100 ? shown : 100, buf);
 	default:
 		return KB_CLIENT_OK;
 	}
@@ -212,13 +210,17 @@ int kb_client_run(kb_client *c, FILE *in, FILE *out, kb_err *err)
 		}
 		if (n == -2)
 			return kb_err_set(err, KB_CLIENT_PROTOCOL, "a line longer than %d characters", LINE_MAX_LEN);
-		if (n == 3 && memcmp(buf, "END", 3) == 0) {
+		kb_line ln;
+		kb_err why;
+		if (kb_line_parse(buf, (size_t)n, &ln, &why))
+			return kb_err_set(err, KB_CLIENT_PROTOCOL, "%s", why.msg);
+		if (ln.type == KB_LINE_END) {
 			if ((rc = on_end(&g, out, state_lines, err)) || g.over)
 				return rc;
 			state_lines = 0;
 			continue;
 		}
-		if ((rc = on_line(&g, buf, n, &state_lines, err)))
+		if ((rc = on_line(&g, buf, &ln, &state_lines, err)))
 			return rc;
 	}
 }

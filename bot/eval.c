@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/policy.h"
 #include "eval.h"
 #include "opponent.h"
 #include "weights.h"
@@ -39,24 +40,6 @@ static void view_of(const kb_pos *pos, view *v)
 	}
 }
 
-/* kb_legal on the view: own pieces from the occupancy bits. */
-static unsigned legal(const int8_t *p, uint32_t occ, int d)
-{
-	unsigned mask = 0;
-
-	for (int i = 0; i < KB_PIECES; i++) {
-		int r = p[i];
-		if (r == KB_HOME) {
-			if (d == 6 && !(occ & 1))
-				mask |= 1u << i;
-			break;
-		}
-		if (r + d <= KB_GOAL_LAST && !((occ >> (r + d)) & 1))
-			mask |= 1u << i;
-	}
-	return mask;
-}
-
 /* Add to the victims' danger what seat o's next roll would hit, for
  * each die, moving the piece its model picks (model non-NULL) or else the
  * piece its type picks. */
@@ -66,19 +49,19 @@ static void hits_of(const kb_pos *pos, const view *v, int o, int type,
 	const int8_t *p = pos->prog[o];
 
 	for (int d = 1; d <= 6; d++) {
-		unsigned mask = legal(p, v->occ[o], d);
+		unsigned mask = kb_legal_occ(p, v->occ[o], d);
 		if (!mask)
 			continue;
-		int idx = type == 1 ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
+		int idx = type == 1 ? kb_pick_easy(mask) : kb_pick_hard(mask);
 		if (model && (mask & (mask - 1)))
 			idx = kb_opponent_pick(model, pos, o, d, mask);
-		int to = p[idx] == KB_HOME ? 0 : p[idx] + d;
+		int to = kb_move_target(p[idx], d);
 		if (to > KB_LAST_TRACK)
 			continue;
 		int sq = kb_ring_square(o, to), victim = v->owner[sq];
 		if (victim < 0 || victim == o)
 			continue;
-		int rv = (sq - 7 * victim + 2 * KB_TRACK) % KB_TRACK;
+		int rv = kb_ring_progress(victim, sq);
 		f[victim].danger += 1.0 / 6;
 		f[victim].dprog += (rv + 1) / (6.0 * KB_TRACK);
 		f[victim].hit[f[victim].nhit++] = (uint8_t)kb_eval_bucket(rv);
@@ -201,7 +184,7 @@ int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_
 		   int d, unsigned mask)
 {
 	double best = -1.0;
-	int pick = __builtin_ctz(mask);
+	int pick = kb_pick_hard(mask);
 
 	if (!(mask & (mask - 1)))
 		return pick;

@@ -30,22 +30,18 @@ typedef struct rec {
 	kb_fit_data *d;
 	uint8_t types[KB_SEATS];
 	int keep, k, fail;
+	const kb_game *game; /* the game played: its position is the rolled board */
 } rec;
 
 static void on_rolled(void *ctx, const kb_roll *roll)
 {
 	rec *r = ctx;
 	kb_fit_sample s;
-	kb_err err;
 
 	if (r->k++ % r->keep)
 		return;
 	memset(&s, 0, sizeof s);
-	unsigned present = 1;
-	for (int t = 1; t < KB_SEATS; t++)
-		if (r->types[t] != 0xff)
-			present |= 1u << t;
-	kb_board_parse(roll->board, KB_BOARD_LEN, present, &s.pos, &err);
+	s.pos = r->game->pos; /* roll->board is this position, formatted */
 	memcpy(s.types, r->types, sizeof s.types);
 	s.turn = (int8_t)roll->seat;
 	s.winner = -1;
@@ -61,7 +57,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 	for (long g = 0; g < games; g++) {
 		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
 		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
-		rec r = {d, {0, 0xff, 0xff, 0xff}, keep > 0 ? keep : 1, 0, 0};
+		rec r = {d, {0, 0xff, 0xff, 0xff}, keep > 0 ? keep : 1, 0, 0, NULL};
 		size_t first = d->n;
 		kb_game game;
 		kb_bot bot;
@@ -76,6 +72,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 			}
 		uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
 		kb_game_init(&game, gseed, ctl);
+		r.game = &game;
 		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
 		bot.w = w;
 		bot.rollout = &no_rollouts;

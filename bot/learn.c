@@ -146,15 +146,14 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 		o->probs = learned_probs;
 		o->ctx = &l->model[s];
 		o->name = l->name[s];
-		o->exact = 0;
 		o->pick_hint = 0;
 		o->pick = learned_pick;
 		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
-			o->pick_hint = KB_EASY, o->exact = 1;
+			o->pick_hint = KB_EASY;
 		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
-			o->pick_hint = KB_HARD, o->exact = 1;
+			o->pick_hint = KB_HARD;
 		else if (m->weight[KB_C_RULE] >= KB_LEARN_EXACT)
-			o->pick = rule_pick, o->exact = 1;
+			o->pick = rule_pick;
 		opp[s] = o;
 	}
 }

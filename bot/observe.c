@@ -10,10 +10,9 @@ static int same_pos(const kb_pos *a, const kb_pos *b)
 	return memcmp(a->prog, b->prog, sizeof a->prog) == 0;
 }
 
-int kb_observe_step(const kb_pos *before, int seat, int die, const kb_pos *after)
+int kb_observe_step(const kb_pos *before, int seat, int die, unsigned mask,
+		    const kb_pos *after)
 {
-	unsigned mask = kb_legal(before, seat, die);
-
 	if (!mask)
 		return same_pos(before, after) ? -1 : -2;
 	for (int i = 0; i < KB_PIECES; i++) {
@@ -44,22 +43,19 @@ static int fail(kb_err *err, const kb_line *line, const char *why)
 	return -1;
 }
 
-/* Check that after follows from the pending line and report the roll. */
+/* Check that after follows from the pending line and report the roll.
+ * kb_tracker_line has checked after itself (no seat has won on it); it
+ * is the pending board with the found move applied, so it also gives
+ * the next roller. */
 static int follow(kb_tracker *t, const kb_line *line, const kb_pos *after, kb_err *err)
 {
-	int idx = kb_observe_step(&t->pos, t->seat, t->die, after);
-	kb_pos moved = t->pos;
+	int idx = kb_observe_step(&t->pos, t->seat, t->die, t->mask, after);
 
 	if (idx == -2)
 		return fail(err, line, "its board is not the result of any legal move of the previous roll");
 	if (t->seat == 0 && kb_count(t->mask) >= 2 && idx != t->own_index)
 		return fail(err, line, "its board is not the result of the bot's own move");
-	if (idx >= 0)
-		kb_apply(&moved, t->seat, idx, t->die);
-	for (int s = 0; s < KB_SEATS; s++)
-		if (kb_present(&moved, s) && kb_has_won(&moved, s))
-			return fail(err, line, "the previous move already ended the game");
-	if (line->seat != kb_next_seat(&moved, t->seat, t->die))
+	if (line->seat != kb_next_seat(after, t->seat, t->die))
 		return fail(err, line, "this seat is not the next to roll");
 	if (t->seat != 0 && kb_count(t->mask) >= 2 && t->fn) {
 		kb_observation ob = {t->pos, t->seat, t->die, t->mask, idx};
@@ -75,6 +71,8 @@ int kb_tracker_line(kb_tracker *t, const kb_line *line, kb_err *err)
 
 	if (line->type != KB_LINE_STATE)
 		return fail(err, line, "expected a state line");
+	/* kb_board_parse gives a sound position (one piece per board square,
+	 * sorted, absent seats home): kb_pos_check could not fail here. */
 	if (kb_board_parse(line->board, KB_BOARD_LEN, t->present, &pos, &why)) {
 		if (err)
 			snprintf(err->msg, sizeof err->msg, "state line %.44s%c%d: %.120s",
@@ -83,8 +81,6 @@ int kb_tracker_line(kb_tracker *t, const kb_line *line, kb_err *err)
 	}
 	if (!kb_present(&pos, line->seat))
 		return fail(err, line, "the rolling seat does not play in this game");
-	if (kb_pos_check(&pos))
-		return fail(err, line, "two pieces share a ring square");
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(&pos, s) && kb_has_won(&pos, s))
 			return fail(err, line, "a seat has already won on this board");

@@ -33,10 +33,12 @@ typedef struct kb_observation {
 
 typedef void (*kb_observe_fn)(void *ctx, const kb_observation *ob);
 
-/* Which legal index of (seat, die) turns before into after: returns the
+/* Which legal index of (seat, die) turns before into after, mask being
+ * kb_legal(before, seat, die) (the tracker already holds it): returns the
  * index, -1 for a pass (no legal move and after == before), or -2 when no
  * legal move (and no pass) gives after. */
-int kb_observe_step(const kb_pos *before, int seat, int die, const kb_pos *after);
+int kb_observe_step(const kb_pos *before, int seat, int die, unsigned mask,
+		    const kb_pos *after);
 
 typedef struct kb_tracker {
 	unsigned present;   /* seats that play */

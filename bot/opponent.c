@@ -35,9 +35,9 @@ static void random_probs(void *ctx, const kb_pos *pos, int seat, int die, unsign
 		prob[i] = (mask >> i) & 1 ? 1.0 / n : 0.0;
 }
 
-const kb_opponent kb_opponent_easy = {easy_probs, NULL, 1, KB_EASY, "easy", NULL};
-const kb_opponent kb_opponent_hard = {hard_probs, NULL, 1, KB_HARD, "hard", NULL};
-const kb_opponent kb_opponent_random = {random_probs, NULL, 0, 0, "random", NULL};
+const kb_opponent kb_opponent_easy = {easy_probs, NULL, KB_EASY, "easy", NULL};
+const kb_opponent kb_opponent_hard = {hard_probs, NULL, KB_HARD, "hard", NULL};
+const kb_opponent kb_opponent_random = {random_probs, NULL, 0, "random", NULL};
 
 const kb_opponent *kb_opponent_for_name(const char *word)
 {

@@ -22,7 +22,6 @@ typedef struct kb_opponent {
 	void (*probs)(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
 		      double prob[KB_PIECES]);
 	void *ctx;
-	int exact;        /* 1: pick() is exactly what the seat plays */
 	int pick_hint;    /* KB_EASY/KB_HARD when the model is that policy, else 0 */
 	const char *name; /* for diagnostics */
 	/* Optional (NULL: the mode of probs): the most likely index, faster

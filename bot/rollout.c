@@ -1,4 +1,5 @@
 /* rollout.c - common-random-number rollouts; see rollout.h. */
+#include "core/policy.h"
 #include "rollout.h"
 
 #define ROLLOUT_TAG (KB_TAG_USER + 7) /* the rollouts' dice streams */
@@ -29,7 +30,7 @@ static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
 			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
-				  : !(mask & (mask - 1)) ? __builtin_ctz(mask)
+				  : !(mask & (mask - 1)) ? kb_pick_hard(mask)
 				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
 			kb_apply(&pos, turn, idx, d);
 			if (kb_has_won(&pos, turn))
@@ -72,9 +73,7 @@ int kb_rollout_choose(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *po
 	kb_pos after[KB_PIECES];
 	int next[KB_PIECES];
 
-	if (!rp)
-		rp = &kb_rollout_default[(__builtin_popcount(pos->present & 0xf) - 1) & 3];
-	if (rp->candidates < 2 || rp->samples < 1 || kb_count(mask) < 2 ||
+	if (!kb_rollout_on(rp) || kb_count(mask) < 2 ||
 	    leaves > (uint64_t)rp->max_leaves)
 		return -1;
 	n = candidates(rp, mask, v, cand);

@@ -37,11 +37,18 @@ typedef struct kb_rollout_params {
  * all off, measured in rollout.c. */
 extern const kb_rollout_params kb_rollout_default[KB_SEATS];
 
+/* 1 when rp asks for rollouts at all (the defaults do not): the search
+ * skips kb_rollout_choose otherwise. */
+static inline int kb_rollout_on(const kb_rollout_params *rp)
+{
+	return rp->candidates >= 2 && rp->samples >= 1;
+}
+
 /* The index to play for die in pos, chosen among the legal moves in mask
  * whose search value v[i] is within margin of the best (at most
  * candidates of them, best first) by the mean evaluation after rollouts,
- * with parameters rp or, when rp is NULL, kb_rollout_default for the
- * number of seats present; leaves is how many positions the search
+ * with parameters rp (kb_bot_init sets bot->rollout to kb_rollout_default
+ * for the number of seats present); leaves is how many positions the search
  * scored for this decision (more than rp->max_leaves: no rollouts, which
  * bounds the slowest decisions by counts).  Returns -1 when fewer than
  * two candidates qualify (the caller keeps its own choice).  Draws one value from bot->tiebreak when it plays rollouts. */

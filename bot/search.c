@@ -42,9 +42,10 @@ void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_
 		bot->types[s] = bot->opp[s] && bot->opp[s]->pick_hint == KB_EASY ? 1 : 2;
 		bot->leaf_model[s] = NULL;
 	}
-	kb_bot_set_level(bot, kb_bot_level_for_budget(budget_ms, __builtin_popcount(bot->present) - 1));
+	int opponents = __builtin_popcount(bot->present & 0xf) - 1;
+	kb_bot_set_level(bot, kb_bot_level_for_budget(budget_ms, opponents));
 	kb_rng_stream(&bot->tiebreak, seed, KB_TAG_TIEBREAK, 0);
-	bot->rollout = NULL;
+	bot->rollout = &kb_rollout_default[opponents];
 	bot->explain = NULL;
 	bot->nodes = 0;
 }
@@ -115,7 +116,7 @@ static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_ro
 		unsigned mask = kb_legal(pos, turn, d);
 		kb_pos p = *pos;
 		if (mask) {
-			int idx = kb_count(mask) == 1 ? __builtin_ctz(mask)
+			int idx = kb_count(mask) == 1 ? kb_pick_hard(mask)
 				  : kb_opponent_pick(bot->opp[turn], pos, turn, d, mask);
 			kb_apply(&p, turn, idx, d);
 		}
@@ -155,10 +156,12 @@ int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
 			if ((mask >> i) & 1)
 				fprintf(bot->explain, "kimble-bot: die %d, piece %d (progress %d): win %.4f\n",
 					die, i, pos->prog[0][i], v[i]);
-	int refined = kb_rollout_choose(bot, bot->rollout, pos, die, mask, v,
-					    bot->nodes - nodes_before);
-	if (refined >= 0)
-		return refined;
+	if (kb_rollout_on(bot->rollout)) {
+		int refined = kb_rollout_choose(bot, bot->rollout, pos, die, mask, v,
+						    bot->nodes - nodes_before);
+		if (refined >= 0)
+			return refined;
+	}
 	if (nties == 1)
 		return ties[0];
 	return ties[kb_rng_below(&bot->tiebreak, (uint32_t)nties)];

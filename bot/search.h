@@ -38,7 +38,7 @@ typedef struct kb_bot {
 	int depth;                             /* bot rolls expanded after the move */
 	int finish_round;                      /* then the opponents' round too */
 	kb_rng tiebreak;
-	const struct kb_rollout_params *rollout; /* NULL: kb_rollout_default */
+	const struct kb_rollout_params *rollout; /* kb_rollout_default unless set */
 	FILE *explain;                         /* candidates printed here, or NULL */
 	uint64_t nodes;                        /* positions evaluated, all decisions */
 } kb_bot;

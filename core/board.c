@@ -64,7 +64,7 @@ int kb_board_parse(const char *str, size_t len, unsigned present, kb_pos *pos,
 			return fail(err, "board position %d: %s is a seat that does not play", sq, c);
 		int r;
 		if (sq < KB_TRACK) {
-			r = (sq - 7 * s + KB_TRACK) % KB_TRACK;
+			r = kb_ring_progress(s, sq);
 		} else {
 			int owner = (sq - KB_TRACK) / 4;
 			if (owner != s)

@@ -27,7 +27,7 @@ static int target_of(const kb_pos *pos, int s, int idx, int d)
 {
 	int r = pos->prog[s][idx];
 
-	return kb_square_of(s, r == KB_HOME ? 0 : r + d);
+	return kb_square_of(s, kb_move_target(r, d));
 }
 
 int kb_facts_of(const char board[KB_BOARD_LEN], unsigned present, int s, int die, int index,

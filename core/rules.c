@@ -16,6 +16,8 @@ static inline int own_at(const int8_t *p, int r)
 	return p[0] == r || p[1] == r || p[2] == r || p[3] == r;
 }
 
+/* The plain form, on the pieces alone; kb_legal_occ is the same rule on
+ * own-square bits (tests/test_rules.c compares them). */
 unsigned kb_legal(const kb_pos *pos, int s, int d)
 {
 	const int8_t *p = pos->prog[s];
@@ -44,7 +46,7 @@ static int capture_at(kb_pos *pos, int s, int sq)
 		if (o == s || !kb_present(pos, o))
 			continue;
 		int8_t *q = pos->prog[o];
-		int r = (sq - 7 * o + 2 * KB_TRACK) % KB_TRACK;
+		int r = kb_ring_progress(o, sq);
 
 		for (int j = 0; j < KB_PIECES; j++) {
 			if (q[j] != r)
@@ -65,7 +67,7 @@ int kb_apply(kb_pos *pos, int s, int idx, int d)
 	int target;
 
 	assert(kb_legal(pos, s, d) & (1u << idx));
-	target = p[idx] == KB_HOME ? 0 : p[idx] + d;
+	target = kb_move_target(p[idx], d);
 	p[idx] = (int8_t)target;
 	/* Moving forward can only pass pieces ahead of it. */
 	while (idx > 0 && p[idx - 1] < target) {

@@ -49,6 +49,55 @@ static inline int kb_ring_square(int s, int r)
 	return (7 * s + r) % KB_TRACK;
 }
 
+/* Progress 0..27 of seat s on absolute ring square sq (0..27): the
+ * inverse of kb_ring_square. */
+static inline int kb_ring_progress(int s, int sq)
+{
+	return (sq - 7 * s + KB_TRACK) % KB_TRACK;
+}
+
+/* Progress a piece at progress r reaches with die d (r + d, or the start
+ * 0 for a home piece); whether that move is legal is kb_legal's answer. */
+static inline int kb_move_target(int r, int d)
+{
+	return r == KB_HOME ? 0 : r + d;
+}
+
+/* Bit r of the result set: one of the four progress values p (KB_HOME
+ * ignored) is r.  The own-square set kb_legal_occ takes. */
+static inline uint32_t kb_occupancy(const int8_t p[KB_PIECES])
+{
+	uint32_t occ = 0;
+
+	for (int i = 0; i < KB_PIECES && p[i] != KB_HOME; i++)
+		occ |= 1u << p[i];
+	return occ;
+}
+
+/* kb_legal for pieces p (one seat's prog row) whose own squares are
+ * already known as occ = kb_occupancy(p): the evaluation builds that set
+ * once per position and asks for six dice.  The same rule as kb_legal,
+ * which stays the plain form (tests/test_rules.c compares the two). */
+static inline unsigned kb_legal_occ(const int8_t p[KB_PIECES], uint32_t occ, int d)
+{
+	unsigned mask = 0;
+
+	for (int i = 0; i < KB_PIECES; i++) {
+		int r = p[i];
+
+		if (r == KB_HOME) {
+			/* Only the first home piece may leave, and only on a 6
+			 * onto a start square free of the seat's own pieces. */
+			if (d == 6 && !(occ & 1))
+				mask |= 1u << i;
+			break; /* the rest are home too */
+		}
+		if (r + d <= KB_GOAL_LAST && !((occ >> (r + d)) & 1))
+			mask |= 1u << i;
+	}
+	return mask;
+}
+
 /* Legal moves of seat s for die d (1..6), as a bit mask of piece indices
  * (bit i set: piece i may move).  0 means the roll passes. */
 unsigned kb_legal(const kb_pos *pos, int s, int d);

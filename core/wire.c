@@ -145,6 +145,7 @@ int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err)
 	memset(out, 0, sizeof *out);
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
+	out->len = len;
 	if (len == 3 && memcmp(line, "END", 3) == 0) {
 		out->type = KB_LINE_END;
 		return 0;

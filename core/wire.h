@@ -86,6 +86,7 @@ typedef struct kb_line {
 	char board[KB_BOARD_LEN];      /* STATE */
 	int seat;                      /* STATE: roller; WINNER: winner */
 	int die;                       /* STATE */
+	size_t len;                    /* characters without the '\r' */
 } kb_line;
 
 /* Classify one response line (without its '\n'; a trailing '\r' is

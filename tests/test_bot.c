@@ -59,7 +59,7 @@ Test(bot_observe, legal_moves_give_distinct_boards, .timeout = 30)
 					continue;
 				kb_pos p = g.pos;
 				kb_apply(&p, s, i, d);
-				cr_assert_eq(kb_observe_step(&g.pos, s, d, &p), i);
+				cr_assert_eq(kb_observe_step(&g.pos, s, d, mask, &p), i);
 			}
 			if (mask) {
 				kb_apply(&g.pos, s, kb_pick_random(mask, &rng), d);
@@ -351,6 +351,18 @@ Test(bot_hostile, virhe_eof_and_long_lines, .timeout = 30)
 	big[sizeof big - 2] = '\n';
 	cr_assert_eq(feed("hard", big, &err), 2, "%s", err);
 	cr_assert(strstr(err, "longer"), "%s", err);
+}
+
+/* Lines ending in "\r\n" read as the same lines (kb_line_parse drops the
+ * '\r'); the '\r' is not quoted back in an error. */
+Test(bot_hostile, crlf_lines_read_as_lf, .timeout = 30)
+{
+	const char *err;
+	cr_assert_eq(feed("hard", "Virhe: tuntematon viesti\r\nEND\r\n", &err), 3, "%s", err);
+	cr_assert(strstr(err, "answered \"Virhe: tuntematon viesti\"") != NULL, "%s", err);
+	cr_assert_eq(feed("hard", TOK "\r\n" EMPTY "B3\r\nEND\r\n", &err), 2, "%s", err);
+	cr_assert(strstr(err, "no state line") || strstr(err, "no choice"), "%s", err);
+	cr_assert_eq(feed("hard", TOK "\r\n" EMPTY "B3\r\n", &err), 4, "no END: %s", err);
 }
 
 Test(bot_hostile, game_over_before_first_decision, .timeout = 30)

@@ -216,23 +216,23 @@ Test(bot_rules, observe_step_names_the_move)
 
 	/* a 2: piece 0 to 11 or piece 1 to 6 */
 	after = test_pos(0x3, "11 4", "3", "", "");
-	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), 0);
+	cr_assert_eq(kb_observe_step(&before, 0, 2, kb_legal(&before, 0, 2), &after), 0);
 	after = test_pos(0x3, "9 6", "3", "", "");
-	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), 1);
+	cr_assert_eq(kb_observe_step(&before, 0, 2, kb_legal(&before, 0, 2), &after), 1);
 	after = test_pos(0x3, "9 5", "3", "", "");
-	cr_assert_eq(kb_observe_step(&before, 0, 2, &after), -2, "no legal move gives it");
-	cr_assert_eq(kb_observe_step(&before, 0, 2, &before), -2, "a legal move had to be made");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, kb_legal(&before, 0, 2), &after), -2, "no legal move gives it");
+	cr_assert_eq(kb_observe_step(&before, 0, 2, kb_legal(&before, 0, 2), &before), -2, "a legal move had to be made");
 	/* B with a 6: its piece at 3 to 9 (index 0), or a piece leaves home */
 	after = test_pos(0x3, "9 4", "9", "", "");
-	cr_assert_eq(kb_observe_step(&before, 1, 6, &after), 0);
+	cr_assert_eq(kb_observe_step(&before, 1, 6, kb_legal(&before, 1, 6), &after), 0);
 	/* all home and a 5: a pass, the board stays */
 	kb_pos home = test_pos(0x3, "", "", "", "");
-	cr_assert_eq(kb_observe_step(&home, 0, 5, &home), -1);
-	cr_assert_eq(kb_observe_step(&home, 0, 5, &before), -2);
+	cr_assert_eq(kb_observe_step(&home, 0, 5, kb_legal(&home, 0, 5), &home), -1);
+	cr_assert_eq(kb_observe_step(&home, 0, 5, kb_legal(&home, 0, 5), &before), -2);
 	/* leaving home with the third piece: index 2 */
 	kb_pos two = test_pos(0x3, "9 4", "", "", "");
 	after = test_pos(0x3, "9 4 0", "", "", "");
-	cr_assert_eq(kb_observe_step(&two, 0, 6, &after), 2);
+	cr_assert_eq(kb_observe_step(&two, 0, 6, kb_legal(&two, 0, 6), &after), 2);
 }
 
 Test(bot_rules, tracker_always_counts_seat_a)
@@ -427,7 +427,7 @@ Test(bot_rules, bot_init_sets_every_field)
 	cr_assert_eq(bot.types[2], 2);
 	for (int s = 0; s < KB_SEATS; s++)
 		cr_assert_null(bot.leaf_model[s]);
-	cr_assert_null(bot.rollout, "the default rollouts");
+	cr_assert_eq(bot.rollout, &kb_rollout_default[2], "the default rollouts for two opponents");
 	cr_assert_null(bot.explain);
 	cr_assert_eq(bot.nodes, 0);
 	cr_assert_eq(bot.w, &kb_weights_default);

@@ -267,3 +267,45 @@ Test(rules, autopilot_stops_only_on_real_choices)
 	kb_game_advance(&g, NULL);
 	cr_assert(g.rolls >= 1);
 }
+
+/* The geometry helpers the evaluation uses instead of its own formulas:
+ * kb_ring_progress inverts kb_ring_square, a home piece enters at 0, and
+ * kb_legal_occ (the fast form on own-square bits) equals kb_legal. */
+Test(rules, ring_progress_target_and_legal_occ)
+{
+	for (int s = 0; s < KB_SEATS; s++)
+		for (int r = 0; r <= KB_LAST_TRACK; r++)
+			cr_assert_eq(kb_ring_progress(s, kb_ring_square(s, r)), r, "seat %d r %d", s, r);
+	cr_assert_eq(kb_ring_progress(3, 0), 7, "D's start is ring square 21");
+	cr_assert_eq(kb_move_target(KB_HOME, 6), 0);
+	cr_assert_eq(kb_move_target(25, 6), 31);
+
+	kb_pos p = test_pos(ALL, "30 12 3", "", "", "");
+	cr_assert_eq(kb_occupancy(p.prog[0]), (1u << 30) | (1u << 12) | (1u << 3));
+	for (int d = 1; d <= 6; d++)
+		cr_assert_eq(kb_legal_occ(p.prog[0], kb_occupancy(p.prog[0]), d), kb_legal(&p, 0, d),
+			     "die %d", d);
+	/* on positions of random games, for every seat and die */
+	kb_rng rng;
+	kb_pos g;
+	int turn = 0;
+	kb_rng_seed(&rng, 7);
+	kb_pos_init(&g, ALL);
+	for (int k = 0; k < 20000; k++) {
+		for (int t = 0; t < KB_SEATS; t++)
+			for (int d = 1; d <= 6; d++)
+				if (kb_legal_occ(g.prog[t], kb_occupancy(g.prog[t]), d) != kb_legal(&g, t, d))
+					cr_assert_fail("roll %d seat %d die %d", k, t, d);
+		int d = kb_rng_die(&rng);
+		unsigned m = kb_legal(&g, turn, d);
+		if (m) {
+			kb_apply(&g, turn, kb_pick_random(m, &rng), d);
+			if (kb_has_won(&g, turn))
+				kb_pos_init(&g, ALL);
+		}
+		turn = kb_next_seat(&g, turn, d);
+	}
+	/* the own squares are the set given, not the pieces */
+	cr_assert_eq(kb_legal_occ(p.prog[0], 1u << 4, 1), 0x3, "30->31, 12->13; 3->4 held");
+	cr_assert_eq(kb_legal_occ(p.prog[0], 1u << 0, 6), 0x6, "start held: 12->18, 3->9");
+}

@@ -95,6 +95,7 @@ Test(wire, parse_response_lines)
 	cr_assert_eq(l.type, KB_LINE_TOKEN);
 	cr_assert_eq(kb_line_parse("END\r", 4, &l, &err), 0);
 	cr_assert_eq(l.type, KB_LINE_END);
+	cr_assert_eq(l.len, 3, "the length without the '\\r'");
 	cr_assert_eq(kb_line_parse("Voittaja: B", 11, &l, &err), 0);
 	cr_assert_eq(l.type, KB_LINE_WINNER);
 	cr_assert_eq(l.seat, 1);

@@ -120,8 +120,7 @@ static const enum policy policy_ids[POLICIES] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
 
 static kb_opponent told_model(enum policy pol)
 {
-	kb_opponent o = {told_probs, (void *)&policy_ids[pol], pol != POL_MIXED, 0,
-			 policy_name[pol], told_pick};
+	kb_opponent o = {told_probs, (void *)&policy_ids[pol], 0, policy_name[pol], told_pick};
 	return o;
 }
 
