@@ -41,12 +41,6 @@ void kj_html_head(FILE *f, const char *title)
 		KJ_SVG_WIDTH, KJ_SVG_HEIGHT);
 }
 
-/* A seat's display name: its player name or its built-in policy. */
-static const char *seat_name(const kb_transcript *tx, int s)
-{
-	return tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]);
-}
-
 /* Frame n's state in words (the DOM text the tests and users read). */
 static void frame_text(const kb_transcript *tx, const kj_frame *fr, char *out, size_t size)
 {
@@ -56,13 +50,13 @@ static void frame_text(const kb_transcript *tx, const kj_frame *fr, char *out, s
 		snprintf(out, size, "final position after %" PRIu32 " rolls: %s%c%s%s%s, %s",
 			 fr->rolls, fr->winner >= 0 ? "winner " : "no winner",
 			 fr->winner >= 0 ? 'A' + fr->winner : ' ', fr->winner >= 0 ? " (" : "",
-			 fr->winner >= 0 ? seat_name(tx, fr->winner) : "", fr->winner >= 0 ? ")" : "",
+			 fr->winner >= 0 ? kj_tx_seat_name(tx, fr->winner) : "", fr->winner >= 0 ? ")" : "",
 			 fr->result);
 		return;
 	}
 	kb_facts_text(&fr->fx, facts, sizeof facts);
 	snprintf(out, size, "roll %" PRIu32 " of %" PRIu32 ": %s: %s", fr->roll, fr->rolls,
-		 seat_name(tx, fr->fx.seat), facts);
+		 kj_tx_seat_name(tx, fr->fx.seat), facts);
 }
 
 /* Every frame's changing layer and words, as JSON objects. */
@@ -110,7 +104,7 @@ static void msgs_json(FILE *f, const kb_transcript *tx)
 	fprintf(f, ",\n\"names\":[");
 	for (int s = 0; s < KB_SEATS; s++) {
 		fprintf(f, "%s", s ? "," : "");
-		kj_json_str(f, tx->ctl[s] == KB_ABSENT && s ? "" : seat_name(tx, s));
+		kj_json_str(f, tx->ctl[s] == KB_ABSENT && s ? "" : kj_tx_seat_name(tx, s));
 	}
 	fprintf(f, "],\n\"msgs\":[");
 	for (size_t i = 0; i < tx->nmsgs; i++) {
@@ -143,7 +137,7 @@ static void decisions_table(FILE *f, const kb_transcript *tx)
 			decided += tx->rolls[i].how == KB_DECIDED &&
 				   tx->rolls[i].line[KB_BOARD_LEN] - 'A' == s;
 		fprintf(f, "<tr><td class=\"l\">%c ", 'A' + s);
-		kj_xml_text(f, seat_name(tx, s));
+		kj_xml_text(f, kj_tx_seat_name(tx, s));
 		fprintf(f, "</td><td>%u</td><td>%u</td><td>%.3f</td></tr>\n", msgs, decided, last);
 	}
 	fprintf(f, "</table>\n<div id=\"decisions\"><table><tr><th>roll</th><th class=\"l\">seat"
@@ -153,7 +147,7 @@ static void decisions_table(FILE *f, const kb_transcript *tx)
 		msg_words(m->text, words, sizeof words);
 		fprintf(f, "<tr><td><a href=\"#roll=%" PRIu32 "\">%" PRIu32 "</a></td><td class=\"l\">"
 			   "%c ", m->after_roll + 1, m->after_roll + 1, 'A' + m->seat);
-		kj_xml_text(f, seat_name(tx, m->seat));
+		kj_xml_text(f, kj_tx_seat_name(tx, m->seat));
 		fprintf(f, "</td><td>%.3f</td><td class=\"l\">", m->ms);
 		kj_xml_text(f, words);
 		fprintf(f, "</td></tr>\n");
@@ -221,7 +215,7 @@ int kj_html_game(FILE *f, const kb_transcript *tx, const char *title)
 	for (int s = 0, k = 0; s < KB_SEATS; s++)
 		if ((kj_tx_present(tx) >> s) & 1) {
 			fprintf(f, "%s %c ", k++ ? ";" : "", 'A' + s);
-			kj_xml_text(f, seat_name(tx, s));
+			kj_xml_text(f, kj_tx_seat_name(tx, s));
 			fprintf(f, " (%s corner)", kb_corner_name(s));
 		}
 	fprintf(f, "</p>\n<div id=\"board\">");

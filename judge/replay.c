@@ -42,7 +42,7 @@ int kj_tx_board(const kb_transcript *tx, uint32_t n, char board[KB_BOARD_LEN], i
 	return 0;
 }
 
-static const char *seat_name(const kb_transcript *tx, int s)
+const char *kj_tx_seat_name(const kb_transcript *tx, int s)
 {
 	return tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]);
 }
@@ -53,7 +53,7 @@ static void forfeit_line(FILE *out, const kb_transcript *tx, int s)
 {
 	const kb_tx_forfeit *f = &tx->forfeit[s];
 
-	fprintf(out, "%c %s forfeited ", 'A' + s, seat_name(tx, s));
+	fprintf(out, "%c %s forfeited ", 'A' + s, kj_tx_seat_name(tx, s));
 	if (f->roll)
 		fprintf(out, "at roll %" PRIu32, f->roll);
 	else
@@ -72,8 +72,8 @@ static void roll_header(FILE *out, const kb_transcript *tx, const kb_tx_roll *r)
 	if (f->seen && r->n == f->roll)
 		forfeit_line(out, tx, s);
 	fprintf(out, "roll %" PRIu32 ": %c (%s%s%s) rolls %c", r->n, 'A' + s,
-		replaced ? f->replacement : seat_name(tx, s), replaced ? ", replacing " : "",
-		replaced ? seat_name(tx, s) : "", r->line[KB_BOARD_LEN + 1]);
+		replaced ? f->replacement : kj_tx_seat_name(tx, s), replaced ? ", replacing " : "",
+		replaced ? kj_tx_seat_name(tx, s) : "", r->line[KB_BOARD_LEN + 1]);
 	if (r->index >= 0)
 		fprintf(out, ", moves piece %d (%s)\n", r->index,
 			replaced && r->how == KB_DECIDED ? "replacement" : kb_how_name(r->how));
@@ -100,7 +100,7 @@ int kj_replay_print(FILE *out, const kb_transcript *tx, uint32_t at, int step, i
 	fprintf(out, "game seed %" PRIu64 ", seats", tx->seed);
 	for (int s = 0; s < KB_SEATS; s++)
 		if ((present >> s) & 1)
-			fprintf(out, " %c=%s (%s%s)", 'A' + s, seat_name(tx, s), kb_corner_name(s),
+			fprintf(out, " %c=%s (%s%s)", 'A' + s, kj_tx_seat_name(tx, s), kb_corner_name(s),
 				tx->forfeit[s].seen ? ", forfeited" : "");
 	fprintf(out, ", %zu rolls\n", tx->nrolls);
 	for (int s = 0; s < KB_SEATS; s++)

@@ -36,4 +36,7 @@ int kj_tx_board(const kb_transcript *tx, uint32_t n, char board[KB_BOARD_LEN], i
 /* Presence mask of a transcript's seats. */
 unsigned kj_tx_present(const kb_transcript *tx);
 
+/* Seat s's display name: its player's name, else its built-in policy. */
+const char *kj_tx_seat_name(const kb_transcript *tx, int s);
+
 #endif

@@ -339,7 +339,7 @@ int kj_frame_of(const kb_transcript *tx, uint32_t n, kj_frame *fr)
 	if (kj_tx_board(tx, n, board, &seat, &die))
 		return -1;
 	for (int s = 0; s < KB_SEATS; s++)
-		names[s] = tx->name[s][0] ? tx->name[s] : kb_policy_name(tx->ctl[s]);
+		names[s] = kj_tx_seat_name(tx, s);
 	if (n <= tx->nrolls)
 		index = tx->rolls[n - 1].index;
 	kj_frame_at(fr, board, kj_tx_present(tx), names, n, seat, die, index);
