@@ -104,31 +104,34 @@ static void parse_range(const char *s, srv_opts *o)
 /* The limit options; returns 0 when argv[*i] is not one of them. */
 static int parse_limit(int argc, char **argv, int *i, srv_limits_opts *l)
 {
-	static const char *const counts[] = {"--max-games", "--addr-games", "--addr-burst",
-					     "--game-spectators", "--addr-spectators"};
+	const struct {
+		const char *name;
+		size_t *field;
+		long long max;
+	} counts[] = {{"--max-games", &l->max_games, 100000000},
+		      {"--addr-games", &l->addr_games, 100000000},
+		      {"--game-spectators", &l->game_watchers, 1000000},
+		      {"--addr-spectators", &l->addr_watchers, 1000000}};
 	const char *a = argv[*i];
-	size_t k = 0;
 
-	while (k < 5 && strcmp(a, counts[k]) != 0)
-		k++;
-	if (k == 5 && strcmp(a, "--addr-rate") != 0 && strcmp(a, "--trust") != 0)
-		return 0;
-	const char *v = kb_arg_value(PROG, argc, argv, i);
-	if (strcmp(a, "--addr-rate") == 0) {
-		l->addr_rate = kb_arg_real(PROG, a, v, 1e-6, 1e9);
-	} else if (strcmp(a, "--trust") == 0) {
+	for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+		if (strcmp(a, counts[k].name) == 0) {
+			*counts[k].field = (size_t)kb_arg_range(
+				PROG, a, kb_arg_value(PROG, argc, argv, i), 1, counts[k].max);
+			return 1;
+		}
+	if (strcmp(a, "--addr-burst") == 0)
+		l->addr_burst = (double)kb_arg_range(PROG, a, kb_arg_value(PROG, argc, argv, i), 1,
+						     100000000);
+	else if (strcmp(a, "--addr-rate") == 0)
+		l->addr_rate = kb_arg_real(PROG, a, kb_arg_value(PROG, argc, argv, i), 1e-6, 1e9);
+	else if (strcmp(a, "--trust") == 0) {
+		const char *v = kb_arg_value(PROG, argc, argv, i);
 		if (srv_limits_trust(l, v) != 0)
 			usage_error("--trust \"%s\": expected \"loopback\" or a numeric IPv4 or "
 				    "IPv6 address (at most %d)", v, SRV_TRUST_MAX);
-	} else {
-		long long n = kb_arg_range(PROG, a, v, 1, k < 3 ? 100000000 : 1000000);
-		size_t *fields[] = {&l->max_games, &l->addr_games, NULL, &l->game_watchers,
-				    &l->addr_watchers};
-		if (k == 2)
-			l->addr_burst = (double)n;
-		else
-			*fields[k] = (size_t)n;
-	}
+	} else
+		return 0;
 	return 1;
 }
 
