@@ -10,9 +10,13 @@
 #   make deps       install the Debian packages the project needs
 #   make install PREFIX=/usr/local   programs, and manual pages under share/man
 #
-# Conventions (no per-file rules to edit): every top-level code folder D
-# becomes build/V/libD.a from D/*.c except its mains; D/main.c is the program
-# kimble-D and D/NAME_main.c the program kimble-NAME.  tests/*.c and
+# Conventions (no per-file rules to edit): each program has a folder of its
+# own, F/main.c being the program kimble-NAME where NAME is the folder's name
+# (bot, judge, state; the subfolders bot/relay, bot/tune, judge/server).
+# Every code folder F becomes build/V/libF.a (F's / as -) from F/*.c but
+# main.c.  A program links its own folder's library and core/, the shared
+# one; USES_F names any other folder F's program needs (only the tuner: it
+# trains the bot's evaluation through the bot's search).  tests/*.c and
 # tests/fuzz/*.c form one Criterion binary; tests/bench/NAME.c is one bench
 # program each.  Project flags live in KB_* variables so that a user's
 # CFLAGS/LDFLAGS on the command line add to them instead of replacing them.
@@ -31,12 +35,20 @@ KB_LDLIBS := -llmdb -lm
 
 DEB_PKGS := gcc make clang libcriterion-dev liblmdb-dev lmdb-utils netcat-openbsd python3 procps man-db groff-base parallel chromium
 
-# Link order: a folder may use the folders after it.
-LIBDIRS := $(foreach d,judge bot state core,$(if $(wildcard $(d)/*.c),$(d)))
-MAINS := $(foreach d,$(LIBDIRS),$(wildcard $(d)/main.c $(d)/*_main.c))
-prog_of = kimble-$(if $(filter main.c,$(notdir $(1))),$(patsubst %/,%,$(dir $(1))),$(patsubst %_main.c,%,$(notdir $(1))))
+# Link order: a folder may use the folders after it (subfolders first, core
+# last).
+TOPDIRS := judge bot state core
+SUBDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard $(addsuffix /*/*.c,$(TOPDIRS))))))
+LIBDIRS := $(SUBDIRS) $(foreach d,$(TOPDIRS),$(if $(wildcard $(d)/*.c),$(d)))
+MAINS := $(wildcard $(addsuffix /main.c,$(LIBDIRS)))
+prog_of = kimble-$(notdir $(patsubst %/,%,$(dir $(1))))
 PROGS := $(foreach m,$(MAINS),$(call prog_of,$(m)))
 lib_srcs = $(filter-out $(MAINS),$(wildcard $(1)/*.c))
+lib_name = lib$(subst /,-,$(1)).a
+# The libraries that program main m links in variant V.
+USES_bot/tune := bot
+folder_of = $(patsubst %/,%,$(dir $(1)))
+prog_libs = $(foreach d,$(call folder_of,$(2)) $(USES_$(call folder_of,$(2))) core,build/$(1)/$(call lib_name,$(d)))
 ALL_LIB_SRCS := $(foreach d,$(LIBDIRS),$(call lib_srcs,$(d)))
 TEST_SRCS := $(wildcard tests/*.c) $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/*.c))
 BENCH_SRCS := $(wildcard tests/bench/*.c)
@@ -59,11 +71,11 @@ build/$(1)/%.o: %.c
 	$$(CC) $$(KB_CFLAGS) $$(KB_OPT_$(1)) $$(CPPFLAGS) $$(CFLAGS) -MMD -MP -c $$< -o $$@
 
 $(foreach d,$(LIBDIRS),
-build/$(1)/lib$(d).a: $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,$(d)))
+build/$(1)/$(call lib_name,$(d)): $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,$(d)))
 	@rm -f $$@
 	ar rcs $$@ $$^
 )
-KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/lib$(d).a)
+KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/$(call lib_name,$(d)))
 
 build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB_LIBS_$(1))
 	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
@@ -81,10 +93,10 @@ $(eval $(call VARIANT,rel))
 $(eval $(call VARIANT,asan))
 
 define PROGRAM
-bin/$(call prog_of,$(1)): build/rel/$(1:.c=.o) $$(KB_LIBS_rel)
+bin/$(call prog_of,$(1)): build/rel/$(1:.c=.o) $(call prog_libs,rel,$(1))
 	@mkdir -p $$(@D)
 	$$(CC) $$(KB_OPT_rel) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
-build/asan/bin/$(call prog_of,$(1)): build/asan/$(1:.c=.o) $$(KB_LIBS_asan)
+build/asan/bin/$(call prog_of,$(1)): build/asan/$(1:.c=.o) $(call prog_libs,asan,$(1))
 	@mkdir -p $$(@D)
 	$$(CC) $$(KB_OPT_asan) $$(LDFLAGS) -o $$@ $$^ $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 endef

@@ -20,8 +20,8 @@
 #include "observe.h"
 #include "opponent.h"
 #include "search.h"
-#include "state/model.h"
-#include "state/store.h"
+#include "core/model.h"
+#include "core/store.h"
 
 /* Results are kept per bot version under this name. */
 #define KB_BOT_VERSION "kimble-bot-1"

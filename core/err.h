@@ -10,13 +10,13 @@
  * LMDB keeps its codes apart from errno), so that a caller handed statuses
  * of two modules can never mistake one outcome for another:
  *   -100..-199  core/num.h     (enum kb_num_status)
- *   -200..-299  state/record.h (enum kb_rec_status)
- *   -300..-399  state/store.h  (enum kb_store_status)
+ *   -200..-299  core/record.h (enum kb_rec_status)
+ *   -300..-399  core/store.h  (enum kb_store_status)
  *   -400..-499  state/export.h (enum kb_export_status)
  *   -500..-599  judge/sandbox.h (enum kj_sandbox_status)
  *   -600..-699  judge/rating.h (enum kj_rating_status)
- *   -700..-799  judge/server_limits.h (enum srv_limit)
- *   -800..-899  judge/server_http.h (enum srv_http_error)
+ *   -700..-799  judge/server/limits.h (enum srv_limit)
+ *   -800..-899  judge/server/http.h (enum srv_http_error)
  *   -900..-999  core/net.h     (enum kb_net_status)
  * 0 is success everywhere.
  *

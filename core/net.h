@@ -1,6 +1,6 @@
 /* net.h - the one socket module: resolve, listen, connect, descriptor
- * flags; shared by kimble-server (judge/server.c) and kimble-relay
- * (bot/relay.c) so that both resolve names and open sockets the same way.
+ * flags; shared by kimble-server (judge/server/server.c) and kimble-relay
+ * (bot/relay/relay.c) so that both resolve names and open sockets the same way.
  *
  * Every socket it opens is close-on-exec (a bot or sandbox started later
  * never inherits one).  Names resolve through getaddrinfo(3), so a host may

@@ -11,7 +11,7 @@
 #include "sandbox.h"
 #include "core/hash.h"
 #include "core/policy.h"
-#include "state/store.h"
+#include "core/store.h"
 
 /* fmt takes a path (clipped to its last 100 characters), a line number
  * and a word. */

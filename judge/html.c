@@ -28,7 +28,7 @@ void kj_html_head(FILE *f, const char *title)
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		   "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n<title>");
-	kj_xml_text(f, title);
+	kb_xml_text(f, title);
 	fprintf(f, "</title>\n<style>\n"
 		   "body{font-family:sans-serif;margin:1em;color:#222;background:#fff}\n"
 		   "#board{position:relative;width:%dpx;height:%dpx}\n"
@@ -38,11 +38,11 @@ void kj_html_head(FILE *f, const char *title)
 		   "text-align:right}th{background:#f0f0f0}td.l,th.l{text-align:left}\n"
 		   "#state{font-size:15px;min-height:2.5em}#msgs{color:#444;min-height:1.3em}\n"
 		   "#decisions{max-height:16em;overflow:auto}\n</style></head>\n<body>\n",
-		KJ_SVG_WIDTH, KJ_SVG_HEIGHT);
+		KB_SVG_WIDTH, KB_SVG_HEIGHT);
 }
 
 /* Frame n's state in words (the DOM text the tests and users read). */
-static void frame_text(const kb_transcript *tx, const kj_frame *fr, char *out, size_t size)
+static void frame_text(const kb_transcript *tx, const kb_frame *fr, char *out, size_t size)
 {
 	char facts[320];
 
@@ -68,11 +68,11 @@ static int frames_json(FILE *f, const kb_transcript *tx)
 
 	fprintf(f, "\"frames\":[");
 	for (uint32_t n = 1; n <= frames; n++) {
-		kj_frame fr;
+		kb_frame fr;
 		FILE *mem;
 		if (kj_frame_of(tx, n, &fr) || !(mem = open_memstream(&svg, &len)))
 			return -1;
-		kj_svg_frame(mem, &fr, KJ_SVG_FRONT);
+		kb_svg_frame(mem, &fr, KB_SVG_FRONT);
 		fclose(mem);
 		frame_text(tx, &fr, text, sizeof text);
 		fprintf(f, "%s\n{\"text\":", n > 1 ? "," : "");
@@ -137,7 +137,7 @@ static void decisions_table(FILE *f, const kb_transcript *tx)
 			decided += tx->rolls[i].how == KB_DECIDED &&
 				   tx->rolls[i].line[KB_BOARD_LEN] - 'A' == s;
 		fprintf(f, "<tr><td class=\"l\">%c ", 'A' + s);
-		kj_xml_text(f, kj_tx_seat_name(tx, s));
+		kb_xml_text(f, kj_tx_seat_name(tx, s));
 		fprintf(f, "</td><td>%u</td><td>%u</td><td>%.3f</td></tr>\n", msgs, decided, last);
 	}
 	fprintf(f, "</table>\n<div id=\"decisions\"><table><tr><th>roll</th><th class=\"l\">seat"
@@ -147,9 +147,9 @@ static void decisions_table(FILE *f, const kb_transcript *tx)
 		msg_words(m->text, words, sizeof words);
 		fprintf(f, "<tr><td><a href=\"#roll=%" PRIu32 "\">%" PRIu32 "</a></td><td class=\"l\">"
 			   "%c ", m->after_roll + 1, m->after_roll + 1, 'A' + m->seat);
-		kj_xml_text(f, kj_tx_seat_name(tx, m->seat));
+		kb_xml_text(f, kj_tx_seat_name(tx, m->seat));
 		fprintf(f, "</td><td>%.3f</td><td class=\"l\">", m->ms);
-		kj_xml_text(f, words);
+		kb_xml_text(f, words);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table></div>\n");
@@ -204,22 +204,22 @@ static void controls(FILE *f, const kb_transcript *tx)
 
 int kj_html_game(FILE *f, const kb_transcript *tx, const char *title)
 {
-	kj_frame first;
+	kb_frame first;
 
 	if (kj_frame_of(tx, 1, &first))
-		kj_frame_at(&first, tx->start_board, kj_tx_present(tx), NULL, 0, -1, 0, -1);
+		kb_frame_at(&first, tx->start_board, kj_tx_present(tx), NULL, 0, -1, 0, -1);
 	kj_html_head(f, title);
 	fprintf(f, "<h1>");
-	kj_xml_text(f, title);
+	kb_xml_text(f, title);
 	fprintf(f, "</h1>\n<p id=\"seats\">seed %" PRIu64 ":", tx->seed);
 	for (int s = 0, k = 0; s < KB_SEATS; s++)
 		if ((kj_tx_present(tx) >> s) & 1) {
 			fprintf(f, "%s %c ", k++ ? ";" : "", 'A' + s);
-			kj_xml_text(f, kj_tx_seat_name(tx, s));
+			kb_xml_text(f, kj_tx_seat_name(tx, s));
 			fprintf(f, " (%s corner)", kb_corner_name(s));
 		}
 	fprintf(f, "</p>\n<div id=\"board\">");
-	kj_svg_frame(f, &first, KJ_SVG_BACK);
+	kb_svg_frame(f, &first, KB_SVG_BACK);
 	fprintf(f, "<div id=\"front\"></div></div>\n");
 	controls(f, tx);
 	decisions_table(f, tx);

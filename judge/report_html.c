@@ -16,7 +16,7 @@ static const char *const palette[] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"
 static void name_cell(FILE *f, const char *name)
 {
 	fprintf(f, "<td class=\"l\">");
-	kj_xml_text(f, name);
+	kb_xml_text(f, name);
 	fprintf(f, "</td>");
 }
 
@@ -125,7 +125,7 @@ static void pair_table(FILE *f, const kj_report *rep)
 static void opponent_table(FILE *f, const kj_standings *st, const kj_report *rep)
 {
 	fprintf(f, "<h2>");
-	kj_xml_text(f, rep->bots[st->subject].name);
+	kb_xml_text(f, rep->bots[st->subject].name);
 	fprintf(f, " per opponent</h2>\n<table id=\"opponents\"><tr><th class=\"l\">opponent</th>"
 		   "<th>games</th><th>its win%%</th><th>opponent win%%</th><th>Elo</th>"
 		   "<th>95%% interval</th><th>deals</th></tr>\n");
@@ -211,7 +211,7 @@ static void curve_plot(FILE *f, const kj_standings *st, const kj_report *rep)
 		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			   "<text x=\"%d\" y=\"%d\">", PLOT_W - PLOT_R + 12, PLOT_T + 18 * b, color,
 			PLOT_W - PLOT_R + 28, PLOT_T + 18 * b + 10);
-		kj_xml_text(f, rep->bots[b].name);
+		kb_xml_text(f, rep->bots[b].name);
 		if (seat >= 0)
 			fprintf(f, " (%c)", 'A' + seat);
 		fprintf(f, "</text>\n");
@@ -245,12 +245,12 @@ static void games_table(FILE *f, const char *out, const kj_result *res, size_t n
 		for (int s = 0; s < KB_SEATS; s++)
 			if (r->seat[s].present) {
 				fprintf(f, "%c&nbsp;", 'A' + s);
-				kj_xml_text(f, r->seat[s].name);
+				kb_xml_text(f, r->seat[s].name);
 				fprintf(f, "%s ", r->seat[s].reason ? " (forfeit)" : "");
 			}
 		fprintf(f, "</td><td class=\"l\">");
 		if (r->winner >= 0 && r->winner < KB_SEATS)
-			kj_xml_text(f, r->seat[r->winner].name);
+			kb_xml_text(f, r->seat[r->winner].name);
 		else
 			fprintf(f, "-");
 		fprintf(f, "</td><td>%" PRIu32 "</td><td class=\"l\">", r->rolls);

@@ -21,7 +21,7 @@
 
 #include <stdio.h>
 
-#include "store.h"
+#include "core/store.h"
 
 #define KB_EXPORT_MAGIC "kimble-state-export 1"
 

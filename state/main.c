@@ -8,7 +8,7 @@
 
 #include "export.h"
 #include "report.h"
-#include "store.h"
+#include "core/store.h"
 #include "core/err.h"
 #include "core/num.h"
 

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "store.h"
+#include "core/store.h"
 
 /* One line per opponent: games, won, win rate, lost, decisions, belief. */
 int kb_report_list(kb_store *st, FILE *out, kb_err *err);

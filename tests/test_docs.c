@@ -248,17 +248,17 @@ static void check_page(const char *prog, const char *page)
 }
 
 Test(docs_man, bot_options_agree) { check_page("kimble-bot", "bot/kimble-bot.1"); }
-Test(docs_man, relay_options_agree) { check_page("kimble-relay", "bot/kimble-relay.1"); }
-Test(docs_man, server_options_agree) { check_page("kimble-server", "judge/kimble-server.1"); }
+Test(docs_man, relay_options_agree) { check_page("kimble-relay", "bot/relay/kimble-relay.1"); }
+Test(docs_man, server_options_agree) { check_page("kimble-server", "judge/server/kimble-server.1"); }
 Test(docs_man, judge_options_agree) { check_page("kimble-judge", "judge/kimble-judge.1"); }
 Test(docs_man, state_options_agree) { check_page("kimble-state", "state/kimble-state.1"); }
-Test(docs_man, tune_options_agree) { check_page("kimble-tune", "bot/kimble-tune.1"); }
+Test(docs_man, tune_options_agree) { check_page("kimble-tune", "bot/tune/kimble-tune.1"); }
 
 /* man --warnings renders each page without a word on standard error. */
 Test(docs_man, pages_render_without_warnings)
 {
-	static const char *const pages[] = {"bot/kimble-bot.1", "bot/kimble-relay.1",
-					    "bot/kimble-tune.1", "judge/kimble-server.1",
+	static const char *const pages[] = {"bot/kimble-bot.1", "bot/relay/kimble-relay.1",
+					    "bot/tune/kimble-tune.1", "judge/server/kimble-server.1",
 					    "judge/kimble-judge.1", "judge/kimble-files.5",
 					    "state/kimble-state.1"};
 	char dir[512], err[1024], path[1024];
@@ -296,11 +296,11 @@ static void run_doc(const char *doc)
 Test(docs_run, readme, .timeout = 600) { run_doc("README.md"); }
 Test(docs_run, tutorial, .timeout = 600) { run_doc("docs/tutorial.md"); }
 Test(docs_run, bot_page, .timeout = 600) { run_doc("bot/kimble-bot.1"); }
-Test(docs_run, relay_page, .timeout = 600) { run_doc("bot/kimble-relay.1"); }
-Test(docs_run, server_page, .timeout = 600) { run_doc("judge/kimble-server.1"); }
+Test(docs_run, relay_page, .timeout = 600) { run_doc("bot/relay/kimble-relay.1"); }
+Test(docs_run, server_page, .timeout = 600) { run_doc("judge/server/kimble-server.1"); }
 Test(docs_run, judge_page, .timeout = 600) { run_doc("judge/kimble-judge.1"); }
 Test(docs_run, state_page, .timeout = 600) { run_doc("state/kimble-state.1"); }
-Test(docs_run, tune_page, .timeout = 600) { run_doc("bot/kimble-tune.1"); }
+Test(docs_run, tune_page, .timeout = 600) { run_doc("bot/tune/kimble-tune.1"); }
 
 /* ---- docs_repo ----------------------------------------------------------- */
 

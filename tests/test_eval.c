@@ -1,11 +1,11 @@
 /* test_eval.c - the evaluation's features (bot/eval.h), its gradient step
- * and the TD(lambda) trainer (bot/td.h). */
+ * and the TD(lambda) trainer (bot/tune/td.h). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 
 #include "bot/eval.h"
-#include "bot/td.h"
+#include "bot/tune/td.h"
 #include "core/policy.h"
 #include "support.h"
 

@@ -17,7 +17,7 @@
 #include "core/err.h"
 
 #include "bot/client.h"
-#include "bot/fit.h"
+#include "bot/tune/fit.h"
 #include "bot/learn.h"
 #include "core/policy.h"
 #include "bot/observe.h"
@@ -287,7 +287,7 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	cr_assert_str_eq(h.got[0], "v001222\n");
 }
 
-/* ---- the tuner's self-play data (bot/fit.h) --------------------------------- */
+/* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
 
 /* Every sample: a sound position whose present seats are the game's
  * lineup (A and the non-absent seats), the roller present, and the game's

@@ -605,7 +605,7 @@ static const char *svg_of(const char board[KB_BOARD_LEN], int seat, int die, uns
 	free(buf);
 	buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
-	kj_svg_board(f, board, seat, die, present);
+	kb_svg_board(f, board, seat, die, present);
 	fclose(f);
 	return buf;
 }

@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "state/export.h"
-#include "state/record.h"
+#include "core/record.h"
 #include "state/report.h"
-#include "state/store.h"
+#include "core/store.h"
 #include "support.h"
 
 /* A header: kind, version, then four zero bytes. */

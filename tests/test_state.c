@@ -16,9 +16,9 @@
 #include "core/game.h"
 #include "core/policy.h"
 #include "state/export.h"
-#include "state/model.h"
-#include "state/record.h"
-#include "state/store.h"
+#include "core/model.h"
+#include "core/record.h"
+#include "core/store.h"
 #include "support.h"
 #include "tests/bench/madeup.h"
 

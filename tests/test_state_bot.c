@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/rng.h"
-#include "state/store.h"
+#include "core/store.h"
 #include "support.h"
 #include "test_bot_fake.h"
 

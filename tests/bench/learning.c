@@ -69,9 +69,9 @@
 #include "bot/search.h"
 #include "core/game.h"
 #include "core/policy.h"
-#include "state/model.h"
+#include "core/model.h"
 #include "state/report.h"
-#include "state/store.h"
+#include "core/store.h"
 #include "tests/bench/madeup.h"
 
 /* Seats that play: all four (the default), or A and B (--seats 2). */

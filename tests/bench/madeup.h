@@ -9,7 +9,7 @@
 #include "core/policy.h"
 #include "core/rng.h"
 #include "core/rules.h"
-#include "state/model.h"
+#include "core/model.h"
 
 enum policy { POL_CAPTURER, POL_GREEDY, POL_CAUTIOUS, POL_PACIFIST, POL_MIXED, POL_SWITCHER,
 	      POL_TARGETER, POL_MIDDLE, POL_EASY, POL_HARD, POLICIES };

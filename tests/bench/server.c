@@ -65,7 +65,7 @@
 #include "core/policy.h"
 #include "core/rules.h"
 #include "core/wire.h"
-#include "judge/server_limits.h"
+#include "judge/server/limits.h"
 
 #define RBUF (128 * 1024)
 

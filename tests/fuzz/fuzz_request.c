@@ -1,4 +1,4 @@
-/* fuzz_request.c - the server's request framer (judge/server_req.h), fed
+/* fuzz_request.c - the server's request framer (judge/server/request.h), fed
  * the way a connection feeds it: bytes arrive in chunks into a bounded
  * buffer.  It must consume within bounds, make progress on every request
  * it reports, report only well-formed requests, and never leave a full
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "judge/server.h"
-#include "judge/server_req.h"
+#include "judge/server/server.h"
+#include "judge/server/request.h"
 
 static void check(const srv_req *r, size_t used, size_t len)
 {

@@ -8,7 +8,7 @@
 
 #include "fuzz.h"
 #include "state/export.h"
-#include "state/record.h"
+#include "core/record.h"
 
 static void check_line(const uint8_t *data, size_t size)
 {

@@ -344,10 +344,12 @@ class Scratch:
 def select_mutants(root, args, equivalent):
     by_folder = {}
     for folder in args.folders:
-        files = sorted(p for p in os.listdir(os.path.join(root, folder)) if p.endswith(".c"))
+        # the folder and its program subfolders (bot/relay, judge/server, ...)
+        files = sorted(os.path.relpath(os.path.join(d, p), root)
+                       for d, _, names in os.walk(os.path.join(root, folder))
+                       for p in names if p.endswith(".c"))
         muts = []
-        for name in files:
-            rel = "%s/%s" % (folder, name)
+        for rel in files:
             if rel in EXCLUDED or (args.only and not any(rel.startswith(o) for o in args.only)):
                 continue
             with open(os.path.join(root, rel)) as f:

@@ -1,4 +1,4 @@
-/* server_http.h - kimble-server's live pages: a browser watches the
+/* http.h - kimble-server's live pages: a browser watches the
  * running games over HTTP (docs/live.md).
  *
  *   GET /            the page: the list of games (fetched from /games)
@@ -19,7 +19,7 @@
  * own, and one that reads slowly skips positions instead of queueing them.
  *
  * Bounds: HTTP connections in all (max_conns) and per address (addr_conns,
- * counted in the server_limits.h address table, trusted addresses
+ * counted in the limits.h address table, trusted addresses
  * exempt), the memory MHD may use per connection (conn_memory), an idle
  * timeout (timeout_s; suspended streams do not time out: their game ends
  * or expires), and the game port's spectator limits (per game and per
@@ -32,8 +32,8 @@
 #include <stdint.h>
 
 #include "core/err.h"
-#include "server_game.h"
-#include "server_limits.h"
+#include "judge/server/game.h"
+#include "judge/server/limits.h"
 
 #define SRV_HTTP_CONNS 2048       /* default HTTP connections in all */
 #define SRV_HTTP_ADDR_CONNS 64    /* default HTTP connections per address */
@@ -49,7 +49,7 @@ typedef struct srv_http_opts {
 	size_t conn_memory;
 } srv_http_opts;
 
-/* Errors of srv_http_start() (server.h uses -1..-3, server_limits.h -7xx). */
+/* Errors of srv_http_start() (server.h uses -1..-3, limits.h -7xx). */
 enum srv_http_error {
 	SRV_HTTP_OK = 0,
 	SRV_HTTP_EDAEMON = -801    /* libmicrohttpd would not start: err says why */

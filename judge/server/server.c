@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "core/net.h"
-#include "server.h"
-#include "server_game.h"
-#include "server_req.h"
+#include "judge/server/server.h"
+#include "judge/server/game.h"
+#include "judge/server/request.h"
 
 #define VIRHE_SPECTATOR "Virhe: tuntematon katsojatunnus"
 #define VIRHE_INCOMPLETE "Virhe: keskenerainen viesti"

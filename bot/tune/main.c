@@ -1,13 +1,13 @@
-/* tune_main.c - kimble-tune: fit the bot's evaluation weights by self-play
- * (bot/fit.h) and print them as bot/weights.h.  Run by bot/tune/tune.sh. */
+/* main.c - kimble-tune: fit the bot's evaluation weights by self-play
+ * (bot/tune/fit.h) and print them as bot/weights.h.  Run by bot/tune/tune.sh. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fit.h"
-#include "td.h"
+#include "bot/tune/fit.h"
+#include "bot/tune/td.h"
 #include "core/err.h"
 #include "core/num.h"
 
@@ -31,7 +31,7 @@ static const char usage[] =
 	"    bot/weights.h on stdout and progress on stderr.  Deterministic for S.\n"
 	"    Then, with --spsa, ITERS steps of direct win-rate tuning (SPSA, both\n"
 	"    perturbations playing the same G games per lineup, greedy play).\n"
-	"    Then, with --td, N games of TD(lambda) self-play training (bot/td.h;\n"
+	"    Then, with --td, N games of TD(lambda) self-play training (bot/tune/td.h;\n"
 	"    lambda L, default 0.8, learning rate A decaying to A/10, default\n"
 	"    0.005), which also trains the interaction tables; --td-lineup plays\n"
 	"    only that lineup (digits of seats B, C, D: 200 is hard alone).  With --report,\n"

@@ -1,4 +1,4 @@
-/* server_http.c - the live pages of kimble-server; see server_http.h and
+/* http.c - the live pages of kimble-server; see http.h and
  * docs/live.md. */
 #include <inttypes.h>
 #include <microhttpd.h>
@@ -10,9 +10,9 @@
 
 #include "core/board.h"
 #include "core/wire.h"
-#include "server_http.h"
-#include "server_req.h"
-#include "svg.h"
+#include "judge/server/http.h"
+#include "judge/server/request.h"
+#include "core/svg.h"
 
 /* The end of a game, kept for its streams and for the finished list. */
 typedef struct srv_final {
@@ -234,15 +234,15 @@ static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_L
 	static const char *const kinds[3] = {"", "easy", "hard"};
 	const char *names[KB_SEATS] = {"client", kinds[lineup[0] % 3], kinds[lineup[1] % 3],
 				       kinds[lineup[2] % 3]};
-	kj_frame fr;
+	kb_frame fr;
 
-	kj_frame_at(&fr, board, present, names, rolls + (seat < 0), seat, die, -1);
+	kb_frame_at(&fr, board, present, names, rolls + (seat < 0), seat, die, -1);
 	if (fin) {
 		fr.over = 1;
 		fr.winner = fin->winner;
 		snprintf(fr.result, sizeof fr.result, "%s", fin->winner >= 0 ? "win" : fin->reason);
 	}
-	kj_svg_frame(pic, &fr, KJ_SVG_ALL);
+	kb_svg_frame(pic, &fr, KB_SVG_ALL);
 }
 
 /* Append one position event: roll number, state line, the board picture,

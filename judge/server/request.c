@@ -1,8 +1,8 @@
-/* server_req.c - request framing for the server; see server_req.h. */
+/* request.c - request framing for the server; see request.h. */
 #include <stdio.h>
 #include <string.h>
 
-#include "server_req.h"
+#include "judge/server/request.h"
 
 static int is_space(int c)
 {

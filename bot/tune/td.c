@@ -3,8 +3,8 @@
 
 #include "core/policy.h"
 #include "core/rng.h"
-#include "fit.h"
-#include "td.h"
+#include "bot/tune/fit.h"
+#include "bot/tune/td.h"
 
 #define TD_MAX_ROLLS 4096 /* a longer game is not learned from (none seen) */
 #define TD_TAG (KB_TAG_USER + 9)

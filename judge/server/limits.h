@@ -1,4 +1,4 @@
-/* server_limits.h - what one client of kimble-server may take: running
+/* limits.h - what one client of kimble-server may take: running
  * games in all, running games and new games per second per address,
  * spectators per game and per address; and the log of refusals.
  *
@@ -76,7 +76,7 @@ typedef struct srv_addr {
 	uint8_t key[16];
 	uint32_t refs;                  /* connections + games that point here */
 	uint32_t games, watchers;      /* watchers: game-port and HTTP spectators */
-	uint32_t http_conns;            /* HTTP connections (server_http.h) */
+	uint32_t http_conns;            /* HTTP connections (http.h) */
 	double tokens;                  /* the new-game bucket */
 	int64_t filled_ms;              /* when tokens was last brought up to date */
 	uint8_t trusted;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eval.h"
+#include "bot/eval.h"
 
 typedef struct kb_fit_sample {
 	kb_pos pos;
@@ -38,7 +38,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		   uint64_t seed, int keep);
 
 /* Fit the base weights of w (piece, danger, dprog, tempo; the interaction
- * tables are left to bot/td.h) to the samples: epochs passes with
+ * tables are left to bot/tune/td.h) to the samples: epochs passes with
  * learning rate lr decaying to lr/10, L2 penalty l2 on the piece values.
  * Returns the final mean log-loss. */
 double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, double l2,

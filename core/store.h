@@ -30,7 +30,7 @@
 #include <stdio.h>
 
 #include "core/board.h"
-#include "record.h"
+#include "core/record.h"
 
 #define KB_STORE_DEFAULT_DIR "kimble-state"
 #define KB_STORE_ENV "KIMBLE_STATE"

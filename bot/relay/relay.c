@@ -13,7 +13,7 @@
 #include "core/draw.h"
 #include "core/net.h"
 #include "core/wire.h"
-#include "relay.h"
+#include "bot/relay/relay.h"
 
 #define BUF_MAX (1 << 20)
 

@@ -1,4 +1,4 @@
-/* server_game.h - the server's running games: creation from a run seed,
+/* game.h - the server's running games: creation from a run seed,
  * lookup by token and by spectator id, expiry of unused tokens, the roll
  * log that spectators replay, and the per-game transcript.
  *
@@ -41,9 +41,9 @@ typedef struct srv_game {
 	uint32_t nrolls, cap_rolls;
 	struct srv_conn *watchers;    /* spectators (owned by the server) */
 	uint32_t nwatchers;
-	struct srv_sse *sse;          /* HTTP event streams (server_http.h) */
+	struct srv_sse *sse;          /* HTTP event streams (http.h) */
 	uint32_t nsse;
-	struct srv_addr *owner;       /* address that started it (server_limits.h) */
+	struct srv_addr *owner;       /* address that started it (limits.h) */
 	FILE *tx;                     /* transcript in memory, or NULL */
 	char *tx_buf;
 	size_t tx_len;

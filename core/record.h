@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "core/model.h"
 
 #define KB_REC_OPPONENT 1
 #define KB_REC_RESULTS 2

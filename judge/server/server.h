@@ -7,7 +7,7 @@
  * being read (backpressure) instead of growing the server.  Unused tokens
  * expire after the token lifetime; SIGINT or SIGTERM ends the run cleanly,
  * logging every running game as "unfinished shutdown".  Starts and
- * spectators beyond the limits of server_limits.h get a Virhe line; the
+ * spectators beyond the limits of limits.h get a Virhe line; the
  * refusals are logged on stderr.
  *
  * The server never closes a connection itself, except when the client has
@@ -21,8 +21,8 @@
 #include <stdio.h>
 
 #include "core/board.h"
-#include "server_http.h"
-#include "server_limits.h"
+#include "judge/server/http.h"
+#include "judge/server/limits.h"
 
 #define SRV_IN_MAX 256         /* unparsed input bytes kept per connection */
 #define SRV_OUT_HIGH (256 * 1024) /* pending output that stops reading */
@@ -35,8 +35,8 @@ typedef struct srv_opts {
 	int64_t ttl_ms;        /* token lifetime */
 	const char *log_dir;   /* transcripts, or NULL */
 	FILE *announce;        /* the "listening on" line goes here */
-	srv_limits_opts limits; /* what one client may take (server_limits.h) */
-	srv_http_opts http;    /* the live pages (server_http.h), port 0: none */
+	srv_limits_opts limits; /* what one client may take (limits.h) */
+	srv_http_opts http;    /* the live pages (http.h), port 0: none */
 } srv_opts;
 
 /* Errors of srv_run(). */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/policy.h"
-#include "model.h"
+#include "core/model.h"
 
 /* Ridge of the logit fit: a N(0, 1/LAMBDA) prior on each weight. */
 #define LAMBDA 0.3

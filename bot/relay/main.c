@@ -1,10 +1,10 @@
-/* relay_main.c - kimble-relay: parse arguments, run the relay. */
+/* main.c - kimble-relay: parse arguments, run the relay. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "relay.h"
+#include "bot/relay/relay.h"
 #include "core/err.h"
 #include "core/num.h"
 

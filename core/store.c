@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store.h"
+#include "core/store.h"
 #include "core/hash.h"
 
 /* Retries of one write transaction after MDB_MAP_FULL (each doubles). */

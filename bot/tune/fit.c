@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "core/game.h"
-#include "fit.h"
-#include "rollout.h"
-#include "search.h"
+#include "bot/tune/fit.h"
+#include "bot/rollout.h"
+#include "bot/search.h"
 
 /* Self-play here measures the evaluation, so the bot plays without its
  * rollouts (which also keeps the tuning reproducible as it was first run). */

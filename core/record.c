@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "record.h"
+#include "core/record.h"
 
 static void put16(uint8_t *p, uint16_t v)
 {

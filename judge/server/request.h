@@ -1,4 +1,4 @@
-/* server_req.h - framing of the requests a Kimble server connection sends.
+/* request.h - framing of the requests a Kimble server connection sends.
  *
  * A connection's input is a byte stream.  Besides the API 001 messages that
  * core/wire.h scans (start "v001XYZ", move TOKEN+DIGIT, line ends optional),

@@ -1,5 +1,5 @@
-/* server_game.c - running games, tokens, expiry, transcripts; see
- * server_game.h. */
+/* game.c - running games, tokens, expiry, transcripts; see
+ * game.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/random.h>
 
 #include "core/transcript.h"
-#include "server_game.h"
+#include "judge/server/game.h"
 
 #define FIRST_BUCKETS 1024
 

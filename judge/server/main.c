@@ -1,4 +1,4 @@
-/* server_main.c - kimble-server: parse the arguments, run the server, map
+/* main.c - kimble-server: parse the arguments, run the server, map
  * its errors to exit codes.  See server.h and README "The server". */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/wire.h"
-#include "server.h"
+#include "judge/server/server.h"
 #include "core/err.h"
 #include "core/num.h"
 

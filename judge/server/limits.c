@@ -1,12 +1,12 @@
-/* server_limits.c - per-address records, token buckets and the refusal log;
- * see server_limits.h. */
+/* limits.c - per-address records, token buckets and the refusal log;
+ * see limits.h. */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "server_limits.h"
+#include "judge/server/limits.h"
 
 #define FIRST_BUCKETS 256
 

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "eval.h"
+#include "bot/eval.h"
 
 #define KB_TD_LINEUPS 4
 
