@@ -142,6 +142,10 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 		snprintf(bot->state, sizeof bot->state, "kimble-state");
 	split_args(bot);
 	find_in_path(bot);
+	/* no other confined bot may see this folder, even from a folder
+	 * holding it (a bot folder is never a parent of the judge's own) */
+	if (kj_sandbox_hide(bot->dir))
+		return fail(err, "%s%.0d: cannot note the folder: %s", bot->dir, 0, strerror(errno));
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "html.h"
 #include "run.h"
+#include "sandbox.h"
 
 enum { PENDING, RUNNING, DONE, SKIPPED };
 
@@ -405,6 +406,9 @@ static int mkdirs(const char *out, kb_err *err)
 		return fail(err, "cannot create the output folder", out);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return fail(err, "cannot create the output folder", path);
+	/* a bot whose folder holds the output folder must not see the games */
+	if (kj_sandbox_hide(out))
+		return fail(err, "cannot note the output folder", out);
 	return 0;
 }
 

@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -76,10 +79,14 @@ struct ll_path_beneath {
 /* Two Landlock layers; a bot may do what both allow.  Layer 1 handles
  * READ_FILE only and grants it everywhere but the secrets under /etc (every
  * entry of / and of /etc is a rule of its own, a hundred and more): it is
- * put on the judge itself, once, and bots inherit it at no cost (merging
- * it into each bot's domain cost half of the confinement's start-up).
+ * built once, in the judge, and each bot puts it on itself with one call
+ * (the kernel copies its rules; adding them one by one per bot cost as
+ * much again as the rest of the confinement).  It is not put on the judge
+ * itself: Landlock denies mount(2) under a domain, children included, and
+ * a bot whose folder holds another's needs a mount (kj_sandbox_hide).
  * Layer 2, built per bot from a dozen rules, is the policy proper, and can
  * grant /etc whole. */
+static int secrets_layer = -1;
 
 /* Layer 2's system paths, opened once (O_PATH) with their rights. */
 #define MAX_SYS 16
@@ -88,6 +95,11 @@ static uint64_t sys_rights[MAX_SYS];
 static int nsys;
 static int abi;
 static int ready;
+
+/* Folders no bot may see inside its own folder: every process bot's folder
+ * and the judge's output folder, canonical (kj_sandbox_hide). */
+static char **hidden;
+static int nhidden;
 
 static const char *const read_exec_paths[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
 					      "/lib64", "/libx32", "/opt", "/etc"};
@@ -198,24 +210,22 @@ static int grant_entries(int ruleset, const char *dir, const char *rel)
 	return rc;
 }
 
-/* Layer 1 on this process (the judge); no_new_privs is what Landlock asks
- * of an unprivileged process (the judge runs no setuid programs). */
-static int hide_secrets_from_self(void)
+/* Layer 1, built once; each bot restricts itself with it. */
+static int build_secrets_layer(void)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_READ_FILE};
-	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0), rc;
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
 
 	if (ruleset < 0)
 		return -1;
-	rc = grant_entries(ruleset, "/", NULL);
-	if (!rc)
-		rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-	if (!rc)
-		rc = (int)syscall(SYS_landlock_restrict_self, ruleset, 0);
-	int keep_errno = errno;
-	close(ruleset);
-	errno = keep_errno;
-	return rc;
+	if (grant_entries(ruleset, "/", NULL) != 0) {
+		int keep_errno = errno;
+		close(ruleset);
+		errno = keep_errno;
+		return -1;
+	}
+	secrets_layer = ruleset;
+	return 0;
 }
 
 static int open_system_paths(void)
@@ -227,7 +237,7 @@ static int open_system_paths(void)
 	    keep("/dev/zero", LL_FS_READ_FILE) || keep("/dev/random", LL_FS_READ_FILE) ||
 	    keep("/dev/urandom", LL_FS_READ_FILE))
 		return -1;
-	return hide_secrets_from_self();
+	return build_secrets_layer();
 }
 
 /* The filesystem rights this kernel knows (all of them are denied unless
@@ -334,6 +344,55 @@ static int limit(int res, long value)
 	return value > 0 ? setrlimit(res, &rl) : 0;
 }
 
+int kj_sandbox_hide(const char *path)
+{
+	char canon[PATH_MAX], **grown, *copy;
+
+	if (!realpath(path, canon))
+		return -1;
+	for (int i = 0; i < nhidden; i++)
+		if (!strcmp(hidden[i], canon))
+			return 0;
+	if (!(grown = realloc(hidden, (size_t)(nhidden + 1) * sizeof *hidden)))
+		return -1;
+	hidden = grown;
+	if (!(copy = strdup(canon)))
+		return -1;
+	hidden[nhidden++] = copy;
+	return 0;
+}
+
+/* The user namespace of the bot; when hidden folders lie inside the bot's
+ * folder (the current directory), a mount namespace too, in which each of
+ * them is covered by an empty read-only tmpfs: the bot sees an empty
+ * folder it cannot write (EROFS), and through it nothing of the folder
+ * below. */
+static int below_cwd(const char *path, const char *cwd, size_t n)
+{
+	return !strncmp(path, cwd, n) && path[n] == '/';
+}
+
+static int hide_nested(const char **step)
+{
+	char cwd[PATH_MAX];
+	size_t n = 0;
+	int nested = 0;
+
+	if (nhidden && getcwd(cwd, sizeof cwd))
+		n = strlen(cwd);
+	for (int i = 0; n && i < nhidden; i++)
+		nested += below_cwd(hidden[i], cwd, n);
+	if (unshare(CLONE_NEWUSER | (nested ? CLONE_NEWNS : 0)) != 0)
+		return *step = nested ? "unshare(CLONE_NEWUSER|CLONE_NEWNS)" :
+					"unshare(CLONE_NEWUSER)", -1;
+	for (int i = 0; nested && i < nhidden; i++)
+		if (below_cwd(hidden[i], cwd, n) &&
+		    mount("none", hidden[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  "size=4k,mode=555") != 0)
+			return *step = "mount (hiding a folder nested in the bot's)", -1;
+	return 0;
+}
+
 int kj_sandbox_enter(const kj_bot *bot, const kj_limits *lim, const char **step)
 {
 	/* The user namespace first: RLIMIT_NPROC set afterwards counts the
@@ -346,13 +405,13 @@ int kj_sandbox_enter(const kj_bot *bot, const kj_limits *lim, const char **step)
 	 * (the one files are checked against) stays root. */
 	if (getuid() == 0 && setresuid(KJ_SANDBOX_REAL_UID, 0, 0) != 0)
 		return *step = "setresuid", -1;
-	if (unshare(CLONE_NEWUSER) != 0)
-		return *step = "unshare(CLONE_NEWUSER)", -1;
+	if (hide_nested(step) != 0)
+		return -1;
 	if (limit(RLIMIT_NPROC, lim->procs) || limit(RLIMIT_FSIZE, (long)lim->file_mb << 20))
 		return *step = "setrlimit", -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return *step = "prctl(PR_SET_NO_NEW_PRIVS)", -1;
-	if (landlock(bot) != 0)
+	if (syscall(SYS_landlock_restrict_self, secrets_layer, 0) != 0 || landlock(bot) != 0)
 		return *step = "landlock", -1;
 	if (seccomp_filter() != 0)
 		return *step = "seccomp", -1;

@@ -11,8 +11,10 @@
  *     judge the bot's real user is nobody and only its effective user,
  *     which file access uses, stays root);
  *   - runs with no_new_privs (no setuid or file-capability gains);
- *   - is under a Landlock domain of its own (and the judge's, which hides
- *     the secrets under /etc): it may read and execute /usr,
+ *   - sees the folders of other bots and the judge's output folder, when
+ *     they lie inside its own folder, as empty read-only folders (a mount
+ *     namespace of its own, kj_sandbox_hide);
+ *   - is under a Landlock domain of its own: it may read and execute /usr,
  *     /bin, /sbin, /lib*, /opt and /etc (except secrets such as /etc/shadow,
  *     /etc/ssh, /etc/ssl/private), read /proc/self, read and write
  *     /dev/null (and read /dev/zero, /dev/random, /dev/urandom), read and
@@ -51,9 +53,8 @@ enum kj_sandbox_status {
 /* Check that this kernel can confine bots and open the system folders a bot
  * may read (held for every later bot, also in forked workers).  Call it in
  * the judge's process before starting confined bots; later calls return the
- * first call's outcome.  It confines the calling process a little too: with
- * no_new_privs set, and no reading of the secrets under /etc (a Landlock
- * layer that every bot inherits, so that it costs nothing per bot).
+ * first call's outcome.  It holds the system folders open (O_PATH), /etc
+ * entry by entry without its secrets, a few hundred descriptors.
  * Returns 0, or one of the outcomes above with err naming what is missing
  * or what failed. */
 int kj_sandbox_init(kb_err *err);
@@ -65,6 +66,15 @@ int kj_sandbox_may_run(const kj_bot *bot, const char *path);
 /* The Landlock ABI version of this kernel (0: none); valid after
  * kj_sandbox_init (also after it failed). */
 int kj_sandbox_abi(void);
+
+/* Hide folder path (a process bot's folder, the judge's output folder)
+ * from every confined bot whose own folder holds it: such a bot runs in a
+ * mount namespace of its own where path is an empty read-only folder (its
+ * files cannot be read, nothing can be written there: EROFS).  Outside its
+ * own folder a bot sees no such path anyway.  Call it in the judge's
+ * process before the bots start.  Returns 0, or -1 with errno (path does
+ * not exist, out of memory). */
+int kj_sandbox_hide(const char *path);
 
 /* In the child between fork/vfork and exec, in the bot's folder (after
  * chdir): confine this process as above with lim->procs and lim->file_mb.

@@ -186,6 +186,52 @@ Test(sandbox, hostile_bots_are_held_under_an_unprivileged_judge, .timeout = 120)
 	hostile_tournament(1);
 }
 
+/* A bot folder may hold another bot's folder or the judge's output folder
+ * (the repository's own bot folder holds docs/examples/python-bot and the
+ * default output): the outer bot sees them as empty read-only folders. */
+Test(sandbox, folders_nested_in_a_bots_folder_are_hidden_from_it, .timeout = 120)
+{
+	char dir[512], path[1200];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-f", "gauntlet", "-t", "2", "--mem-mb", "0",
+			      "-o", "o2/out", "o1/in", "o1", "o2", NULL};
+	FILE *f;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/o1", dir), mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/o2", dir), mkdir(path, 0755);
+	test_bot_dir(dir, "in", "hard");
+	snprintf(path, sizeof path, "%s/bots/in", dir);
+	char inner[1200];
+	snprintf(inner, sizeof inner, "%s/o1/in", dir);
+	cr_assert_eq(rename(path, inner), 0);
+	test_bot_dir(dir, "o1", "try-read=in/secret");
+	test_bot_dir(dir, "o2", "try-write=out/tampered");
+	for (int i = 1; i <= 2; i++) {
+		char from[1200], to[1200];
+		snprintf(from, sizeof from, "%s/bots/o%d/meta", dir, i);
+		snprintf(to, sizeof to, "%s/o%d/meta", dir, i);
+		cr_assert_eq(rename(from, to), 0);
+	}
+	snprintf(path, sizeof path, "%s/o1/in/secret", dir);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("the inner bot's learned state\n", f);
+	fclose(f);
+	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
+	snprintf(path, sizeof path, "%s/o2/out", dir);
+	char *err = bots_stderr(path);
+	cr_expect_null(strstr(err, "NOT held"), "%s", err);
+	cr_expect_not_null(strstr(err, "testbot try-read=in/secret: held: No such file or directory\n"),
+			   "%s", err);
+	cr_expect_not_null(strstr(err, "testbot try-write=out/tampered: held: Read-only file system\n"),
+			   "%s", err);
+	free(err);
+	snprintf(path, sizeof path, "%s/o2/out/tampered", dir);
+	cr_expect_neq(access(path, F_OK), 0, "a bot wrote into the judge's output: %s", path);
+	const char *json = test_read_file(dir, "o2/out/results.json");
+	cr_expect_null(strstr(json, "\"forfeits\": 1"), "%s", json);
+	cr_expect_not_null(strstr(json, "\"name\": \"in\""), "%s", json);
+}
+
 /* dir/NAME: a tournament of our bot (learning), test bots hard and easy,
  * confined or not, from fresh bot folders. */
 static void lawful_tournament(const char *dir, const char *name, const char *sandbox)
