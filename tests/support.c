@@ -1,5 +1,6 @@
 /* support.c - helpers shared by the test files; see support.h. */
 #include <arpa/inet.h>
+#include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "core/net.h"
 
 static void set_seat(kb_pos *pos, int s, const char *spec)
 {
@@ -276,18 +278,7 @@ long test_getline(test_reader *r, char *line, size_t size, int timeout_ms)
 
 int test_write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return kb_net_write_all(fd, buf, len);
 }
 
 int test_free_port(void)
@@ -330,6 +321,23 @@ int test_connect_from(const char *src, int port, int timeout_ms)
 			return -1;
 		poll(NULL, 0, 10); /* the server is still starting */
 	}
+}
+
+test_conn *test_conn_open(const char *src, int port, int timeout_ms)
+{
+	test_conn *c = malloc(sizeof *c);
+
+	cr_assert_not_null(c);
+	c->fd = test_connect_from(src, port, timeout_ms);
+	cr_assert_geq(c->fd, 0, "connect to port %d from %s", port, src ? src : "any address");
+	test_reader_init(&c->r, c->fd);
+	return c;
+}
+
+void test_conn_close(test_conn *c)
+{
+	close(c->fd);
+	free(c);
 }
 
 /* Criterion's runner keeps a few allocations of its own until exit, which

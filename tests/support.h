@@ -88,4 +88,14 @@ int test_connect(int port, int timeout_ms);
  * clients; NULL lets the kernel choose. */
 int test_connect_from(const char *src, int port, int timeout_ms);
 
+/* A line connection to a server: its socket and a reader on it. */
+typedef struct test_conn {
+	int fd;
+	test_reader r;
+} test_conn;
+
+/* Connect (from src as test_connect_from) or fail the test; malloc'ed. */
+test_conn *test_conn_open(const char *src, int port, int timeout_ms);
+void test_conn_close(test_conn *c);
+
 #endif

@@ -40,45 +40,38 @@ Test(board, parse_rejects_wrong_length)
 	cr_assert(strstr(err.msg, "43 characters") && strstr(err.msg, "expected 44"), "%s", err.msg);
 }
 
-Test(board, parse_rejects_unknown_character)
+/* A board with text at index at (present seats: present) is refused with a
+ * message naming where and why. */
+static void expect_refused(int at, const char *text, unsigned present, const char *where,
+			   const char *why)
 {
 	char b[] = EMPTY;
 	kb_pos p;
 	kb_err err;
-	b[17] = 'x';
-	cr_assert_eq(kb_board_parse(b, KB_BOARD_LEN, 0xf, &p, &err), -1);
-	cr_assert(strstr(err.msg, "position 17") && strstr(err.msg, "'x'"), "%s", err.msg);
+
+	memcpy(b + at, text, strlen(text));
+	cr_assert_eq(kb_board_parse(b, KB_BOARD_LEN, present, &p, &err), -1, "%s", b);
+	cr_assert(strstr(err.msg, where) && strstr(err.msg, why), "%s: %s", b, err.msg);
+}
+
+Test(board, parse_rejects_unknown_character)
+{
+	expect_refused(17, "x", 0xf, "position 17", "'x'");
 }
 
 Test(board, parse_rejects_five_pieces)
 {
-	char b[] = EMPTY;
-	kb_pos p;
-	kb_err err;
-	memcpy(b, "CCCCC", 5);
-	cr_assert_eq(kb_board_parse(b, KB_BOARD_LEN, 0xf, &p, &err), -1);
-	cr_assert(strstr(err.msg, "position 4") && strstr(err.msg, "more than four"), "%s", err.msg);
+	expect_refused(0, "CCCCC", 0xf, "position 4", "more than four");
 }
 
 Test(board, parse_rejects_piece_in_another_goal)
 {
-	char b[] = EMPTY;
-	kb_pos p;
-	kb_err err;
-	b[33] = 'A'; /* B's goal */
-	cr_assert_eq(kb_board_parse(b, KB_BOARD_LEN, 0xf, &p, &err), -1);
-	cr_assert(strstr(err.msg, "position 33") && strstr(err.msg, "another seat's goal"), "%s",
-		  err.msg);
+	expect_refused(33, "A", 0xf, "position 33", "another seat's goal"); /* B's goal */
 }
 
 Test(board, parse_rejects_absent_seat)
 {
-	char b[] = EMPTY;
-	kb_pos p;
-	kb_err err;
-	b[5] = 'C';
-	cr_assert_eq(kb_board_parse(b, KB_BOARD_LEN, 0x3, &p, &err), -1);
-	cr_assert(strstr(err.msg, "position 5") && strstr(err.msg, "does not play"), "%s", err.msg);
+	expect_refused(5, "C", 0x3, "position 5", "does not play");
 }
 
 /* Rotation to each seat's view: that seat becomes A, its start square 0. */

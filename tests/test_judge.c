@@ -708,34 +708,38 @@ Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 	same_files(full, merged, 6);
 }
 
+/* The judge run `run` with args, bot folder bot holding meta text, exits 1
+ * and says expect. */
+static void meta_refused(const char *dir, const char *bot, const char *text, const char *run,
+			 const char *const args[], const char *expect)
+{
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/meta", bot);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	cr_assert_eq(judge(dir, run, args), 1);
+	snprintf(path, sizeof path, "%s/%s.err", dir, run);
+	char *err = slurp(path);
+	cr_expect(strstr(err, expect) != NULL, "%s", err);
+	free(err);
+}
+
 Test(judge, meta_errors_name_file_and_line, .timeout = 30)
 {
-	char dir[512], bot[1024], path[1100], out[1024];
-	FILE *f;
+	char dir[512], bot[1024], out[1024];
 	const char *args[] = {"-q", "-o", out, bot, "hard", NULL};
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	snprintf(bot, sizeof bot, "%s/short", dir);
 	mkdir(bot, 0755);
-	snprintf(path, sizeof path, "%s/meta", bot);
-	f = fopen(path, "w");
-	fprintf(f, "short\n./x\n\n");
-	fclose(f);
-	cr_assert_eq(judge(dir, "short", args), 1);
-	snprintf(path, sizeof path, "%s/short.err", dir);
-	char *err = slurp(path);
-	cr_expect(strstr(err, "short/meta:4: missing line, expected a stderr flag") != NULL, "%s", err);
-	free(err);
-	snprintf(path, sizeof path, "%s/meta", bot);
-	f = fopen(path, "w");
-	fprintf(f, "short\n./x\n\nyes\n");
-	fclose(f);
-	cr_assert_eq(judge(dir, "flag", args), 1);
-	snprintf(path, sizeof path, "%s/flag.err", dir);
-	err = slurp(path);
-	cr_expect(strstr(err, "short/meta:4: expected a stderr flag 0 or 1") != NULL, "%s", err);
-	free(err);
+	meta_refused(dir, bot, "short\n./x\n\n", "short", args,
+		     "short/meta:4: missing line, expected a stderr flag");
+	meta_refused(dir, bot, "short\n./x\n\nyes\n", "flag", args,
+		     "short/meta:4: expected a stderr flag 0 or 1");
 	const char *none[] = {"-q", "-o", out, "no-such-bot", "hard", NULL};
 	cr_assert_eq(judge(dir, "none", none), 1);
 }
@@ -830,20 +834,19 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 
 	alpha_setup(dir, bots);
 	make_bot(bots, "crasher", "crash");
-	snprintf(out, sizeof out, "%s/h1", dir);
-	cr_assert_eq(judge(dir, "h1", args), 0);
-	snprintf(path, sizeof path, "%s/results.json", out);
-	char *json = slurp(path);
-	cr_expect(strstr(json, "\"result\": \"H1\"") != NULL, "%s", json);
-	cr_expect(strstr(json, "\"games\": 20000") == NULL, "stopped early");
-	free(json);
-	snprintf(out, sizeof out, "%s/h0", dir);
-	args[10] = "hard";
-	cr_assert_eq(judge(dir, "h0", args), 0);
-	snprintf(path, sizeof path, "%s/results.json", out);
-	json = slurp(path);
-	cr_expect(strstr(json, "\"result\": \"H0\"") != NULL, "%s", json);
-	free(json);
+	for (int h = 1; h >= 0; h--) {
+		char run[8], verdict[32];
+		snprintf(run, sizeof run, "h%d", h);
+		snprintf(out, sizeof out, "%s/%s", dir, run);
+		args[10] = h ? "crasher" : "hard";
+		cr_assert_eq(judge(dir, run, args), 0);
+		snprintf(path, sizeof path, "%s/results.json", out);
+		char *json = slurp(path);
+		snprintf(verdict, sizeof verdict, "\"result\": \"H%d\"", h);
+		cr_expect(strstr(json, verdict) != NULL, "%s", json);
+		cr_expect(strstr(json, "\"games\": 20000") == NULL, "stopped early");
+		free(json);
+	}
 }
 
 Test(judge, plan_rotates_every_lineup_through_the_seats, .timeout = 10)

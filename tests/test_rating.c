@@ -104,24 +104,29 @@ Test(rating, stronger_bot_rates_higher_and_list_sums_to_zero)
 	kj_rating_free(&r);
 }
 
+/* n games of bots 0 and 1 in places p0 and p1, fitted into r. */
+static void fit_repeated(int n, int p0, int p1, kj_rating *r)
+{
+	kj_rating_game g[32];
+
+	cr_assert(n <= 32);
+	for (int i = 0; i < n; i++)
+		g[i] = (kj_rating_game){(uint32_t)i, 2, {0, 1}, {p0, p1}};
+	cr_assert_eq(kj_rating_fit(g, (size_t)n, 2, r, NULL), KJ_RATING_OK);
+}
+
 Test(rating, equal_places_score_half)
 {
-	kj_rating_game g[8];
-	for (int i = 0; i < 8; i++)
-		g[i] = (kj_rating_game){(uint32_t)i, 2, {0, 1}, {1, 1}};
 	kj_rating r;
-	cr_assert_eq(kj_rating_fit(g, 8, 2, &r, NULL), KJ_RATING_OK);
+	fit_repeated(8, 1, 1, &r);
 	cr_assert(fabs(r.elo[0] - r.elo[1]) < 1e-6);
 	kj_rating_free(&r);
 }
 
 Test(rating, unbeaten_bot_stays_finite)
 {
-	kj_rating_game g[20];
-	for (int i = 0; i < 20; i++)
-		g[i] = (kj_rating_game){(uint32_t)i, 2, {0, 1}, {1, 2}};
 	kj_rating r;
-	cr_assert_eq(kj_rating_fit(g, 20, 2, &r, NULL), KJ_RATING_OK);
+	fit_repeated(20, 1, 2, &r);
 	cr_assert(isfinite(r.elo[0]) && r.elo[0] > 400 && isfinite(r.hi[0]), "elo %f", r.elo[0]);
 	kj_rating_free(&r);
 }

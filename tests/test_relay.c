@@ -120,14 +120,20 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-static void fake_start(tcp_fake *t, pthread_t *th, int port, uint64_t seed)
+/* A temp dir and a fake server on port (0: a free one) with seed; returns
+ * the port. */
+static int fake_begin(tcp_fake *t, pthread_t *th, char *dir, size_t size, int port, uint64_t seed)
 {
+	test_tmpdir(dir, size);
+	if (!port)
+		port = test_free_port();
 	memset(t, 0, sizeof *t);
 	fake_init(&t->game, seed);
 	t->port = port;
 	t->listen_fd = listen_on(port);
 	cr_assert_geq(t->listen_fd, 0, "listen on %d", port);
 	pthread_create(th, NULL, serve, t);
+	return port;
 }
 
 static int run_relay(char **extra, int nextra, const char *opps, const char *dir)
@@ -156,10 +162,8 @@ static void play_through_relay(int close_every, int restart_after, const char *o
 	tcp_fake t;
 	pthread_t th;
 	char dir[512], port[16], tpath[600];
-	int p = test_free_port();
+	int p = fake_begin(&t, &th, dir, sizeof dir, 0, 4242);
 
-	test_tmpdir(dir, sizeof dir);
-	fake_start(&t, &th, p, 4242);
 	t.close_every = close_every;
 	t.restart_after = restart_after;
 	snprintf(port, sizeof port, "%d", p);
@@ -221,8 +225,7 @@ Test(relay, port_fallback, .timeout = 60)
 		}
 	}
 	cr_assert_geq(port, 0, "no free port in 65431..65439");
-	test_tmpdir(dir, sizeof dir);
-	fake_start(&t, &th, port, 555);
+	fake_begin(&t, &th, dir, sizeof dir, port, 555);
 	snprintf(tpath, sizeof tpath, "%s/transcript", dir);
 	char *extra[] = {"--transcript", tpath};
 	int rc = run_relay(extra, 2, "easy", dir);
@@ -239,10 +242,8 @@ Test(relay, returns_the_bots_exit_status, .timeout = 30)
 	tcp_fake t;
 	pthread_t th;
 	char dir[512], port[16], relay[512];
-	int p = test_free_port();
+	int p = fake_begin(&t, &th, dir, sizeof dir, 0, 1);
 
-	test_tmpdir(dir, sizeof dir);
-	fake_start(&t, &th, p, 1);
 	snprintf(port, sizeof port, "%d", p);
 	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
 			"/bin/sh", "-c", "exit 7", NULL};

@@ -72,10 +72,7 @@ static int server_stop(server *s)
 
 /* ---- a client -------------------------------------------------------------- */
 
-typedef struct client {
-	int fd;
-	test_reader r;
-} client;
+typedef test_conn client;
 
 typedef struct resp {
 	int n;
@@ -84,17 +81,7 @@ typedef struct resp {
 
 static client *client_open(int port)
 {
-	client *c = malloc(sizeof *c);
-	c->fd = test_connect(port, WAIT_MS);
-	cr_assert_geq(c->fd, 0, "connect to port %d", port);
-	test_reader_init(&c->r, c->fd);
-	return c;
-}
-
-static void client_close(client *c)
-{
-	close(c->fd);
-	free(c);
+	return test_conn_open(NULL, port, WAIT_MS);
 }
 
 static void client_send(client *c, const char *text)
@@ -251,7 +238,7 @@ static int play_game(int port, const char *lineup, int pick, int rest, resp *all
 		cr_assert_lt(decisions, 2000);
 		free(r);
 		if (rest) {
-			client_close(c);
+			test_conn_close(c);
 			c = client_open(port);
 		}
 		msg[KB_TOKEN_LEN] = (char)('0' + idx);
@@ -259,7 +246,7 @@ static int play_game(int port, const char *lineup, int pick, int rest, resp *all
 		r = ask(c, msg);
 	}
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	return decisions;
 }
 
@@ -316,7 +303,7 @@ Test(server, start_response_format, .timeout = 60)
 			  "line %d: %s", i, r->line[i]);
 	cr_assert(last(r)[44] == 'A' || is_winner(last(r)), "stops at A's decision or the end");
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	cr_assert_eq(server_stop(&s), 0, "clean exit on SIGTERM");
 }
 
@@ -377,7 +364,7 @@ Test(server, game_over_before_first_decision, .timeout = 60)
 	cr_assert_eq(r->n, 1);
 	cr_assert_str_eq(r->line[0], KB_VIRHE_TOKEN, "the token died with the game");
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	server_stop(&s);
 }
 
@@ -413,7 +400,7 @@ Test(server, invalid_index_repeats_decision, .timeout = 60)
 			more = sim_feed(&m, r, 0);
 		}
 		free(r);
-		client_close(c);
+		test_conn_close(c);
 	}
 	cr_assert_gt(repeated, 0);
 	server_stop(&s);
@@ -448,7 +435,7 @@ Test(server, unknown_token_and_bad_messages, .timeout = 60)
 	resp *r = ask(c, "v001000\n"); /* still serving this connection */
 	check_token(r->line[0]);
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	server_stop(&s);
 }
 
@@ -474,7 +461,7 @@ Test(server, expired_token, .timeout = 60)
 	r = ask(c, "?list\n");
 	cr_assert_eq(r->n, 0, "expired games are gone");
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	server_stop(&s);
 }
 
@@ -509,7 +496,7 @@ Test(server, garbage_and_oversized_input, .timeout = 60)
 	cr_assert(strncmp(r->line[0], KB_VIRHE_TOO_LONG, strlen(KB_VIRHE_TOO_LONG)) == 0, "%s",
 		  r->line[0]);
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	server_stop(&s);
 }
 
@@ -520,7 +507,7 @@ Test(server, disconnect_mid_message_and_half_close, .timeout = 60)
 	server_start(&s, NULL);
 	client *c = client_open(s.port);
 	client_send(c, "t0123");
-	client_close(c);
+	test_conn_close(c);
 	c = client_open(s.port);
 	client_send(c, "v00");
 	shutdown(c->fd, SHUT_WR);
@@ -528,7 +515,7 @@ Test(server, disconnect_mid_message_and_half_close, .timeout = 60)
 	cr_assert_str_eq(r->line[0], "Virhe: keskenerainen viesti");
 	free(r);
 	cr_assert_eq(test_getline(&c->r, line, sizeof line, WAIT_MS), -1, "then closed");
-	client_close(c);
+	test_conn_close(c);
 	/* netcat -q 0: message, half close, whole answer, then the close */
 	c = client_open(s.port);
 	client_send(c, "v001222\n");
@@ -537,7 +524,7 @@ Test(server, disconnect_mid_message_and_half_close, .timeout = 60)
 	check_token(r->line[0]);
 	free(r);
 	cr_assert_eq(test_getline(&c->r, line, sizeof line, WAIT_MS), -1, "then closed");
-	client_close(c);
+	test_conn_close(c);
 	play_game(s.port, "111", 0, 0, NULL, NULL); /* and the server is fine */
 	cr_assert_eq(server_stop(&s), 0);
 }
@@ -579,11 +566,8 @@ Test(server, several_messages_per_packet_and_split_messages, .timeout = 60)
 	}
 	resp *r4 = client_resp(c);
 	check_token(r4->line[0]);
-	free(r1);
-	free(r2);
-	free(r3);
-	free(r4);
-	client_close(c);
+	free(r1), free(r2), free(r3), free(r4);
+	test_conn_close(c);
 	server_stop(&s);
 }
 
@@ -668,8 +652,8 @@ Test(server, spectators_list_and_watch, .timeout = 60)
 	cr_assert_eq(l->n, 0);
 	free(l);
 	free(seen);
-	client_close(p);
-	client_close(w);
+	test_conn_close(p);
+	test_conn_close(w);
 	server_stop(&s);
 }
 
@@ -693,8 +677,8 @@ Test(server, watched_game_expires, .timeout = 60)
 	cr_assert_str_eq(last(v), "Virhe: peli paattyi ilman voittajaa");
 	free(v);
 	free(r);
-	client_close(p);
-	client_close(w);
+	test_conn_close(p);
+	test_conn_close(w);
 	cr_assert_eq(server_stop(&s), 0);
 }
 
@@ -726,7 +710,7 @@ static void watch_ends(client *w, const char *closing)
 	cr_assert(strncmp(last(rest), closing, strlen(closing)) == 0, "%s", last(rest));
 	free(rest);
 	cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), -1, "EOF after END");
-	client_close(w);
+	test_conn_close(w);
 }
 
 /* Start a server with extra arguments, a game of lineup waiting for A on
@@ -756,7 +740,7 @@ Test(server, half_closed_watch_closes_after_the_win, .timeout = 60)
 	client *w = half_closed_spectator(&s, NULL, "221", &p, &r);
 	play_out(p, r, "221", NULL);
 	watch_ends(w, "Voittaja: ");
-	client_close(p);
+	test_conn_close(p);
 	cr_assert_eq(server_stop(&s), 0);
 }
 
@@ -770,7 +754,7 @@ Test(server, half_closed_watch_closes_at_expiry, .timeout = 60)
 	client *w = half_closed_spectator(&s, args, "222", &p, &r);
 	free(r);
 	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
-	client_close(p);
+	test_conn_close(p);
 	cr_assert_eq(server_stop(&s), 0);
 }
 
@@ -786,7 +770,7 @@ Test(server, half_closed_watch_closes_at_shutdown, .timeout = 60)
 	free(r);
 	cr_assert_eq(server_stop(&s), 0);
 	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
-	client_close(p);
+	test_conn_close(p);
 }
 
 /* SIGINT too: a spectator still sending gets the Virhe line and END. */
@@ -808,7 +792,7 @@ Test(server, watch_told_at_sigint, .timeout = 60)
 	test_kill(&s.p, SIGINT);
 	cr_assert_eq(test_wait(&s.p, WAIT_MS), 0, "clean exit on SIGINT");
 	watch_ends(w, "Virhe: peli paattyi ilman voittajaa");
-	client_close(p);
+	test_conn_close(p);
 }
 
 static int read_tx(const char *path, kb_transcript *tx)
@@ -860,7 +844,7 @@ Test(server, transcripts_and_shutdown, .timeout = 60)
 		free(r);
 	free(r);
 	cr_assert_eq(server_stop(&s), 0, "SIGTERM ends the run cleanly");
-	client_close(c);
+	test_conn_close(c);
 	snprintf(path, sizeof path, "%s/game-%016llx-%06d.txt", dir, 77ULL, 0);
 	read_tx(path, &tx);
 	cr_assert_eq(tx.seed, kb_stream_seed(77, KB_TAG_GAME, 0));
@@ -906,7 +890,7 @@ Test(server, port_fallback_when_65430_is_taken, .timeout = 60)
 	resp *r = ask(c, "v001000\n");
 	check_token(r->line[0]);
 	free(r);
-	client_close(c);
+	test_conn_close(c);
 	server_stop(&s);
 	close(blocker);
 }

@@ -71,25 +71,11 @@ static long server_kib(const lim_server *s, const char *field)
 }
 
 /* A client on its own source address. */
-typedef struct peer {
-	int fd;
-	test_reader r;
-} peer;
+typedef test_conn peer;
 
 static peer *peer_open(const lim_server *s, const char *src)
 {
-	peer *p = malloc(sizeof *p);
-
-	p->fd = test_connect_from(src, s->port, WAIT_MS);
-	cr_assert_geq(p->fd, 0, "connect from %s", src);
-	test_reader_init(&p->r, p->fd);
-	return p;
-}
-
-static void peer_close(peer *p)
-{
-	close(p->fd);
-	free(p);
+	return test_conn_open(src, s->port, WAIT_MS);
 }
 
 /* Send msg and read the answer up to END: its first and last lines (the
@@ -236,7 +222,7 @@ Test(server_limits, flood_bounded_and_an_honest_client_plays, .timeout = 240)
 	peer *honest = peer_open(&s, "127.0.0.3");
 	char winner = play_to_end(honest, ask(honest, "v001111\n"));
 	cr_assert(winner >= 'A' && winner <= 'D');
-	peer_close(honest);
+	test_conn_close(honest);
 
 	flood_result res;
 	long refused = 0, running = 0;
@@ -298,8 +284,8 @@ Test(server_limits, full_server_refuses_starts_and_running_games_go_on, .timeout
 	const char *log = test_read_file(NULL, s.log);
 	cr_assert(strstr(log, "refused full (server full: 6 running games) from 127.0.0.4"), "%s", log);
 	cr_assert(strstr(log, "refusals this run: 2 full 1 address-games 1 "), "%s", log);
-	peer_close(p2);
-	peer_close(p4);
+	test_conn_close(p2);
+	test_conn_close(p4);
 }
 
 Test(server_limits, new_games_per_address_bucket, .timeout = 60)
@@ -318,8 +304,8 @@ Test(server_limits, new_games_per_address_bucket, .timeout = 60)
 	cr_assert_eq(play_to_end(p3, ask(p3, "v001000\n")), 'A', "A plays alone and wins");
 	lim_stop(&s);
 	cr_assert(strstr(test_read_file(NULL, s.log), "address-rate 1 "));
-	peer_close(p2);
-	peer_close(p3);
+	test_conn_close(p2);
+	test_conn_close(p3);
 }
 
 /* ?watch the game of spectator id: the answer up to END is a refusal; an
@@ -377,8 +363,8 @@ Test(server_limits, spectators_per_game_and_per_address, .timeout = 60)
 	lim_stop(&s);
 	cr_assert(strstr(test_read_file(NULL, s.log), "game-spectators 1 address-spectators 1"));
 	for (int i = 0; i < 5; i++)
-		peer_close(w[i]);
-	peer_close(player);
+		test_conn_close(w[i]);
+	test_conn_close(player);
 }
 
 Test(server_limits, trusted_addresses_and_usage_errors, .timeout = 60)
@@ -394,8 +380,8 @@ Test(server_limits, trusted_addresses_and_usage_errors, .timeout = 60)
 	start_waiting(p3);
 	cr_assert_eq(strncmp(ask(p3, "v001222\n").first, "Virhe: liikaa peleja", 20), 0);
 	lim_stop(&s);
-	peer_close(p2);
-	peer_close(p3);
+	test_conn_close(p2);
+	test_conn_close(p3);
 
 	static const char *const bad[][2] = {
 		{"--max-games", "0"}, {"--addr-games", "x"}, {"--addr-rate", "0"},
