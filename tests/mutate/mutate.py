@@ -26,7 +26,7 @@ import time
 # core is used by everything, so every suite runs for it.
 SUITES = {
     "core": "*",
-    "judge": "@(judge*|server*|relay*|fuzz_corpus)/*",
+    "judge": "@(judge*|server*|relay*|rating|sandbox|viewer|live|cli|fuzz_corpus)/*",
     "state": "@(state*|bot*|fuzz_corpus)/*",
     "bot": "@(bot*|eval*|relay*|state_bot|fuzz_corpus)/*",
 }
