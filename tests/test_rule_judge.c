@@ -12,9 +12,12 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/rng.h"
 #include "core/transcript.h"
 #include "judge/bots.h"
 #include "judge/match.h"
+#include "judge/plan.h"
+#include "judge/rating.h"
 #include "judge/report.h"
 #include "judge/run.h"
 #include "judge/svg.h"
@@ -674,4 +677,498 @@ Test(judge_rules, fingerprint_of_the_state_path)
 	kj_bot_fingerprint(&bot, fp);
 	cr_assert_eq(strlen(fp), 16, "%s", fp);
 	cr_assert_eq(strspn(fp, "0123456789abcdef"), 16, "%s", fp);
+}
+
+/* ---- the Wilson interval's clamps, pairs of a name in two seats ----------- */
+
+/* Rounding puts the upper end of 20/20 at 1 + 2^-52 and the lower end of
+ * 0/7 just below 0 (worked out in double arithmetic): both are clamped. */
+Test(judge_rules, wilson_clamped_to_zero_and_one)
+{
+	double lo, hi;
+
+	kj_wilson(20, 20, &lo, &hi);
+	cr_assert(hi == 1.0, "%.17g", hi);
+	cr_assert(NEAR(lo, 0.838874840), "%f", lo);
+	kj_wilson(0, 7, &lo, &hi);
+	cr_assert(lo == 0.0, "%.17g", lo);
+	cr_assert(NEAR(hi, 0.354330439), "%f", hi);
+}
+
+/* A name in two seats of one game (the same built-in twice): its first
+ * seat is the one compared. */
+Test(judge_rules, pair_uses_the_first_seat_of_a_name)
+{
+	kj_result res[1];
+	kj_pair_elo p;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2), seat(&res[0], 2, "x", 3), seat(&res[0], 3, "y", 4);
+	kj_pair_compute(res, 1, "x", "y", &p);
+	cr_assert_eq(p.deals, 1);
+	cr_assert(NEAR(p.mean, 1.0), "seat A (place 1) against seat B (place 2): %f", p.mean);
+	cr_assert_eq(p.elo, 1000);
+	cr_assert_eq(p.var, 0, "one deal has no variance");
+	cr_assert_eq(p.lo, 1000, "one deal: the standard error is 0");
+	kj_pair_compute(res, 1, "y", "x", &p);
+	cr_assert(NEAR(p.mean, 0.0), "%f", p.mean);
+}
+
+/* ---- result files: each line's error names the line ----------------------- */
+
+static int read_result(const char *text, kj_result *res, kb_err *err)
+{
+	uint32_t game = 99;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	cr_assert_not_null(f);
+	err->msg[0] = '\0';
+	int rc = kj_result_read(f, &game, res, err);
+	fclose(f);
+	return rc;
+}
+
+Test(judge_rules, result_file_errors_name_the_line)
+{
+	static const char *const bad[][2] = {
+		{"kimble-result 3\n", "result line 1: expected \"kimble-result 2\" (or 1)"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9\n",
+		 "result line 2: expected game K deal D seed S winner X rolls N finished Y"},
+		{"kimble-result 1\ngame 1 deal 0 seed 5\n", "result line 2: expected game K deal D seed S winner X rolls N"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat E x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp - at 0 why -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat A x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 1\ngame 1 deal 0 seed 5 winner A rolls 9\nseat A x place 1 score 0 "
+		 "forfeit bogus errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ..."},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\n",
+		 "result line 3: expected \"done\" (an unfinished result file)"},
+	};
+	kj_result res;
+	kb_err err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(read_result(bad[i][0], &res, &err), -1, "%s", bad[i][0]);
+		cr_assert_str_eq(err.msg, bad[i][1]);
+	}
+	/* version 1 credited a forfeited seat's replacement: no winner then */
+	const char *v1 = "kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
+			 "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			 "seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			 "done\n";
+	cr_assert_eq(read_result(v1, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, -1);
+	cr_assert_eq(res.finished, 1, "version 1: the winner line said who finished");
+	cr_assert_eq(res.game, 4);
+	cr_assert_eq(res.deal, 2);
+	cr_assert_eq(res.seat[1].reason, KJ_CRASH);
+	cr_assert_eq(res.seat[1].why[0], '\0');
+	const char *v1ok = "kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
+			   "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			   "done\n";
+	cr_assert_eq(read_result(v1ok, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, 0);
+	const char *v2 = "kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
+			 "seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
+			 "at 17 why exited with status 3\r\n"
+			 "done\n";
+	cr_assert_eq(read_result(v2, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, -1);
+	cr_assert_eq(res.finished, 3);
+	cr_assert_eq(res.seat[3].forfeit_roll, 17);
+	cr_assert_str_eq(res.seat[3].why, "exited with status 3");
+	cr_assert_eq(res.seat[0].present, 0);
+}
+
+/* ---- the plan: which bots sit where in which game --------------------------- */
+
+static void seats_are(const kj_game_spec *g, int a, int b, int c, int d)
+{
+	cr_assert(g->seat[0] == a && g->seat[1] == b && g->seat[2] == c && g->seat[3] == d,
+		  "game %u: seats %d %d %d %d, want %d %d %d %d", g->index, g->seat[0], g->seat[1],
+		  g->seat[2], g->seat[3], a, b, c, d);
+}
+
+/* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
+ * 12, each deal played twice with the seats swapped. */
+Test(judge_rules, plan_round_robin_of_pairs)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.table, 2);
+	cr_assert_eq(plan.ndeals, 6);
+	cr_assert_eq(plan.ngames, 12);
+	static const int want[12][2] = {{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 2}, {2, 0},
+					{0, 2}, {2, 0}, {1, 2}, {2, 1}, {1, 2}, {2, 1}};
+	for (uint32_t i = 0; i < 12; i++) {
+		const kj_game_spec *g = &plan.games[i];
+		cr_assert_eq(g->index, i);
+		cr_assert_eq(g->deal, i / 2);
+		cr_assert_eq(g->rotation, i % 2);
+		cr_assert_eq(g->start, -1);
+		cr_assert_eq(g->seed, kb_stream_seed(7, KB_TAG_GAME, i / 2));
+		seats_are(g, want[i][0], -1, want[i][1], -1);
+	}
+	cr_assert_neq(plan.games[0].seed, plan.games[2].seed, "each deal its own seed");
+	kj_plan_free(&plan);
+	cr_assert_null(plan.games);
+	cr_assert_eq(plan.ngames, 0);
+}
+
+/* Participant 0 against every pair of the three others, three seats
+ * (A B C): each lineup rotates through them; start positions by deal. */
+Test(judge_rules, plan_gauntlet_rotates_each_lineup)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ndeals, 3);
+	cr_assert_eq(plan.ngames, 9);
+	static const int want[9][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 3}, {1, 3, 0},
+				       {3, 0, 1}, {0, 2, 3}, {2, 3, 0}, {3, 0, 2}};
+	for (uint32_t i = 0; i < 9; i++) {
+		seats_are(&plan.games[i], want[i][0], want[i][1], want[i][2], -1);
+		cr_assert_eq(plan.games[i].start, (int)(i / 3 % 2), "start position by deal");
+	}
+	kj_plan_free(&plan);
+
+	/* a table of one: each bot alone, seat A */
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 6);
+	for (uint32_t i = 0; i < 6; i++)
+		seats_are(&plan.games[i], i < 3 ? 0 : 1, -1, -1, -1);
+	kj_plan_free(&plan);
+}
+
+/* A fixed lineup of four: 0 1 2 3 in seats A B C D, then rotated. */
+Test(judge_rules, plan_fixed_lineup)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 70, 3, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ndeals, 70);
+	cr_assert_eq(plan.ngames, 280, "more than the first 256 places");
+	seats_are(&plan.games[0], 0, 1, 2, 3);
+	seats_are(&plan.games[1], 1, 2, 3, 0);
+	seats_are(&plan.games[2], 2, 3, 0, 1);
+	seats_are(&plan.games[3], 3, 0, 1, 2);
+	seats_are(&plan.games[279], 3, 0, 1, 2);
+	cr_assert_eq(plan.games[279].deal, 69);
+	cr_assert_eq(plan.games[279].index, 279);
+	kj_plan_free(&plan);
+	cr_assert_eq(kj_table_seat(1, 0), 0);
+	cr_assert_eq(kj_table_seat(2, 1), 2);
+	cr_assert_eq(kj_table_seat(3, 2), 2);
+	cr_assert_eq(kj_table_seat(4, 3), 3);
+}
+
+Test(judge_rules, plan_sizes_refused)
+{
+	static const struct {
+		enum kj_format fmt;
+		int nbots, table;
+		const char *msg;
+	} bad[] = {
+		{KJ_ROUND_ROBIN, 2, 0, "table size: expected 1 to 4 seats"},
+		{KJ_ROUND_ROBIN, 5, 5, "table size: expected 1 to 4 seats"},
+		{KJ_ROUND_ROBIN, 0, 1, "participants: expected 1 to 64 bots"},
+		{KJ_ROUND_ROBIN, 65, 2, "participants: expected 1 to 64 bots"},
+		{KJ_FIXED, 3, 2, "fixed lineup: expected as many bots as seats"},
+		{KJ_GAUNTLET, 3, 1, "table size 1: a gauntlet needs at least 2 seats"},
+		{KJ_ROUND_ROBIN, 2, 3, "table size 3: larger than the number of bots allows (2 bot(s): at most 2 seats)"},
+		{KJ_GAUNTLET, 3, 4, "table size 4: larger than the number of bots allows (3 bot(s): at most 3 seats)"},
+	};
+	kj_plan plan;
+	kb_err err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(kj_plan_build(&plan, bad[i].fmt, bad[i].nbots, bad[i].table, 1, 1, 0, &err), -1,
+			     "case %zu", i);
+		cr_assert_str_eq(err.msg, bad[i].msg);
+	}
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 64);
+	kj_plan_free(&plan);
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 16, "4 lineups of 4 rotations");
+	kj_plan_free(&plan);
+}
+
+/* At most 1000000 games: exactly that many is a plan, one more is not. */
+Test(judge_rules, plan_of_at_most_a_million_games)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 1000000);
+	kj_plan_free(&plan);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250001, 1, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "plan: more than 1000000 games; use fewer --games");
+	cr_assert_null(plan.games);
+	cr_assert_eq(plan.ngames, 0);
+}
+
+static int starts_of(const char *text, unsigned present, kj_start **out, kb_err *err)
+{
+	char dir[256], path[300];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/s", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	err->msg[0] = '\0';
+	return kj_starts_read(path, present, out, err);
+}
+
+Test(judge_rules, start_file_fields)
+{
+	char board[KB_BOARD_LEN + 1], text[400];
+	kj_start *st;
+	kb_err err;
+
+	memset(board, '0', KB_BOARD_LEN);
+	board[KB_BOARD_LEN] = '\0';
+	board[3] = 'B';
+	snprintf(text, sizeof text, "# two positions\n\n  \t\n%s D 0\n%s B 6\n", board, board);
+	cr_assert_eq(starts_of(text, 0xf, &st, &err), 2, "%s", err.msg);
+	cr_assert_eq(st[0].turn, 3);
+	cr_assert_eq(st[0].die, 0);
+	cr_assert_eq(st[1].turn, 1);
+	cr_assert_eq(st[1].die, 6);
+	cr_assert_eq(st[1].pos.present, 0xf);
+	free(st);
+	/* 40 lines: the list grows past its first 16 */
+	text[0] = '\0';
+	char *many = calloc(40, KB_BOARD_LEN + 8);
+	for (int i = 0; i < 40; i++)
+		sprintf(many + strlen(many), "%s %c %d\n", board, 'A' + i % 4, i % 7);
+	cr_assert_eq(starts_of(many, 0xf, &st, &err), 40, "%s", err.msg);
+	cr_assert_eq(st[39].turn, 3);
+	cr_assert_eq(st[39].die, 4);
+	free(st);
+	free(many);
+
+	static const char *const shape = "expected \"BOARD X D\": a 44-character board, a seat letter A-D, a die 0-6";
+	static const char *const bad_tail[] = {" A 7", " E 1", " @ 1", " AB 1", " A", " A 1 x", " A -1"};
+	for (size_t i = 0; i < sizeof bad_tail / sizeof bad_tail[0]; i++) {
+		snprintf(text, sizeof text, "%s%s\n", board, bad_tail[i]);
+		cr_assert_eq(starts_of(text, 0xf, &st, &err), -1, "%s", bad_tail[i]);
+		cr_assert(strstr(err.msg, ":1: ") && strstr(err.msg, shape), "%s: %s", bad_tail[i], err.msg);
+	}
+	snprintf(text, sizeof text, "0%s A 1\n", board);
+	cr_assert_eq(starts_of(text, 0xf, &st, &err), -1, "45 characters");
+	cr_assert(strstr(err.msg, shape), "%s", err.msg);
+	snprintf(text, sizeof text, "%s C 1\n", board);
+	cr_assert_eq(starts_of(text, 0x3, &st, &err), -1);
+	cr_assert(strstr(err.msg, ":1: seat C to roll does not play at this table"), "%s", err.msg);
+	cr_assert_eq(starts_of("# nothing\n\n", 0xf, &st, &err), -1);
+	cr_assert(strstr(err.msg, ": no positions"), "%s", err.msg);
+	cr_assert_eq(kj_starts_read("/nonexistent/kimble-starts", 0xf, &st, &err), -1);
+	cr_assert_str_eq(err.msg, "start positions /nonexistent/kimble-starts: cannot open");
+}
+
+/* ---- the rating list: a small tournament worked out apart --------------------- */
+
+/* Expected values from a separate implementation of the model in rating.h
+ * (Newton on the ridge-penalised Bradley-Terry likelihood, the sandwich
+ * covariance with G/(G-1), Elo = 400/ln 10 per unit), written in Python
+ * with its own matrix inverse. */
+Test(judge_rules, rating_of_a_worked_tournament)
+{
+	static const kj_rating_game g[] = {
+		{7, 3, {0, 1, 2}, {1, 2, 3}}, {3, 3, {1, 2, 0}, {1, 3, 2}}, {7, 2, {2, 0}, {1, 1}},
+		{3, 2, {0, 1}, {2, 1}},       {9, 3, {0, 2, 1}, {1, 2, 2}}, {3, 2, {2, 1}, {2, 1}},
+		{9, 3, {1, 0, 2}, {2, 1, 3}},
+	};
+	static const double elo[3] = {157.515264324, 98.110905878, -255.626170202};
+	static const double se[3] = {100.982497569, 141.155854472, 53.595195714};
+	static const double cov[3][3] = {{10197.464815, -13624.997536, 3427.532709},
+					 {-13624.997536, 19924.975252, -6299.977728},
+					 {3427.532709, -6299.977728, 2872.445004}};
+	kj_rating r;
+	kb_err err;
+
+	cr_assert_eq(kj_rating_fit(g, 7, 4, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.nbots, 4);
+	cr_assert_eq(r.games, 7);
+	cr_assert_eq(r.clusters, 3);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(fabs(r.elo[i] - elo[i]) < 1e-4, "bot %d: elo %.9f, want %.9f", i, r.elo[i], elo[i]);
+		cr_assert(fabs(r.se[i] - se[i]) < 1e-4, "bot %d: se %.9f, want %.9f", i, r.se[i], se[i]);
+		cr_assert(fabs(r.lo[i] - (elo[i] - 1.959964 * se[i])) < 1e-3, "bot %d lo %f", i, r.lo[i]);
+		cr_assert(fabs(r.hi[i] - (elo[i] + 1.959964 * se[i])) < 1e-3, "bot %d hi %f", i, r.hi[i]);
+		for (int j = 0; j < 3; j++)
+			cr_assert(fabs(r.cov[i * 4 + j] - cov[i][j]) < 1e-2, "cov %d %d: %f", i, j, r.cov[i * 4 + j]);
+	}
+	cr_assert_eq(r.elo[3], 0, "bot 3 never played");
+	cr_assert(isinf(r.se[3]) && isinf(r.lo[3]) && r.lo[3] < 0 && isinf(r.hi[3]) && r.hi[3] > 0);
+
+	double diff, lo, hi;
+	kj_rating_versus(&r, 0, 2, &diff, &lo, &hi);
+	cr_assert(fabs(diff - 413.141434526) < 1e-4, "%f", diff);
+	cr_assert(fabs(lo - 258.629075037) < 1e-3 && fabs(hi - 567.653794015) < 1e-3, "%f %f", lo, hi);
+	kj_rating_versus(&r, 3, 0, &diff, &lo, &hi);
+	cr_assert(isinf(lo) && isinf(hi), "against a bot in no game: unbounded");
+	int order[4];
+	kj_rating_order(&r, order);
+	cr_assert(order[0] == 0 && order[1] == 1 && order[2] == 3 && order[3] == 2, "%d %d %d %d", order[0],
+		  order[1], order[2], order[3]);
+	kj_rating_free(&r);
+	cr_assert_null(r.cov);
+}
+
+/* Best first; equal ratings in the bots' order. */
+Test(judge_rules, rating_order_keeps_ties_by_number)
+{
+	kj_rating r = {.nbots = 5, .elo = {5, 10, 5, -1, 10}};
+	int order[5];
+
+	kj_rating_order(&r, order);
+	static const int want[5] = {1, 4, 0, 2, 3};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(order[i], want[i], "place %d: %d", i, order[i]);
+}
+
+Test(judge_rules, rating_input_checked)
+{
+	kj_rating_game g[2] = {{0, 2, {0, 1}, {1, 2}}, {0, 2, {0, 1}, {1, 2}}};
+	kj_rating r;
+	kb_err err;
+
+	cr_assert_eq(kj_rating_fit(g, 2, 1, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: 1 bots: expected 2 to 64");
+	cr_assert_eq(kj_rating_fit(g, 2, 65, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_eq(kj_rating_fit(g, 2, 64, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	kj_rating_free(&r);
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.clusters, 1);
+	cr_assert(r.elo[0] > 0 && NEAR(r.elo[0], -r.elo[1]), "%f %f", r.elo[0], r.elo[1]);
+	kj_rating_free(&r);
+	g[1].seats = 1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: game 1 has 1 seats: expected 2 to 4");
+	g[1].seats = 5;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	g[1].seats = 4;
+	g[1].bot[2] = 0, g[1].bot[3] = 1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_OK, "four seats: %s", err.msg);
+	kj_rating_free(&r);
+	g[1].bot[3] = 2;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: game 1 names bot 2: expected 0 to 1");
+	g[1].bot[3] = -1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_eq(kj_rating_fit(g, 0, 3, &r, &err), KJ_RATING_OK, "no games: all zero");
+	cr_assert(r.elo[0] == 0 && isinf(r.se[0]));
+	kj_rating_free(&r);
+}
+
+/* ---- a learned-state folder's fingerprint ------------------------------------ */
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* FNV-1a over each regular file's path (from the state folder, NUL
+ * ended) and bytes, in name order; LMDB lock files left out. */
+Test(judge_rules, fingerprint_of_a_state_folder)
+{
+	char dir[256], state[300], sub[320], fp[17], want[17];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, sizeof state, "%s/learned", dir);
+	cr_assert_eq(mkdir(state, 0755), 0);
+	put(state, "b", "xy");
+	put(state, "a", "z");
+	put(state, "lock.mdb", "changes on every open");
+	put(state, "x-lock", "so does this");
+	snprintf(sub, sizeof sub, "%s/d", state);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "c", "w");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	kj_bot_fingerprint(&bot, fp);
+	uint64_t h = fnv(0xcbf29ce484222325ull, "./a\0z./b\0xy./d/c\0w", 18);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
+	cr_assert_str_eq(fp, want);
+	/* "-lock" alone and "lock.mdbx" are no lock files */
+	put(state, "-lock", "q");
+	kj_bot_fingerprint(&bot, fp);
+	h = fnv(0xcbf29ce484222325ull, "./-lock\0q./a\0z./b\0xy./d/c\0w", 27);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
+	cr_assert_str_eq(fp, want, "a file named -lock counts");
+	put(state, "lock.mdbx", "");
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_str_neq(fp, want, "lock.mdbx counts");
+}
+
+/* ---- more command-line bounds --------------------------------------------- */
+
+Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
+{
+	static const char *const bad[][3] = {
+		{"--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
+		{"--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
+		{"--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
+		{"--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
+		{"--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
+		{"--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
+		{"--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
+		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
+		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
+		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i][0], bad[i][1], "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0],
+			     bad[i][1], err);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
+}
+
+/* The table is followed by the rating list, in the text and in the JSON. */
+Test(judge_rules, report_shows_the_rating_list)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
+	seat(&res[1], 0, "y", 2), seat(&res[1], 1, "x", 1);
+	res[1].deal = 1;
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	const char *t = printed(&rep, 0, 0);
+	cr_assert(strstr(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ") != NULL, "%s", t);
+	t = printed(&rep, 0, 1);
+	cr_assert(strstr(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ") != NULL, "%s", t);
+	kj_report_free(&rep);
 }
