@@ -15,10 +15,12 @@
 #include "core/rng.h"
 #include "core/transcript.h"
 #include "judge/bots.h"
+#include "judge/html.h"
 #include "judge/match.h"
 #include "judge/plan.h"
 #include "judge/rating.h"
 #include "judge/report.h"
+#include "judge/standings.h"
 #include "judge/run.h"
 #include "judge/svg.h"
 #include "support.h"
@@ -1171,4 +1173,167 @@ Test(judge_rules, report_shows_the_rating_list)
 	t = printed(&rep, 0, 1);
 	cr_assert(strstr(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ") != NULL, "%s", t);
 	kj_report_free(&rep);
+}
+
+/* ---- the HTML report: numbers and drawings worked out by hand ----------------- */
+
+static const char *report_page(kj_report *rep, const kj_result *res, size_t n, char *dir, size_t size)
+{
+	kb_err err;
+
+	test_tmpdir(dir, size);
+	cr_assert_eq(kj_report_html(dir, rep, res, n, &err), 0, "%s", err.msg);
+	return test_read_file(dir, "report.html");
+}
+
+static void has(const char *page, const char *want)
+{
+	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
+}
+
+static void rated(kj_standings *st, int b, double elo, double lo, double hi)
+{
+	st->rating.elo[b] = elo, st->rating.lo[b] = lo, st->rating.hi[b] = hi;
+}
+
+#define BAR(x, w, m)                                                                          \
+	"<rect x=\"" x "\" y=\"4\" width=\"" w "\" height=\"6\" fill=\"#9ec5e8\"/><circle cx=\"" m \
+	"\" cy=\"7\" r=\"4\" fill=\"#1f77b4\"/></svg></td></tr>\n"
+
+/* Scale: the intervals cut to +-1000, here -1000..1000, 0.15 px an Elo. */
+Test(judge_rules, html_rating_bars_on_one_scale)
+{
+	static kj_report rep;
+	static kj_standings st;
+	char dir[256];
+
+	memset(&rep, 0, sizeof rep), memset(&st, 0, sizeof st);
+	rep.nbots = 4, rep.games = 12, rep.standings = &st;
+	for (int b = 0; b < 4; b++)
+		snprintf(rep.bots[b].name, sizeof rep.bots[b].name, "%s", (const char *[]){"p", "q", "r", "s<&>"}[b]);
+	st.has_rating = 1, st.subject = -1;
+	st.rating.nbots = 4, st.rating.games = 12, st.rating.clusters = 5;
+	rated(&st, 0, 400, 100, 1500), rated(&st, 1, 0, -200, 200), rated(&st, 2, -400, -1300, -100);
+	rated(&st, 3, 500, 500, 500.3);
+	int order[4] = {3, 0, 1, 2};
+	memcpy(st.order, order, sizeof order);
+	const char *page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "(12 games, 5 deals).</p>");
+	has(page, "<line x1=\"150.0\" x2=\"150.0\" y1=\"0\" y2=\"8\" stroke=\"#000\" stroke-width=\"2\"/>"
+		  "<text x=\"150.0\" y=\"17\" text-anchor=\"middle\">0</text><text x=\"0\" y=\"17\" "
+		  "text-anchor=\"start\">-1000</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+1000</text>");
+	has(page, "<tr><td>1</td><td class=\"l\">s&lt;&amp;&gt;</td><td>+500.0</td><td>+500.0 &hellip; +500.3</td>");
+	has(page, "<tr><td>2</td><td class=\"l\">p</td><td>+400.0</td><td>+100.0 &hellip; +1500.0</td>");
+	has(page, "<line x1=\"150.0\" x2=\"150.0\" y1=\"0\" y2=\"14\" stroke=\"#555\" stroke-dasharray=\"2,2\"/>");
+	has(page, BAR("225.0", "1.0", "225.0"));   /* at least a pixel wide */
+	has(page, BAR("165.0", "135.0", "210.0")); /* cut at the right end */
+	has(page, BAR("120.0", "60.0", "150.0"));
+	has(page, BAR("0.0", "135.0", "90.0"));    /* cut at the left end */
+	has(page, "<tr><td>4</td><td class=\"l\">r</td>");
+	cr_assert_null(strstr(page, "Pairwise Elo"), "no pairs");
+	cr_assert_null(strstr(page, "per opponent"));
+	cr_assert_null(strstr(page, "Learning curve"));
+
+	/* -500..700: 0.25 px an Elo, the 0 at 125 */
+	rep.nbots = 2;
+	rated(&st, 0, 400, 100, 700), rated(&st, 1, -100, -500, 200);
+	st.order[0] = 0, st.order[1] = 1;
+	page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "<text x=\"125.0\" y=\"17\" text-anchor=\"middle\">0</text><text x=\"0\" y=\"17\" "
+		  "text-anchor=\"start\">-500</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+700</text>");
+	has(page, BAR("150.0", "150.0", "225.0"));
+	has(page, BAR("0.0", "175.0", "100.0"));
+
+	/* everything at 0: a scale of one Elo */
+	rated(&st, 0, 0, 0, 0), rated(&st, 1, 0, 0, 0);
+	page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "text-anchor=\"start\">+0</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+1</text>");
+	has(page, BAR("0.0", "1.0", "0.0"));
+}
+
+/* The table, the pairs, the subject per opponent, the curve and the games. */
+Test(judge_rules, html_tables_curve_and_games)
+{
+	static kj_report rep;
+	static kj_standings st;
+	static kj_curve_point pts[3];
+	static kj_pair_elo pair = {.a = 0, .b = 1, .deals = 5, .mean = 0.625, .elo = 88.7, .lo = -85, .hi = 330.2};
+	kj_result res[2];
+	char dir[256];
+
+	memset(&rep, 0, sizeof rep), memset(&st, 0, sizeof st), memset(pts, 0, sizeof pts);
+	rep.nbots = 2, rep.games = 3, rep.standings = &st, rep.pairs = &pair, rep.npairs = 1;
+	snprintf(rep.bots[0].name, 64, "x");
+	snprintf(rep.bots[1].name, 64, "y");
+	rep.bots[0].games = 3, rep.bots[0].wins = 1, rep.bots[0].place_sum = 5, rep.bots[0].decisions = 4;
+	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
+	st.subject = 0, st.nopp = 1;
+	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
+				  .pair = {.deals = 5, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
+	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
+	st.first_seat[0] = 2, st.first_seat[1] = -1;
+	static const uint32_t deal[3] = {0, 4, 9}, games[3][2] = {{2, 2}, {4, 4}, {4, 4}},
+			      wins[3][2] = {{1, 1}, {4, 0}, {0, 4}};
+	for (int p = 0; p < 3; p++) {
+		pts[p].deal = deal[p];
+		for (int b = 0; b < 2; b++)
+			pts[p].games[b] = games[p][b], pts[p].wins[b] = wins[p][b];
+	}
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 2, "y", 2);
+	res[0].game = 1, res[0].deal = 0, res[0].winner = 0, res[0].rolls = 77;
+	seat(&res[1], 1, "x", 2), seat(&res[1], 3, "y<", 1);
+	res[1].game = 2, res[1].deal = 1, res[1].winner = -1, res[1].rolls = 12;
+	res[1].seat[1].reason = KJ_CRASH;
+
+	test_tmpdir(dir, sizeof dir);
+	char games_dir[300];
+	snprintf(games_dir, sizeof games_dir, "%s/games", dir);
+	cr_assert_eq(mkdir(games_dir, 0755), 0);
+	put(games_dir, "000002.html", "");
+	kb_err err;
+	cr_assert_eq(kj_report_html(dir, &rep, res, 2, &err), 0, "%s", err.msg);
+	const char *page = test_read_file(dir, "report.html");
+
+	has(page, "<p>3 games, 2 bots.</p>");
+	has(page, "<tr><td class=\"l\">x</td><td>3</td><td>1</td><td>33.3%</td><td>6.1% &ndash; 79.2%</td>"
+		  "<td>1.67</td><td class=\"l\">crash:1</td><td>2.500</td><td>7.000</td></tr>");
+	has(page, "<tr><td class=\"l\">y</td><td>0</td><td>0</td><td>0.0%</td><td>0.0% &ndash; 100.0%</td>"
+		  "<td>0.00</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
+	cr_assert_null(strstr(page, "Rating list"), "no rating");
+	has(page, "<tr><td class=\"l\">x</td><td class=\"l\">y</td><td>+88.7</td><td>-85.0 &hellip; +330.2</td>"
+		  "<td>5</td><td>0.625</td></tr>");
+	has(page, "<h2>x per opponent</h2>");
+	has(page, "<tr><td class=\"l\">y</td><td>10</td><td>40.0% (17&ndash;69)</td><td>30.0% (11&ndash;60)</td>"
+		  "<td>+12.3</td><td>-45.6 &hellip; +78.9</td><td>5</td></tr>");
+
+	/* the curve: x from 44 (deal 1) to 490 (deal 10), y from 10 (100%) to 246 (0%) */
+	has(page, "Win rate of each bot over the last 5 deals");
+	has(page, "<line x1=\"44\" x2=\"490\" y1=\"246.0\" y2=\"246.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"250.0\" "
+		  "text-anchor=\"end\">0%</text>");
+	has(page, "<line x1=\"44\" x2=\"490\" y1=\"69.0\" y2=\"69.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"73.0\" "
+		  "text-anchor=\"end\">75%</text>");
+	has(page, "<text x=\"267\" y=\"268\" text-anchor=\"middle\">deal</text>");
+	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 1</text><text x=\"490\" y=\"268\" "
+		  "text-anchor=\"end\">deal 10</text>");
+	has(page, "<polygon fill=\"#2ca02c\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,10.0 490.0,130.4 "
+		  "490.0,246.0 242.2,125.6 44.0,223.7 \"/>\n<polyline fill=\"none\" stroke=\"#2ca02c\" "
+		  "stroke-width=\"2\" points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
+	has(page, "<polygon fill=\"#1f77b4\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
+		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
+	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
+	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#1f77b4\"/><text x=\"518\" y=\"38\">y</text>");
+
+	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
+		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
+	has(page, "<tr><td>2</td><td>1</td><td class=\"l\">B&nbsp;x (forfeit) D&nbsp;y&lt; </td><td class=\"l\">-</td>"
+		  "<td>12</td><td class=\"l\"><a href=\"games/000002.html\">viewer</a></td></tr>");
+	cr_assert_null(strstr(page, "The first"), "all games listed");
+
+	/* a curve of one point is no curve */
+	st.ncurve = 1;
+	page = report_page(&rep, res, 2, dir, sizeof dir);
+	cr_assert_null(strstr(page, "Learning curve"));
+	cr_assert_eq(kj_report_html("/nonexistent/kimble-report", &rep, res, 2, &err), -1);
+	cr_assert(strstr(err.msg, "cannot write /nonexistent/kimble-report/report.html: "), "%s", err.msg);
 }
