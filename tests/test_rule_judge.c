@@ -1337,3 +1337,232 @@ Test(judge_rules, html_tables_curve_and_games)
 	cr_assert_eq(kj_report_html("/nonexistent/kimble-report", &rep, res, 2, &err), -1);
 	cr_assert(strstr(err.msg, "cannot write /nonexistent/kimble-report/report.html: "), "%s", err.msg);
 }
+
+/* ---- standings: per opponent, the learning curve --------------------------------- */
+
+static const char *standings_text(const kj_report *rep, int json)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (json)
+		kj_standings_json(f, rep->standings, rep);
+	else
+		kj_standings_print(f, rep->standings, rep);
+	fclose(f);
+	return buf;
+}
+
+/* s sits in every game, a and b in some: s's games and wins against each,
+ * a forfeited win not counted. */
+Test(judge_rules, standings_per_opponent)
+{
+	kj_result res[5];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 1, "s", 2), seat(&res[1], 0, "a", 1), res[1].winner = 0;
+	seat(&res[2], 0, "s", 2), seat(&res[2], 2, "b", 1), res[2].winner = 2, res[2].deal = 1;
+	seat(&res[3], 2, "s", 1), seat(&res[3], 0, "b", 2), res[3].winner = 2, res[3].deal = 1;
+	res[3].seat[2].reason = KJ_CRASH;
+	seat(&res[4], 3, "s", 1), seat(&res[4], 1, "a", 2), seat(&res[4], 2, "b", 3);
+	res[4].winner = 3, res[4].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 5, 0, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->subject, 0, "s, the first bot");
+	cr_assert_eq(st->nopp, 2);
+	cr_assert_eq(st->opp[0].bot, 1);
+	cr_assert_eq(st->opp[0].games, 3);
+	cr_assert_eq(st->opp[0].wins, 2);
+	cr_assert_eq(st->opp[0].opp_wins, 1);
+	cr_assert_eq(st->opp[1].bot, 2);
+	cr_assert_eq(st->opp[1].games, 3);
+	cr_assert_eq(st->opp[1].wins, 1, "the crashed seat's win is none");
+	cr_assert_eq(st->opp[1].opp_wins, 1);
+	cr_assert_eq(st->opp[1].pair.deals, 2);
+	cr_assert_eq(st->fixed, 0, "not a fixed lineup");
+	cr_assert(st->first_seat[0] == 0 && st->first_seat[1] == 1 && st->first_seat[2] == -1);
+	cr_assert_eq(st->has_rating, 1);
+	cr_assert_eq(st->rating.games, 5);
+	const char *t = standings_text(&rep, 0);
+	cr_assert(strstr(t, "s per opponent:\nopponent          games        its win%   opponent win%            elo (deals)\n"
+			    "a                     3  66.7% [") != NULL, "%s", t);
+	cr_assert(strstr(t, "\nb                     3  33.3% [") != NULL, "%s", t);
+	t = standings_text(&rep, 1);
+	cr_assert(strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ") != NULL, "%s", t);
+	cr_assert(strstr(t, "\"opponent_wins\": 1, \"deals\": 2,") != NULL, "%s", t);
+	cr_assert_null(strstr(t, "learning_curve"));
+	kj_report_free(&rep);
+
+	/* two bots in every game: no subject */
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->subject, -1);
+	kj_report_free(&rep);
+}
+
+/* One game a deal, deals numbered 10, 12, 14, ...: x wins the first
+ * half, y the rest; a moving window of 5 deals. */
+static void curve_games(kj_result *res, int n)
+{
+	memset(res, 0, sizeof *res * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		seat(&res[i], 0, "x", i < n / 2 ? 1 : 2), seat(&res[i], 2, "y", i < n / 2 ? 2 : 1);
+		res[i].winner = i < n / 2 ? 0 : 2;
+		res[i].deal = 10 + 2 * (uint32_t)i;
+	}
+}
+
+Test(judge_rules, learning_curve_windows)
+{
+	kj_result res[12];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 12);
+	res[3].seat[0].reason = KJ_TIMEOUT; /* x's win at deal 3 is a forfeit */
+	cr_assert_eq(kj_report_build(&rep, res, 12, 1, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->fixed, 1);
+	cr_assert_eq(st->window, 5);
+	cr_assert_eq(st->ncurve, 12);
+	static const struct {
+		int p;
+		uint32_t deal, deals, gx, wx, wy;
+	} want[] = {{0, 10, 1, 1, 1, 0}, {4, 18, 5, 5, 4, 0}, {5, 20, 5, 5, 4, 0},
+		    {6, 22, 5, 5, 3, 1}, {11, 32, 5, 5, 0, 5}};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		const kj_curve_point *c = &st->curve[want[k].p];
+		cr_assert_eq(c->deal, want[k].deal, "point %d", want[k].p);
+		cr_assert_eq(c->deals, want[k].deals, "point %d", want[k].p);
+		cr_assert_eq(c->games[0], want[k].gx, "point %d", want[k].p);
+		cr_assert_eq(c->games[1], want[k].gx, "point %d", want[k].p);
+		cr_assert_eq(c->wins[0], want[k].wx, "point %d: %u", want[k].p, c->wins[0]);
+		cr_assert_eq(c->wins[1], want[k].wy, "point %d: %u", want[k].p, c->wins[1]);
+	}
+	double lo, hi;
+	cr_assert(NEAR(kj_curve_rate(&st->curve[6], 0, &lo, &hi), 0.6));
+	const char *t = standings_text(&rep, 0);
+	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
+			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
+	cr_assert(strstr(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n") != NULL, "%s", t);
+	int rows = 0;
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	cr_assert_eq(rows, 13, "a header and a row a point: %s", t);
+	t = standings_text(&rep, 1);
+	cr_assert(strstr(t, "\"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, \"deals\": 1, "
+			    "\"bots\": [{\"games\": 1, \"wins\": 1, \"win_rate\": 1.0000, \"lo\": 0.2065, \"hi\": 1.0000}, "
+			    "{\"games\": 1, \"wins\": 0,") != NULL, "%s", t);
+	kj_report_free(&rep);
+}
+
+/* 250 deals: 100 points from deal 1 to the last, a window of 25 deals;
+ * the text shows every tenth point and the last. */
+Test(judge_rules, learning_curve_of_many_deals)
+{
+	static kj_result res[250];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 250);
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->window, 25);
+	cr_assert_eq(st->ncurve, 100);
+	cr_assert_eq(st->curve[0].deal, 10);
+	cr_assert_eq(st->curve[0].deals, 1);
+	cr_assert_eq(st->curve[1].deal, 10 + 2 * 2, "end 1 + 249/99 = 3");
+	cr_assert_eq(st->curve[1].deals, 3);
+	cr_assert_eq(st->curve[50].deal, 10 + 2 * 125, "end 1 + 50 * 249 / 99 = 126");
+	cr_assert_eq(st->curve[50].deals, 25);
+	cr_assert_eq(st->curve[50].wins[0], 24 - 0, "deals 101..125: x won those below 125");
+	cr_assert_eq(st->curve[99].deal, 10 + 2 * 249);
+	cr_assert_eq(st->curve[99].wins[1], 25);
+	const char *t = standings_text(&rep, 0);
+	int rows = 0;
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	cr_assert_eq(rows, 1 + 10 + 1, "%s", t);
+	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
+	kj_report_free(&rep);
+
+	/* not every game with the same bots: no curve even with -f fixed */
+	seat(&res[7], 1, "z", 3);
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->fixed, 0);
+	cr_assert_eq(rep.standings->ncurve, 0);
+	kj_report_free(&rep);
+}
+
+/* ---- loading results --------------------------------------------------------- */
+
+Test(judge_rules, results_loaded_in_game_order_once_each)
+{
+	char a[256], b[300], ga[320], gb[320];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	snprintf(b, sizeof b, "%s/b", a);
+	snprintf(ga, sizeof ga, "%s/games", a);
+	snprintf(gb, sizeof gb, "%s/games", b);
+	cr_assert_eq(mkdir(ga, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	cr_assert_eq(mkdir(gb, 0755), 0);
+	static const struct {
+		const char *dir, *name;
+		uint32_t game;
+	} files[] = {{"a", "000003.res", 3}, {"a", "000001.res", 1}, {"b", "000001.res", 1},
+		     {"b", "000002.res", 2}, {"b", ".res", 7}, {"b", "000009.resx", 9}};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[400];
+		memset(&r, 0, sizeof r);
+		r.winner = r.finished = -1;
+		r.deal = 100 + files[i].game;
+		seat(&r, 0, "x", 1);
+		snprintf(path, sizeof path, "%s/%s", files[i].dir[0] == 'a' ? ga : gb, files[i].name);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		kj_result_write(f, files[i].game, &r);
+		fclose(f);
+	}
+	put(gb, "000005.res", "kimble-result 2\nnot a game\n");
+	const char *dirs[] = {a, b};
+	cr_assert_eq(kj_results_load(dirs, 2, &res, &err), 3, "%s", err.msg);
+	cr_assert(res[0].game == 1 && res[1].game == 2 && res[2].game == 3, "%u %u %u", res[0].game, res[1].game,
+		  res[2].game);
+	cr_assert_eq(res[2].deal, 103);
+	free(res);
+	const char *missing[] = {a, "/nonexistent/kimble-results"};
+	cr_assert_eq(kj_results_load(missing, 2, &res, &err), -1);
+	cr_assert_str_eq(err.msg, "cannot read results folder /nonexistent/kimble-results/games: No such file or directory");
+}
+
+/* A report of more than 64 bot names is refused, and nothing written. */
+Test(judge_rules, report_of_too_many_names_refused)
+{
+	static kj_result res[33];
+	char dir[256];
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	for (int i = 0; i < 33; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "a%d", i);
+		seat(&res[i], 0, name, 1);
+		snprintf(name, sizeof name, "b%d", i);
+		seat(&res[i], 1, name, 2);
+	}
+	test_tmpdir(dir, sizeof dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_report_write(dir, res, 33, NULL, 1, 0, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "results: more than 64 bot names");
+	char path[300];
+	snprintf(path, sizeof path, "%s/results.txt", dir);
+	cr_assert_neq(access(path, F_OK), 0);
+}
