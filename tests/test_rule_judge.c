@@ -19,6 +19,7 @@
 #include "judge/match.h"
 #include "judge/plan.h"
 #include "judge/rating.h"
+#include "judge/replay.h"
 #include "judge/report.h"
 #include "judge/standings.h"
 #include "judge/run.h"
@@ -1565,4 +1566,184 @@ Test(judge_rules, report_of_too_many_names_refused)
 	char path[300];
 	snprintf(path, sizeof path, "%s/results.txt", dir);
 	cr_assert_neq(access(path, F_OK), 0);
+}
+
+/* ---- replay and pictures of a transcript written by hand ---------------------- */
+
+#define EMPTY44 "00000000000000000000000000000000000000000000"
+
+/* A (mybot) leaves home with a 6 and forfeits during roll 2, where hard
+ * finishes its move; C leaves home with a 6 on roll 3; the game then ends
+ * with C credited. */
+static const char hand_tx[] =
+	"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A mybot\n"
+	"roll 1 " EMPTY44 "A6 0 decided\n"
+	"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+	"forfeit A 2 illegal hard index_7_refused\n"
+	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+	"end C 3 win\n";
+
+static void parse_hand_tx(kb_transcript *tx, int ended)
+{
+	kb_err err;
+	size_t len = strlen(hand_tx) - (ended ? 0 : strlen("end C 3 win\n"));
+
+	cr_assert_eq(kb_tx_parse(hand_tx, len, tx, &err), 0, "%s", err.msg);
+}
+
+static const char *replayed(const kb_transcript *tx, uint32_t at, int *rc)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = kj_replay_print(f, tx, at, 0, 0);
+	fclose(f);
+	return buf;
+}
+
+Test(judge_rules, transcript_boards_and_names)
+{
+	kb_transcript tx;
+	char board[KB_BOARD_LEN + 1] = {0};
+	int seat, die;
+
+	parse_hand_tx(&tx, 1);
+	cr_assert_eq(kj_tx_present(&tx), 0x5);
+	cr_assert_str_eq(kj_tx_seat_name(&tx, 0), "mybot");
+	cr_assert_str_eq(kj_tx_seat_name(&tx, 2), "hard", "no name: the policy");
+	cr_assert_eq(kj_tx_board(&tx, 0, board, &seat, &die), -1);
+	cr_assert_eq(kj_tx_board(&tx, 5, board, &seat, &die), -1);
+	cr_assert_eq(kj_tx_board(&tx, 1, board, &seat, &die), 0);
+	cr_assert_str_eq(board, EMPTY44);
+	cr_assert(seat == 0 && die == 6);
+	cr_assert_eq(kj_tx_board(&tx, 3, board, &seat, &die), 0);
+	cr_assert_str_eq(board, "000A0000000000000000000000000000000000000000");
+	cr_assert(seat == 2 && die == 6);
+	cr_assert_eq(kj_tx_board(&tx, 4, board, &seat, &die), 0, "the final position: roll 3 played");
+	cr_assert_str_eq(board, "000A0000000000C00000000000000000000000000000");
+	cr_assert(seat == -1 && die == 0);
+	kb_tx_free(&tx);
+
+	/* seat A always plays; B, C, D as the transcript says */
+	kb_transcript t2;
+	const char *solo = "kimble-transcript 1\nseed 1\nseats absent hard absent hard\n"
+			   "roll 1 " EMPTY44 "B2 - pass\n";
+	kb_err err;
+	cr_assert_eq(kb_tx_parse(solo, strlen(solo), &t2, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_tx_present(&t2), 0xb);
+	kb_tx_free(&t2);
+}
+
+Test(judge_rules, replay_tells_each_roll_and_the_forfeit)
+{
+	kb_transcript tx;
+	int rc;
+
+	parse_hand_tx(&tx, 1);
+	const char *t = replayed(&tx, 0, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strncmp(t, "game seed 42, seats A=mybot (top left, forfeited) C=hard (bottom right), 3 rolls\n"
+			     "roll 1: A (mybot) rolls 6, moves piece 0 (decided)\n", 130) == 0, "%s", t);
+	cr_assert(strstr(t, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
+			    "(replacement)\nroll 2: A (hard, replacing mybot) rolls 3, moves piece 0 (replacement)\n"),
+		  "%s", t);
+	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6, moves piece 0 (auto)\n"), "%s", t);
+	const char *fin = strstr(t, "\nfinal position\n");
+	cr_assert_not_null(fin, "%s", t);
+	cr_assert(strstr(fin, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
+			      "(replacement)\nwinner: C (win)\n"), "%s", fin);
+	cr_assert_null(strstr(t, "before the first roll"));
+
+	t = replayed(&tx, 2, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert_null(strstr(t, "roll 1:"), "only roll 2: %s", t);
+	cr_assert(strstr(t, "\nroll 2: A (hard, replacing mybot)"), "%s", t);
+	cr_assert_null(strstr(t, "roll 3:"));
+	cr_assert_null(strstr(t, "winner:"), "no end with --at");
+	t = replayed(&tx, 3, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6"), "%s", t);
+	replayed(&tx, 4, &rc);
+	cr_assert_eq(rc, -1, "past the last roll");
+	kb_tx_free(&tx);
+
+	/* unfinished: no final position; a forfeit before the first roll */
+	parse_hand_tx(&tx, 0);
+	tx.forfeit[0].roll = 0;
+	t = replayed(&tx, 0, &rc);
+	cr_assert(strstr(t, "3 rolls\nA mybot forfeited before the first roll (illegal: index_7_refused); seat "
+			    "finished by hard (replacement)\nroll 1: A (hard, replacing mybot) rolls 6, moves piece 0 "
+			    "(replacement)\n"), "%s", t);
+	cr_assert_null(strstr(t, "final position"));
+	cr_assert_null(strstr(t, "winner:"));
+	snprintf(tx.forfeit[0].detail, sizeof tx.forfeit[0].detail, "-");
+	t = replayed(&tx, 0, &rc);
+	cr_assert(strstr(t, "before the first roll (illegal); seat finished"), "no detail: %s", t);
+	kb_tx_free(&tx);
+}
+
+/* The frames of the hand-made game: the forfeit from roll 2 on, the end on
+ * the last; the panel's words. */
+Test(judge_rules, svg_frames_of_a_transcript)
+{
+	kb_transcript tx;
+	kj_frame fr;
+
+	parse_hand_tx(&tx, 1);
+	cr_assert_eq(kj_frame_of(&tx, 0, &fr), -1);
+	cr_assert_eq(kj_frame_of(&tx, 5, &fr), -1);
+	cr_assert_eq(kj_frame_of(&tx, 1, &fr), 0);
+	cr_assert_eq(fr.forfeit[0][0], '\0', "not yet at roll 1");
+	cr_assert_eq(fr.over, 0);
+	cr_assert_eq(fr.winner, -1);
+	cr_assert_eq(fr.rolls, 3);
+	cr_assert_eq(fr.roll, 1);
+	cr_assert_eq(fr.present, 0x5);
+	cr_assert_str_eq(fr.name[0], "mybot");
+	cr_assert_eq(fr.fx.seat, 0);
+	cr_assert_eq(fr.fx.index, 0);
+	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
+	cr_assert_str_eq(fr.forfeit[0], "A mybot forfeited at roll 2 (illegal); hard finished");
+	cr_assert_eq(kj_frame_of(&tx, 4, &fr), 0);
+	cr_assert_eq(fr.over, 1);
+	cr_assert_eq(fr.winner, 2);
+	cr_assert_str_eq(fr.result, "win");
+	cr_assert_eq(fr.fx.seat, -1, "the final position has no roll");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, ">final position, 3 rolls</text>");
+	has(buf, ">winner: C hard</text>");
+	has(buf, ">ended: win</text>");
+	has(buf, ">A mybot forfeited at roll 2 (illegal); hard finished</text>");
+	has(buf, ">top left corner, home 3, goal 0</text>");
+	has(buf, ">bottom right corner, home 3, goal 0, winner</text>");
+	cr_assert_null(strstr(buf, "<rect width=\"780\""), "no back layer");
+	free(buf);
+
+	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	fclose(f);
+	has(buf, "<text x=\"480\" y=\"34\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">roll 2 of 3</text>");
+	has(buf, "<text x=\"480\" y=\"248\" font-size=\"16\" font-weight=\"bold\" fill=\"#d62728\">A rolls 3</text>");
+	has(buf, "<text x=\"480\" y=\"270\" font-size=\"13\" font-weight=\"normal\" fill=\"#222\">pieces that could move:</text>");
+	has(buf, "<text x=\"480\" y=\"288\" font-size=\"12\" font-weight=\"normal\" fill=\"#444\">  piece 0: ring 0 \xe2\x86\x92 ring 3</text>");
+	has(buf, "<text x=\"480\" y=\"312\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">moves piece 0: ring 0 \xe2\x86\x92 ring 3</text>");
+	has(buf, "<text x=\"502\" y=\"85\" font-size=\"11\" fill=\"#555\">top left corner, home 3, goal 0, to move</text>");
+	has(buf, "<text x=\"502\" y=\"70\" font-size=\"14\" font-weight=\"bold\">A mybot</text>");
+	has(buf, "<circle cx=\"488\" cy=\"105\" r=\"8\" fill=\"#ccc\"/>\n<text x=\"502\" y=\"110\" font-size=\"14\" font-weight=\"normal\">B (absent)</text>");
+	has(buf, "<circle cx=\"488\" cy=\"145\" r=\"8\" fill=\"#2ca02c\"/>\n<text x=\"502\" y=\"150\" font-size=\"14\" font-weight=\"normal\">C hard</text>");
+	has(buf, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>");
+	/* the die in the middle, in A's colour: a 44 px square centred at (240, 240) */
+	has(buf, "<rect x=\"218\" y=\"218\" width=\"44\" height=\"44\" rx=\"8\" fill=\"#d62728\"/><text x=\"240\" "
+		 "y=\"250\" font-size=\"28\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">3</text>");
+	free(buf);
+	kb_tx_free(&tx);
 }
