@@ -113,6 +113,11 @@ Test(judge_rules, game_messages_framed)
 	cr_assert_eq(req("v0012", &r), 0, "a start's beginning waits");
 	cr_assert_eq(r.type, SRV_REQ_NONE);
 	cr_assert_eq(r.text_len, 0);
+	/* only the bytes given count, after blanks too */
+	cr_assert_eq(srv_req_next("  v001222", 7, &r), 2);
+	cr_assert_eq(r.type, SRV_REQ_NONE, "\"v0012\" is a start's beginning");
+	cr_assert_eq(srv_req_next("  ?list\n", 7, &r), 2);
+	cr_assert_eq(r.type, SRV_REQ_NONE);
 	cr_assert_eq(req("hello\nv001222", &r), 6);
 	cr_assert_eq(r.type, SRV_REQ_BAD);
 	cr_assert_eq(r.text_len, 6);
