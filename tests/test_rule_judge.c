@@ -1498,6 +1498,32 @@ Test(judge_rules, learning_curve_of_many_deals)
 	cr_assert_eq(rep.standings->fixed, 0);
 	cr_assert_eq(rep.standings->ncurve, 0);
 	kj_report_free(&rep);
+	res[7].seat[1].present = 0;
+	res[8].seat[0].present = 0; /* the first bot missing from one game */
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->fixed, 0);
+	kj_report_free(&rep);
+}
+
+/* Each bot's seat in the first game: only the four seats are looked at.
+ * (A result's seats are followed in memory by the next result, whose
+ * game number 1 and deal 'x' would read as a fifth seat of a bot named
+ * x: a loop one seat too far would move x to seat 4.) */
+Test(judge_rules, first_seats_from_the_four_seats_of_game_0)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 1, "x", 1), seat(&res[0], 3, "y", 2);
+	seat(&res[1], 0, "y", 1), seat(&res[1], 2, "x", 2);
+	res[1].game = 1, res[1].deal = 'x';
+	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->first_seat[0], 1);
+	cr_assert_eq(rep.standings->first_seat[1], 3);
+	cr_assert_eq(rep.standings->first_seat[2], -1);
+	kj_report_free(&rep);
 }
 
 /* ---- loading results --------------------------------------------------------- */
@@ -1746,4 +1772,86 @@ Test(judge_rules, svg_frames_of_a_transcript)
 		 "y=\"250\" font-size=\"28\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">3</text>");
 	free(buf);
 	kb_tx_free(&tx);
+}
+
+/* A rolls 2 with its piece on ring 3 and captures C on ring 5: the piece
+ * ringed, the arrow from cell (4, 7) to (4, 9), the cross on the captured
+ * piece, the home pieces in their corners, the names beside the starts
+ * (cut to 12 bytes, not inside a character). */
+Test(judge_rules, svg_frame_of_a_capture)
+{
+	char b[KB_BOARD_LEN];
+	const char *names[KB_SEATS] = {"a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4z", "", "cc\"<>&", ""};
+	kj_frame fr;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(b, '0', sizeof b);
+	b[3] = 'A', b[5] = 'C';
+	kj_frame_at(&fr, b, 0x5, names, 9, 0, 2, 0);
+	cr_assert_eq(fr.fx.captured, 2);
+	FILE *f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	fclose(f);
+	has(buf, "<circle cx=\"226\" cy=\"142\" r=\"9\" fill=\"#d62728\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
+		 "<text x=\"226\" y=\"146\" font-size=\"11\" text-anchor=\"middle\" fill=\"#fff\">A</text>");
+	has(buf, "<circle cx=\"282\" cy=\"142\" r=\"9\" fill=\"#2ca02c\"");
+	/* home pieces: A's three at (5,5) (5,6) (6,5), C's at (9,9) (9,10) (10,9) */
+	has(buf, "<circle cx=\"170\" cy=\"170\" r=\"9\" fill=\"#d62728\"");
+	has(buf, "<circle cx=\"198\" cy=\"170\" r=\"9\" fill=\"#d62728\"");
+	has(buf, "<circle cx=\"170\" cy=\"198\" r=\"9\" fill=\"#d62728\"");
+	cr_assert_null(strstr(buf, "<circle cx=\"198\" cy=\"198\" r=\"9\""), "only three at home");
+	has(buf, "<circle cx=\"282\" cy=\"282\" r=\"9\" fill=\"#2ca02c\"");
+	has(buf, "<circle cx=\"310\" cy=\"282\" r=\"9\" fill=\"#2ca02c\"");
+	has(buf, "<circle cx=\"282\" cy=\"310\" r=\"9\" fill=\"#2ca02c\"");
+	/* the empty home slots of present seats, and their corner */
+	has(buf, "<rect x=\"158\" y=\"158\" width=\"52\" height=\"52\" rx=\"8\" fill=\"#f7d4d4\"/>");
+	has(buf, "<circle cx=\"198\" cy=\"198\" r=\"10\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"2,2\"/>");
+	cr_assert_null(strstr(buf, "fill=\"#d2e3f1\"/>"), "B is absent: no corner");
+	/* ring squares: a start (every 7th) in its seat's colour, goals tinted */
+	has(buf, "<circle cx=\"142\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#d62728\" stroke-width=\"3\"/>");
+	has(buf, "<circle cx=\"170\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#999\" stroke-width=\"1\"/>");
+	has(buf, "<circle cx=\"338\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#1f77b4\" stroke-width=\"3\"/>");
+	has(buf, "<circle cx=\"114\" cy=\"114\" r=\"12\" fill=\"#f7d4d4\" stroke=\"#999\" stroke-width=\"1\"/>");
+	has(buf, "<circle cx=\"30\" cy=\"450\" r=\"12\" fill=\"#f9efc2\" stroke=\"#999\" stroke-width=\"1\"/>");
+	/* the legal piece ringed, the move's arrow, the capture crossed */
+	has(buf, "<circle cx=\"226\" cy=\"142\" r=\"14\" fill=\"none\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"4,2\"/>");
+	has(buf, "<line x1=\"234.0\" y1=\"142.0\" x2=\"267.0\" y2=\"142.0\" stroke=\"#222\" stroke-width=\"3\" "
+		 "stroke-linecap=\"round\"/>\n<polygon points=\"273.0,142.0 261.0,148.0 261.0,136.0\" fill=\"#222\"/>");
+	has(buf, "<path d=\"M274 134L290 150M274 150L290 134\" stroke=\"#000\" stroke-width=\"3\"/>");
+	has(buf, "<text x=\"480\" y=\"332\" font-size=\"14\" font-weight=\"bold\" fill=\"#b00\">captures C: sent home</text>");
+	has(buf, "<text x=\"480\" y=\"34\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">roll 9</text>");
+	/* names: A's at its start (top left), C's right-aligned below the ring */
+	has(buf, "<text x=\"128\" y=\"122\" font-size=\"13\" font-weight=\"bold\" text-anchor=\"start\" fill=\"#d62728\">A "
+		 "a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4</text>");
+	has(buf, "<text x=\"352\" y=\"367\" font-size=\"13\" font-weight=\"bold\" text-anchor=\"end\" fill=\"#2ca02c\">C "
+		 "cc&quot;&lt;&gt;&amp;</text>");
+	has(buf, ">A a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4z</text>");
+	free(buf);
+
+	/* a vertical move: arrow from ring 8 (5, 11) down to ring 10 (7, 11) */
+	memset(b, '0', sizeof b);
+	b[8] = 'B';
+	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, "<line x1=\"338.0\" y1=\"178.0\" x2=\"338.0\" y2=\"211.0\"");
+	has(buf, "<polygon points=\"338.0,217.0 332.0,205.0 344.0,205.0\" fill=\"#222\"/>");
+	cr_assert_null(strstr(buf, "<path d="), "no capture");
+	has(buf, ">B</text>");
+	free(buf);
+
+	/* no legal move: the roll passes, no arrow */
+	memset(b, '0', sizeof b);
+	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, -1);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, ">no piece can move: the roll passes</text>");
+	cr_assert_null(strstr(buf, "<line"), "%s", buf);
+	cr_assert_null(strstr(buf, "moves piece"));
+	free(buf);
 }
