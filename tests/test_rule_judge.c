@@ -1855,3 +1855,50 @@ Test(judge_rules, svg_frame_of_a_capture)
 	cr_assert_null(strstr(buf, "moves piece"));
 	free(buf);
 }
+
+/* A picture written as PNG goes through rsvg-convert or convert; without
+ * either the error says so and no file is left. */
+Test(judge_rules, png_needs_a_converter)
+{
+	kb_transcript tx;
+	char dir[256], path[300], svgpath[310];
+	kb_err err;
+
+	parse_hand_tx(&tx, 1);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/p.png", dir);
+	snprintf(svgpath, sizeof svgpath, "%s.svg", path);
+	if (access("/usr/bin/rsvg-convert", X_OK) == 0) {
+		cr_assert_eq(kj_svg_write(path, &tx, 2, &err), 0, "%s", err.msg);
+		char *png = test_slurp(path);
+		cr_assert(png && memcmp(png, "\x89PNG", 4) == 0, "a PNG");
+		free(png);
+		cr_assert_neq(access(svgpath, F_OK), 0, "the SVG on the way is removed");
+	}
+	setenv("PATH", dir, 1);
+	snprintf(path, sizeof path, "%s/q.png", dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_svg_write(path, &tx, 2, &err), -1);
+	cr_assert(strstr(err.msg, "/q.png: no working rsvg-convert or convert to make a PNG"), "%s", err.msg);
+	cr_assert_neq(access(path, F_OK), 0);
+	snprintf(svgpath, sizeof svgpath, "%s.svg", path);
+	cr_assert_neq(access(svgpath, F_OK), 0);
+	kb_tx_free(&tx);
+}
+
+/* A rerun finds each external seat's bot by the transcript's name: a seat
+ * without a name matches no bot. */
+Test(judge_rules, rerun_of_a_seat_without_a_name_refused, .timeout = 30)
+{
+	char dir[256];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "noname.tx", "kimble-transcript 1\nseed 42\nseats external absent hard absent\n"
+			      "roll 1 " EMPTY44 "A6 0 decided\n");
+	char path[300];
+	snprintf(path, sizeof path, "%s/noname.tx", dir);
+	const char *args[] = {"replay", "--rerun", path, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 1, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: seat A: bot  not found; give its directory or --bots DIR"), "%s", err);
+}
