@@ -1902,3 +1902,141 @@ Test(judge_rules, rerun_of_a_seat_without_a_name_refused, .timeout = 30)
 	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 1, "%s", err);
 	cr_assert(strstr(err, "kimble-judge: seat A: bot  not found; give its directory or --bots DIR"), "%s", err);
 }
+
+/* ---- kimble-judge's subcommands: their arguments, messages and status ---- */
+
+static void judge_says(const char *const *args, int status, const char *want_err, const char *want_out)
+{
+	const char *out, *err;
+	int st = test_run_prog("kimble-judge", args, &out, &err);
+
+	cr_assert_eq(st, status, "%s %s: status %d: %s", args[0], args[1] ? args[1] : "", st, err);
+	if (want_err)
+		cr_assert(strstr(err, want_err) != NULL, "want \"%s\", got: %s", want_err, err);
+	if (want_out)
+		cr_assert(strstr(out, want_out) != NULL, "want \"%s\", got: %.300s", want_out, out);
+}
+
+Test(judge_rules, judge_subcommands_checked, .timeout = 60)
+{
+	char dir[256], tx[300], png[300], html[300], nodir[300], notx[300];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "t.tx", hand_tx);
+	put(dir, "bad.tx", "not a transcript\n");
+	snprintf(tx, sizeof tx, "%s/t.tx", dir);
+	snprintf(png, sizeof png, "%s/a.png", dir);
+	snprintf(html, sizeof html, "%s/no/such/page.html", dir);
+	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
+	snprintf(notx, sizeof notx, "%s/no/such.tx", dir);
+
+	judge_says((const char *[]){"replay", NULL}, 64, "kimble-judge: replay: expected a TRANSCRIPT", NULL);
+	judge_says((const char *[]){"replay", tx, tx, NULL}, 64,
+		   "replay: one transcript only; bot directories go with --rerun", NULL);
+	judge_says((const char *[]){"replay", "--at", "4", tx, NULL}, 64, "replay --at 4: the game has 3 rolls", NULL);
+	judge_says((const char *[]){"replay", "--at", "3", tx, NULL}, 0, NULL, "\nroll 3: C (hard) rolls 6");
+	judge_says((const char *[]){"replay", notx, NULL}, 1, "cannot open: No such file or directory", NULL);
+	char bad[300];
+	snprintf(bad, sizeof bad, "%s/bad.tx", dir);
+	judge_says((const char *[]){"replay", bad, NULL}, 1, "/bad.tx: ", NULL);
+
+	judge_says((const char *[]){"svg", NULL}, 64, "svg: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"svg", tx, tx, NULL}, 64, "svg: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"svg", "--anim", "-o", png, tx, NULL}, 64,
+		   "an animation is written as SVG only (a PNG cannot move); expected a FILE ending in .svg", NULL);
+	judge_says((const char *[]){"svg", "--at", "2", tx, NULL}, 0, NULL, ">roll 2 of 3</text>");
+	judge_says((const char *[]){"svg", tx, NULL}, 0, NULL, ">final position, 3 rolls</text>");
+	judge_says((const char *[]){"svg", "--at", "5", tx, NULL}, 2, "svg: roll 5: the game has 3 rolls", NULL);
+
+	/* the animation: one group a position (3 rolls and the final one),
+	 * half a second each, the last one staying */
+	const char *args[] = {"svg", "--anim", tx, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 0, "%s", err);
+	int groups = 0;
+	for (const char *p = out; (p = strstr(p, "<g visibility=\"hidden\">")); p++)
+		groups++;
+	cr_assert_eq(groups, 4, "%d", groups);
+	cr_assert(strstr(out, "<set attributeName=\"visibility\" to=\"visible\" begin=\"0.0s\" dur=\"0.5s\"/>"), "%.300s", out);
+	cr_assert(strstr(out, "begin=\"1.0s\" dur=\"0.5s\"/>"));
+	cr_assert(strstr(out, "begin=\"1.5s\"/>"), "the last position stays");
+	cr_assert_eq(strncmp(out, "<svg", 4), 0);
+	cr_assert(strstr(out, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>"), "one back layer");
+
+	judge_says((const char *[]){"html", NULL}, 64, "html: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"html", tx, NULL}, 0, NULL, "<title>Kimble game t.tx</title>");
+	judge_says((const char *[]){"html", "-o", html, tx, NULL}, 2, "html: cannot write ", NULL);
+	judge_says((const char *[]){"merge", dir, NULL}, 64, "merge: expected OUT and at least one SHARD_OUT folder", NULL);
+	judge_says((const char *[]){"merge", nodir, notx, NULL}, 2, "merge: ", NULL);
+}
+
+/* kimble-judge with a long argument list (test_run_prog takes 14): its
+ * status and standard error. */
+static int judge_long(const char *const *args, const char **err)
+{
+	char bin[512], dir[256], errp[300];
+	char *argv[100];
+	int n = 0;
+	test_proc p;
+
+	test_tmpdir(dir, sizeof dir);
+	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
+	for (; *args && n < 99; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 20000);
+	*err = test_read_file(dir, "err");
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
+{
+	char dir[256], a[300], b[300], nodir[300], notx[300], txo[300];
+	static const char *many[70];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	put(a, "meta", "same\n/bin/true\n\n0\n");
+	put(b, "meta", "same\n/bin/true\n\n0\n");
+	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
+	snprintf(notx, sizeof notx, "%s/no/such.tx", dir);
+	snprintf(txo, sizeof txo, "%s/g.tx", dir);
+
+	judge_says((const char *[]){"--sandbox", "off", NULL}, 64, "no bots: name BOTs or a --bots folder", NULL);
+	many[0] = "--sandbox", many[1] = "off";
+	for (int i = 0; i < 65; i++)
+		many[2 + i] = "hard";
+	many[67] = NULL;
+	const char *err;
+	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: 65 bots: at most 64"), "%s", err);
+	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, a, b, NULL}, 1,
+		   "are both named same: results are kept by name, so bots must have names of their own", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "easy", "easy", "easy", "easy", NULL}, 64,
+		   "-d: at most three opponents, got 4", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", nodir, NULL}, 2,
+		   "-d -o ", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", notx, NULL}, 2,
+		   "-d -o: cannot create ", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", "-o", txo, "easy", NULL}, 0, NULL,
+		   "seat A hard: place 1, 0 decisions\nseat C easy: place 2, 0 decisions\nwinner A hard after 131 rolls\n"
+		   "transcript ");
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", "easy", "random", "hard", NULL}, 0, NULL,
+		   "seat A hard: place 3, 0 decisions\nseat B easy: place 4, 0 decisions\nseat C random: place 2, 0 "
+		   "decisions\nseat D hard: place 1, 0 decisions\nwinner D hard after 202 rolls\n");
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", NULL}, 0, NULL,
+		   "seat D hard: place ");
+
+	static const char *rerun[24];
+	rerun[0] = "replay", rerun[1] = "--sandbox", rerun[2] = "off", rerun[3] = "--rerun", rerun[4] = txo;
+	for (int i = 0; i < 17; i++)
+		rerun[5 + i] = a;
+	rerun[22] = NULL;
+	cr_assert_eq(judge_long(rerun, &err), 64, "%s", err);
+	cr_assert(strstr(err, "replay --rerun: at most 16 bot directories"), "%s", err);
+}
