@@ -1214,7 +1214,7 @@ Test(judge_rules, html_rating_bars_on_one_scale)
 		snprintf(rep.bots[b].name, sizeof rep.bots[b].name, "%s", (const char *[]){"p", "q", "r", "s<&>"}[b]);
 	st.has_rating = 1, st.subject = -1;
 	st.rating.nbots = 4, st.rating.games = 12, st.rating.clusters = 5;
-	rated(&st, 0, 400, 100, 1500), rated(&st, 1, 0, -200, 200), rated(&st, 2, -400, -1300, -100);
+	rated(&st, 0, 400, 100, 1005), rated(&st, 1, 0, -996, 200), rated(&st, 2, -400, -1300, -100);
 	rated(&st, 3, 500, 500, 500.3);
 	int order[4] = {3, 0, 1, 2};
 	memcpy(st.order, order, sizeof order);
@@ -1224,11 +1224,11 @@ Test(judge_rules, html_rating_bars_on_one_scale)
 		  "<text x=\"150.0\" y=\"17\" text-anchor=\"middle\">0</text><text x=\"0\" y=\"17\" "
 		  "text-anchor=\"start\">-1000</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+1000</text>");
 	has(page, "<tr><td>1</td><td class=\"l\">s&lt;&amp;&gt;</td><td>+500.0</td><td>+500.0 &hellip; +500.3</td>");
-	has(page, "<tr><td>2</td><td class=\"l\">p</td><td>+400.0</td><td>+100.0 &hellip; +1500.0</td>");
+	has(page, "<tr><td>2</td><td class=\"l\">p</td><td>+400.0</td><td>+100.0 &hellip; +1005.0</td>");
 	has(page, "<line x1=\"150.0\" x2=\"150.0\" y1=\"0\" y2=\"14\" stroke=\"#555\" stroke-dasharray=\"2,2\"/>");
 	has(page, BAR("225.0", "1.0", "225.0"));   /* at least a pixel wide */
-	has(page, BAR("165.0", "135.0", "210.0")); /* cut at the right end */
-	has(page, BAR("120.0", "60.0", "150.0"));
+	has(page, BAR("165.0", "135.0", "210.0")); /* 300.75: cut at the right end */
+	has(page, BAR("0.6", "179.4", "150.0"));
 	has(page, BAR("0.0", "135.0", "90.0"));    /* cut at the left end */
 	has(page, "<tr><td>4</td><td class=\"l\">r</td>");
 	cr_assert_null(strstr(page, "Pairwise Elo"), "no pairs");
