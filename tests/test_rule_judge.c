@@ -1192,6 +1192,20 @@ static void has(const char *page, const char *want)
 	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
 }
 
+/* Rows of the table with this id, its header row included. */
+static int rows_of(const char *page, const char *id)
+{
+	char open[64];
+	int rows = 0;
+
+	snprintf(open, sizeof open, "<table id=\"%s\">", id);
+	const char *p = strstr(page, open), *end = p ? strstr(p, "</table>") : NULL;
+	cr_assert(p && end, "no table %s", id);
+	for (; (p = strstr(p + 1, "<tr>")) && p < end;)
+		rows++;
+	return rows;
+}
+
 static void rated(kj_standings *st, int b, double elo, double lo, double hi)
 {
 	st->rating.elo[b] = elo, st->rating.lo[b] = lo, st->rating.hi[b] = hi;
@@ -1231,6 +1245,8 @@ Test(judge_rules, html_rating_bars_on_one_scale)
 	has(page, BAR("0.6", "179.4", "150.0"));
 	has(page, BAR("0.0", "135.0", "90.0"));    /* cut at the left end */
 	has(page, "<tr><td>4</td><td class=\"l\">r</td>");
+	cr_assert_eq(rows_of(page, "rating"), 1 + 4);
+	cr_assert_eq(rows_of(page, "results"), 1 + 4);
 	cr_assert_null(strstr(page, "Pairwise Elo"), "no pairs");
 	cr_assert_null(strstr(page, "per opponent"));
 	cr_assert_null(strstr(page, "Learning curve"));
@@ -1263,16 +1279,18 @@ Test(judge_rules, html_tables_curve_and_games)
 	char dir[256];
 
 	memset(&rep, 0, sizeof rep), memset(&st, 0, sizeof st), memset(pts, 0, sizeof pts);
-	rep.nbots = 2, rep.games = 3, rep.standings = &st, rep.pairs = &pair, rep.npairs = 1;
+	rep.nbots = 3, rep.games = 3, rep.standings = &st, rep.pairs = &pair, rep.npairs = 1;
 	snprintf(rep.bots[0].name, 64, "x");
 	snprintf(rep.bots[1].name, 64, "y");
+	snprintf(rep.bots[2].name, 64, "z");
 	rep.bots[0].games = 3, rep.bots[0].wins = 1, rep.bots[0].place_sum = 5, rep.bots[0].decisions = 4;
 	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
-	st.subject = 0, st.nopp = 1;
+	st.subject = 0, st.nopp = 2;
 	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
 				  .pair = {.deals = 5, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
+	st.opp[1] = (kj_opponent){.bot = 2};
 	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
-	st.first_seat[0] = 2, st.first_seat[1] = -1;
+	st.first_seat[0] = 2, st.first_seat[1] = -1, st.first_seat[2] = -1;
 	static const uint32_t deal[3] = {0, 4, 9}, games[3][2] = {{2, 2}, {4, 4}, {4, 4}},
 			      wins[3][2] = {{1, 1}, {4, 0}, {0, 4}};
 	for (int p = 0; p < 3; p++) {
@@ -1296,7 +1314,7 @@ Test(judge_rules, html_tables_curve_and_games)
 	cr_assert_eq(kj_report_html(dir, &rep, res, 2, &err), 0, "%s", err.msg);
 	const char *page = test_read_file(dir, "report.html");
 
-	has(page, "<p>3 games, 2 bots.</p>");
+	has(page, "<p>3 games, 3 bots.</p>");
 	has(page, "<tr><td class=\"l\">x</td><td>3</td><td>1</td><td>33.3%</td><td>6.1% &ndash; 79.2%</td>"
 		  "<td>1.67</td><td class=\"l\">crash:1</td><td>2.500</td><td>7.000</td></tr>");
 	has(page, "<tr><td class=\"l\">y</td><td>0</td><td>0</td><td>0.0%</td><td>0.0% &ndash; 100.0%</td>"
@@ -1330,6 +1348,14 @@ Test(judge_rules, html_tables_curve_and_games)
 	has(page, "<tr><td>2</td><td>1</td><td class=\"l\">B&nbsp;x (forfeit) D&nbsp;y&lt; </td><td class=\"l\">-</td>"
 		  "<td>12</td><td class=\"l\"><a href=\"games/000002.html\">viewer</a></td></tr>");
 	cr_assert_null(strstr(page, "The first"), "all games listed");
+	cr_assert_eq(rows_of(page, "results"), 1 + 3);
+	cr_assert_eq(rows_of(page, "pairs"), 1 + 1);
+	cr_assert_eq(rows_of(page, "opponents"), 1 + 2);
+	has(page, "<tr><td class=\"l\">z</td><td>0</td><td>0.0% (0&ndash;100)</td><td>0.0% (0&ndash;100)</td>"
+		  "<td>+0.0</td><td>+0.0 &hellip; +0.0</td><td>0</td></tr>\n</table>");
+	/* the third bot had no seat in game 0: the palette's colour of its number */
+	has(page, "<rect x=\"502\" y=\"46\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"56\">z</text>");
+	cr_assert_eq(rows_of(page, "games"), 1 + 2);
 
 	/* a curve of one point is no curve */
 	st.ncurve = 1;
