@@ -2066,3 +2066,27 @@ Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
 	cr_assert_eq(judge_long(rerun, &err), 64, "%s", err);
 	cr_assert(strstr(err, "replay --rerun: at most 16 bot directories"), "%s", err);
 }
+
+/* ---- a full disk ----------------------------------------------------------------- */
+
+/* Reports written to a full disk (/dev/full behind the file's name) fail
+ * with an error naming the file instead of leaving a cut file behind. */
+Test(judge_rules, reports_on_a_full_disk_fail)
+{
+	static kj_result res[4];
+	char dir[256], path[300];
+	kb_err err;
+
+	if (access("/dev/full", W_OK) != 0)
+		cr_skip_test("no /dev/full");
+	curve_games(res, 4);
+	static const char *const files[] = {"results.txt", "results.json", "report.html"};
+	for (int i = 0; i < 3; i++) {
+		test_tmpdir(dir, sizeof dir);
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		cr_assert_eq(symlink("/dev/full", path), 0);
+		err.msg[0] = '\0';
+		cr_assert_eq(kj_report_write(dir, res, 4, NULL, 1, 0, 0, &err), -1, "%s", files[i]);
+		cr_assert(strstr(err.msg, files[i]) != NULL, "%s: %s", files[i], err.msg);
+	}
+}
