@@ -10,8 +10,11 @@
 #include <string.h>
 #include <sys/un.h>
 
+#include "core/rng.h"
+#include "judge/server_game.h"
 #include "judge/server_limits.h"
 #include "judge/server_req.h"
+#include "support.h"
 
 /* ---- framing of requests ------------------------------------------------ */
 
@@ -465,4 +468,158 @@ Test(judge_rules, refusals_answered_and_logged)
 	cr_assert_eq(l.refused[2], 4);
 	cr_assert_eq(l.unlogged[2], 0);
 	srv_limits_free(&l);
+}
+
+/* ---- the table of running games --------------------------------------------- */
+
+
+static void put_line(void *ctx, const char *line, size_t len)
+{
+	FILE *f = ctx;
+	fwrite(line, 1, len, f);
+}
+
+/* 300 games (more than the first 256 buckets): fresh random tokens and
+ * spectator ids, each found again, numbered and seeded in order; the least
+ * recently used game expires first, ttl after its last use. */
+Test(judge_rules, game_table_finds_orders_and_expires)
+{
+	static srv_games t;
+	static char tokens[300][KB_TOKEN_LEN];
+	static uint64_t specs[300];
+	static const uint8_t lineup[3] = {2, 0, 1};
+	srv_game *g[300];
+
+	cr_assert_eq(srv_games_init(&t, 5, 1000, NULL), 0);
+	cr_assert_eq(srv_games_next_expiry(&t, 0), -1, "no games");
+	cr_assert_null(srv_games_expired(&t, 1000000));
+	for (int i = 0; i < 300; i++) {
+		g[i] = srv_game_start(&t, lineup, 10 * i);
+		cr_assert_not_null(g[i]);
+		cr_assert_eq(g[i]->number, (uint64_t)i);
+		cr_assert_eq(g[i]->g.seed, kb_stream_seed(5, KB_TAG_GAME, (uint64_t)i));
+		cr_assert_eq(g[i]->token[0], 't');
+		cr_assert_eq(strspn(g[i]->token + 1, "0123456789abcdef"), 64, "%.65s", g[i]->token);
+		cr_assert_eq(memcmp(g[i]->lineup, lineup, 3), 0);
+		memcpy(tokens[i], g[i]->token, KB_TOKEN_LEN);
+		specs[i] = g[i]->spec_id;
+	}
+	cr_assert_eq(t.count, 300);
+	cr_assert_eq(t.started, 300);
+	cr_assert_geq(t.nbuckets, 300);
+	for (int i = 0; i < 300; i++) {
+		cr_assert_eq(srv_game_by_token(&t, tokens[i]), g[i], "game %d by token", i);
+		cr_assert_eq(srv_game_by_spec(&t, specs[i]), g[i], "game %d by spectator id", i);
+		for (int k = 0; k < i; k++)
+			cr_assert(memcmp(tokens[k], tokens[i], KB_TOKEN_LEN) != 0 && specs[k] != specs[i]);
+	}
+	char other[KB_TOKEN_LEN];
+	memcpy(other, tokens[7], KB_TOKEN_LEN);
+	other[KB_TOKEN_LEN - 1] = other[KB_TOKEN_LEN - 1] == '0' ? '1' : '0';
+	cr_assert_null(srv_game_by_token(&t, other), "the last digit counts too");
+	cr_assert_null(srv_game_by_spec(&t, specs[7] ^ 1));
+
+	/* game 0 was used at 0: due at 1000, not before */
+	cr_assert_null(srv_games_expired(&t, 999));
+	cr_assert_eq(srv_games_expired(&t, 1000), g[0]);
+	cr_assert_eq(srv_games_next_expiry(&t, 400), 600);
+	cr_assert_eq(srv_games_next_expiry(&t, 1500), 0);
+	srv_game_touch(&t, g[0], 5000);
+	cr_assert_eq(g[0]->last_used_ms, 5000);
+	cr_assert_eq(t.lru_tail, g[0]);
+	cr_assert_eq(t.lru_head, g[1], "game 1 (used at 10) is next");
+	cr_assert_eq(srv_games_next_expiry(&t, 1000), 10);
+	srv_game_touch(&t, g[0], 6000);
+	cr_assert_eq(t.lru_tail, g[0]);
+	srv_game_touch(&t, g[150], 7000);
+	cr_assert_eq(t.lru_tail, g[150]);
+	cr_assert_eq(g[150]->lru_prev, g[0]);
+
+	srv_game_end(&t, g[1], "expired");
+	cr_assert_eq(t.count, 299);
+	cr_assert_null(srv_game_by_token(&t, tokens[1]));
+	cr_assert_null(srv_game_by_spec(&t, specs[1]));
+	cr_assert_eq(t.lru_head, g[2]);
+	srv_game_end(&t, g[150], "expired");
+	cr_assert_eq(t.lru_tail, g[0]);
+	cr_assert_null(g[0]->lru_next);
+	cr_assert_eq(srv_game_by_token(&t, tokens[151]), g[151]);
+	srv_games_free(&t, "shutdown");
+	cr_assert_eq(t.count, 0);
+	cr_assert_null(t.lru_head);
+}
+
+/* The roll log replays the game's state lines, then the pending one. */
+Test(judge_rules, game_replayed_from_its_roll_log)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {0, 2, 0};
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	srv_game *g = srv_game_start(&t, lineup, 0);
+	kb_roll r = {.seat = 0, .die = 6, .index = 0};
+	srv_game_played(g, &r);
+	r = (kb_roll){.seat = 2, .die = 2, .index = -1};
+	srv_game_played(g, &r);
+	r = (kb_roll){.seat = 0, .die = 3, .index = 0};
+	srv_game_played(g, &r);
+	cr_assert_eq(g->nrolls, 3);
+	g->g.pending_seat = -1;
+	FILE *f = open_memstream(&text, &len);
+	srv_game_replay(g, put_line, f);
+	fclose(f);
+	cr_assert_str_eq(text, "00000000000000000000000000000000000000000000A6\n"
+			       "A0000000000000000000000000000000000000000000C2\n"
+			       "A0000000000000000000000000000000000000000000A3\n");
+	free(text);
+	/* a decision pending: its line comes last */
+	g->g.pending_seat = 0;
+	memcpy(g->g.last.board, "000A0000000000000000000000000000000000000000", KB_BOARD_LEN);
+	g->g.last.seat = 0, g->g.last.die = 5;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	srv_game_replay(g, put_line, f);
+	fclose(f);
+	cr_assert(strstr(text, "A3\n000A0000000000000000000000000000000000000000A5\n") != NULL, "%s", text);
+	free(text);
+	/* more than 256 rolls: the log grows */
+	for (int i = 0; i < 300; i++) {
+		r = (kb_roll){.seat = 2, .die = 1 + i % 5, .index = -1};
+		srv_game_played(g, &r);
+	}
+	cr_assert_eq(g->nrolls, 303);
+	srv_games_free(&t, "shutdown");
+}
+
+/* With a log folder every game's transcript is written when it ends. */
+Test(judge_rules, game_transcript_written_at_its_end)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {2, 0, 0};
+	char dir[256], name[128];
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(srv_games_init(&t, 0xabcull, 1000, dir), 0);
+	srv_game *g0 = srv_game_start(&t, lineup, 0);
+	srv_game *g1 = srv_game_start(&t, lineup, 0);
+	cr_assert_not_null(g0->tx);
+	kb_roll r = {.seat = 0, .die = 2, .index = -1};
+	memset(r.board, '0', KB_BOARD_LEN);
+	g1->g.rolls = 1;
+	srv_game_played(g1, &r);
+	srv_game_log_msg(g1, "v001200", 7, 25);
+	srv_game_end(&t, g1, "expired");
+	snprintf(name, sizeof name, "game-0000000000000abc-000001.txt");
+	const char *tx = test_read_file(dir, name);
+	cr_assert(strncmp(tx, "kimble-transcript 1\nseed ", 25) == 0, "%s", tx);
+	cr_assert(strstr(tx, "\nseats external hard absent absent\n"), "%s", tx);
+	cr_assert(strstr(tx, "\nroll 1 " "00000000000000000000000000000000000000000000A2 - "), "%s", tx);
+	cr_assert(strstr(tx, "\nmsg A 25.000 v001200\n"), "%s", tx);
+	cr_assert(strstr(tx, "\nend - 1 expired\n"), "%s", tx);
+	srv_games_free(&t, "shutdown");
+	tx = test_read_file(dir, "game-0000000000000abc-000000.txt");
+	cr_assert(strstr(tx, "\nend - 0 shutdown\n"), "%s", tx);
+	cr_assert_eq(t.log_errors, 0);
 }
