@@ -2090,3 +2090,42 @@ Test(judge_rules, reports_on_a_full_disk_fail)
 		cr_assert(strstr(err.msg, files[i]) != NULL, "%s: %s", files[i], err.msg);
 	}
 }
+
+/* ---- forfeit words, tokens and seeds of a match --------------------------------- */
+
+Test(judge_rules, reasons_tokens_and_forfeit_words)
+{
+	static const char *const names[] = {"none", "timeout", "startup", "crash", "exit", "garbage",
+					    "illegal", "token", "unread", "nostart"};
+	for (int r = 0; r < KJ_REASONS; r++) {
+		cr_assert_str_eq(kj_reason_name(r), names[r]);
+		cr_assert_eq(kj_reason_parse(names[r]), r);
+	}
+	cr_assert_eq(KJ_REASONS, 10);
+	cr_assert_str_eq(kj_reason_name(-1), "?");
+	cr_assert_str_eq(kj_reason_name(KJ_REASONS), "?");
+	cr_assert_eq(kj_reason_parse("ok"), -1);
+
+	kj_result res;
+	char text[400];
+	memset(&res, 0, sizeof res);
+	seat(&res, 2, "bob", 4);
+	res.seat[2].reason = KJ_ILLEGAL, res.seat[2].forfeit_roll = 37;
+	snprintf(res.seat[2].why, sizeof res.seat[2].why, "index 3 is not legal");
+	kj_forfeit_text(&res, 2, text, sizeof text);
+	cr_assert_str_eq(text, "C bob forfeited at roll 37 (illegal: index 3 is not legal); seat finished by hard (replacement)");
+	res.seat[2].forfeit_roll = 0, res.seat[2].why[0] = '\0', res.seat[2].reason = KJ_STARTUP;
+	kj_forfeit_text(&res, 2, text, sizeof text);
+	cr_assert_str_eq(text, "C bob forfeited before the first roll (startup); seat finished by hard (replacement)");
+
+	char tok[KB_TOKEN_LEN + 1], want[KB_TOKEN_LEN + 1];
+	for (int s = 0; s < KB_SEATS; s++) {
+		kj_token(99, s, tok);
+		want[0] = 't';
+		for (int i = 0; i < 4; i++)
+			snprintf(want + 1 + 16 * i, 17, "%016llx",
+				 (unsigned long long)kb_stream_seed(99, KB_TAG_USER + 1, (uint64_t)(4 * s + i)));
+		cr_assert_str_eq(tok, want, "seat %d", s);
+		cr_assert_eq(kj_bot_seed(99, s), kb_stream_seed(99, KB_TAG_USER, (uint64_t)s));
+	}
+}
