@@ -2129,3 +2129,28 @@ Test(judge_rules, reasons_tokens_and_forfeit_words)
 		cr_assert_eq(kj_bot_seed(99, s), kb_stream_seed(99, KB_TAG_USER, (uint64_t)s));
 	}
 }
+
+/* --bots DIR: the folders holding a meta file, in name order, hidden ones
+ * left out, at most max. */
+Test(judge_rules, bots_folder_listed)
+{
+	char dir[256], sub[300], names[4][256];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	static const char *const subs[] = {"b", "a", ".c", "d", "e"};
+	for (int i = 0; i < 5; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+		cr_assert_eq(mkdir(sub, 0755), 0);
+		if (i != 3)
+			put(sub, "meta", "x\n/bin/true\n\n0\n");
+	}
+	cr_assert_eq(kj_bots_list(dir, names, 4, &err), 3);
+	cr_assert(!strcmp(names[0], "a") && !strcmp(names[1], "b") && !strcmp(names[2], "e"), "%s %s %s",
+		  names[0], names[1], names[2]);
+	cr_assert_eq(kj_bots_list(dir, names, 2, &err), 2);
+	cr_assert_str_eq(names[1], "b");
+	snprintf(sub, sizeof sub, "%s/none", dir);
+	cr_assert_eq(kj_bots_list(sub, names, 4, &err), -1);
+	cr_assert(strstr(err.msg, "/none: cannot read: No such file or directory"), "%s", err.msg);
+}
