@@ -2154,3 +2154,121 @@ Test(judge_rules, bots_folder_listed)
 	cr_assert_eq(kj_bots_list(sub, names, 4, &err), -1);
 	cr_assert(strstr(err.msg, "/none: cannot read: No such file or directory"), "%s", err.msg);
 }
+
+/* ---- a bot's meta file -------------------------------------------------------------- */
+
+static int meta_of(const char *dir, const char *text, kj_bot *bot, kb_err *err)
+{
+	put(dir, "meta", text);
+	err->msg[0] = '\0';
+	return kj_bot_load(dir, bot, err);
+}
+
+Test(judge_rules, meta_fields_and_errors)
+{
+	char dir[256], real[512];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	cr_assert_eq(meta_of(dir, "mybot \r\n/bin/echo\n  a\tb  c \n1\t\nsub/learned\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "mybot", "blanks and CR at the end are cut");
+	cr_assert_str_eq(bot.cmd, "/bin/echo");
+	cr_assert_eq(bot.argc, 3);
+	cr_assert(!strcmp(bot.argv[0], "a") && !strcmp(bot.argv[1], "b") && !strcmp(bot.argv[2], "c"));
+	cr_assert_null(bot.argv[3]);
+	cr_assert_eq(bot.keep_stderr, 1);
+	cr_assert_str_eq(bot.state, "sub/learned");
+	cr_assert_str_eq(bot.dir, real);
+	cr_assert_eq(bot.builtin, 0);
+	cr_assert_str_eq(bot.path, "", "a command with '/' is not looked up");
+	cr_assert_eq(meta_of(dir, "b\ncmd\n\n0", &bot, &err), 0, "no line end at the end: %s", err.msg);
+	cr_assert_eq(bot.keep_stderr, 0);
+	cr_assert_eq(bot.argc, 0);
+	cr_assert_null(bot.argv[0]);
+	cr_assert_str_eq(bot.state, "kimble-state", "the default state path");
+
+	static const char *const bad[][2] = {
+		{"b\ncmd\n\n", ":4: missing line, expected a stderr flag 0 or 1"},
+		{"b\ncmd\n", ":3: missing line, expected an arguments line"},
+		{"b\n", ":2: missing line, expected a command"},
+		{"", ":1: missing line, expected a name"},
+		{"two words\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"tab\tword\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"b\n\n\n0\n", ":2: expected a command"},
+		{"b\ncmd\n\n2\n", ":4: expected a stderr flag 0 or 1"},
+		{"b\ncmd\n\n01\n", ":4: expected a stderr flag 0 or 1"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(meta_of(dir, bad[i][0], &bot, &err), -1, "%s", bad[i][0]);
+		cr_assert(strstr(err.msg, "/meta") && strstr(err.msg, bad[i][1]), "want %s, got %s", bad[i][1], err.msg);
+	}
+	/* a name of 63 bytes fits, 64 do not */
+	char text[700];
+	snprintf(text, sizeof text, "%.63s\ncmd\n\n0\n", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(strlen(bot.name), 63);
+	snprintf(text, sizeof text, "%.64s\ncmd\n\n0\n", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:1: a name is too long"), "%s", err.msg);
+	char args[600];
+	memset(args, 'a', 520);
+	args[520] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n%s\n0\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:3: an arguments line is too long"), "%s", err.msg);
+	args[256] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n\n0\n%s\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:5: a state path is too long"), "%s", err.msg);
+	args[255] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n\n0\n%s\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "255 bytes fit: %s", err.msg);
+
+	/* no meta file, no folder; a path over 100 bytes is named by its end */
+	char sub[300];
+	snprintf(sub, sizeof sub, "%s/empty", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(kj_bot_load(sub, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/empty/meta:0: cannot open: No such file or directory"), "%s", err.msg);
+	cr_assert_eq(kj_bot_load("/nonexistent/kimble-bot-dir", &bot, &err), -1);
+	cr_assert_str_eq(err.msg, "/nonexistent/kimble-bot-dir: no such bot directory");
+	char deep[400];
+	snprintf(deep, sizeof deep, "/nonexistent/%0120d/end", 0);
+	cr_assert_eq(kj_bot_load(deep, &bot, &err), -1);
+	cr_assert(strncmp(err.msg, deep + strlen(deep) - 100, 100) == 0, "the last 100 bytes: %s", err.msg);
+}
+
+/* A command without '/' is found in PATH like execvp would: relative PATH
+ * entries from the bot's folder, only executable regular files. */
+Test(judge_rules, meta_command_found_in_path)
+{
+	char dir[256], bin[300], path[600], real[512];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(bin, sizeof bin, "%s/tools", dir);
+	cr_assert_eq(mkdir(bin, 0755), 0);
+	put(bin, "plain", "not executable");
+	put(bin, "runme", "#!/bin/sh\n");
+	snprintf(path, sizeof path, "%s/runme", bin);
+	cr_assert_eq(chmod(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/dirname", bin);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	setenv("PATH", "tools:/usr/bin:/bin", 1);
+	cr_assert_eq(meta_of(dir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/tools/runme", real);
+	cr_assert_str_eq(bot.path, path);
+	cr_assert_eq(meta_of(dir, "b\nplain\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "", "not executable: not found");
+	cr_assert_eq(meta_of(dir, "b\ndirname\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "/usr/bin/dirname", "a folder is no command");
+	cr_assert_str_eq(bot.syspath, "/usr/bin/dirname");
+	cr_assert_str_eq(kj_bot_command(&bot, 1, NULL), "/usr/bin/dirname");
+	cr_assert_eq(meta_of(dir, "b\nno-such-command-kimble\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(kj_bot_command(&bot, 1, NULL), "no-such-command-kimble", "left to execvp");
+}
