@@ -2272,3 +2272,61 @@ Test(judge_rules, meta_command_found_in_path)
 	cr_assert_eq(meta_of(dir, "b\nno-such-command-kimble\n\n0\n", &bot, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(kj_bot_command(&bot, 1, NULL), "no-such-command-kimble", "left to execvp");
 }
+
+/* ---- a game's HTML viewer ------------------------------------------------------------ */
+
+#define TOKEN64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+Test(judge_rules, html_viewer_of_a_game)
+{
+	static const char text[] =
+		"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A my<bot>\n"
+		"msg A 1.500 v001020\n"
+		"roll 1 " EMPTY44 "A6 0 decided\n"
+		"msg A 3.250 t" TOKEN64 "0\n"
+		"msg A 3.500 x" TOKEN64 "1\n"
+		"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+		"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+		"end C 3 win\n";
+	kb_transcript tx;
+	kb_err err;
+	char *page = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(kb_tx_parse(text, strlen(text), &tx, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&page, &len);
+	cr_assert_eq(kj_html_game(f, &tx, "game <1>"), 0);
+	fclose(f);
+	has(page, "<title>game &lt;1&gt;</title>");
+	has(page, "<h1>game &lt;1&gt;</h1>\n<p id=\"seats\">seed 42: A my&lt;bot&gt; (top left corner); C hard "
+		  "(bottom right corner)</p>");
+	/* per seat: messages, decided rolls, time of the last message */
+	has(page, "<tr><td class=\"l\">A my&lt;bot&gt;</td><td>3</td><td>2</td><td>3.500</td></tr>\n"
+		  "<tr><td class=\"l\">C hard</td><td>0</td><td>0</td><td>0.000</td></tr>\n</table>");
+	has(page, "<tr><td><a href=\"#roll=1\">1</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>1.500</td>"
+		  "<td class=\"l\">v001020</td></tr>\n"
+		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.250</td>"
+		  "<td class=\"l\">index 0 (token t01234567...)</td></tr>\n"
+		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.500</td>"
+		  "<td class=\"l\">x" TOKEN64 "1</td></tr>\n</table></div>");
+	/* the data: a frame a position, the names, the messages */
+	int frames = 0;
+	for (const char *p = page; (p = strstr(p, "{\"text\":")); p++)
+		frames++;
+	cr_assert_eq(frames, 4);
+	has(page, "{\"frames\":[\n{\"text\":\"roll 1 of 3: my\\u003cbot\\u003e: A rolls 6, could move 0 (home -\\u003e ring 0); moves 0 from home to ring 0\",");
+	has(page, ",\"svg\":\"\\u003csvg xmlns=\\\"http://www.w3.org/2000/svg\\\"");
+	has(page, "\n{\"text\":\"final position after 3 rolls: winner C (hard), win\",");
+	has(page, "],\n\"names\":[\"my\\u003cbot\\u003e\",\"\",\"hard\",\"\"],\n\"msgs\":[\n[0,1.500,0,\"v001020\"],\n"
+		  "[0,3.250,1,\"index 0 (token t01234567...)\"],\n[0,3.500,1,\"x" TOKEN64 "1\"]]}</script>");
+	free(page);
+	kb_tx_free(&tx);
+
+	/* escapes: quotes and backslashes, control characters, markup */
+	page = NULL;
+	f = open_memstream(&page, &len);
+	kj_json_str(f, "a\"b\\c\n\x01<&>\x7f");
+	fclose(f);
+	cr_assert_str_eq(page, "\"a\\\"b\\\\c\\u000a\\u0001\\u003c\\u0026\\u003e\x7f\"");
+	free(page);
+}
