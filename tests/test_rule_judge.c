@@ -2330,3 +2330,27 @@ Test(judge_rules, html_viewer_of_a_game)
 	cr_assert_str_eq(page, "\"a\\\"b\\\\c\\u000a\\u0001\\u003c\\u0026\\u003e\x7f\"");
 	free(page);
 }
+
+/* ---- the limits a confined bot runs under ------------------------------------------- */
+
+/* The bot prints its limits (dash's ulimit: seconds, KiB, files,
+ * processes, 512-byte blocks) and leaves; -d shows its stderr. */
+Test(judge_rules, bot_limits_by_default_and_as_given, .timeout = 60)
+{
+	char dir[256];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "lim\n/bin/sh\nbot.sh\n1\n");
+	put(dir, "bot.sh", "echo \"limits t=$(ulimit -t) v=$(ulimit -v) n=$(ulimit -n) p=$(ulimit -p) f=$(ulimit -f)\" >&2\n");
+	const char *dflt[] = {"-d", dir, "-s", "3", NULL};
+	int st = test_run_prog("kimble-judge", dflt, &out, &err);
+	if (st == 2 && strstr(err, "sandbox"))
+		cr_skip_test("no sandbox here: %s", err);
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(out, "A! limits t=60 v=2097152 n=256 p=64 f=524288\n"), "%s", out);
+	const char *given[] = {"-d", dir, "-s", "3", "--cpu-s", "7", "--mem-mb", "300", "--nofile", "40",
+			       "--max-procs", "9", "--max-file-mb", "3", NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", given, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "A! limits t=7 v=307200 n=40 p=9 f=6144\n"), "%s", out);
+}
