@@ -743,6 +743,9 @@ Test(judge_rules, result_file_errors_name_the_line)
 		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat A x place 1 score 0 "
 		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
 		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat A x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp - at 5\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
 		{"kimble-result 1\ngame 1 deal 0 seed 5 winner A rolls 9\nseat A x place 1 score 0 "
 		 "forfeit bogus errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
 		 "result line 3: expected seat X NAME place P score S forfeit R ..."},
