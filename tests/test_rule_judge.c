@@ -2393,3 +2393,70 @@ Test(judge_rules, plan_out_of_memory)
 	cr_assert_null(plan.games);
 	cr_assert_eq(plan.ngames, 0);
 }
+
+/* ---- reruns ------------------------------------------------------------------------ */
+
+static const char *rerun_text(const kb_transcript *tx, const kj_bot *const *seats, int *rc)
+{
+	static char *buf;
+	size_t len;
+	kb_err err;
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = kj_rerun(f, tx, seats, &opt, &err);
+	fclose(f);
+	return buf;
+}
+
+/* A game of built-ins agrees with itself; cut after 10 rolls the rerun
+ * differs at roll 11, where the transcript has ended. */
+Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
+{
+	kj_bot hard, easy;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL, want[200];
+	size_t len = 0;
+	int rc;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, &easy, NULL, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 1234, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_gt(tx.nrolls, 11);
+	cr_assert_geq(tx.winner, 0);
+
+	const char *t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", t);
+	snprintf(want, sizeof want, "rerun agrees with the transcript: %zu rolls, winner %c\n", tx.nrolls, 'A' + tx.winner);
+	cr_assert_str_eq(t, want);
+
+	size_t all = tx.nrolls;
+	tx.nrolls = 10;
+	t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 1, "%s", t);
+	snprintf(want, sizeof want, "rerun differs at roll 11:\n  transcript: the game ended after 10 rolls, winner %c\n"
+		 "  rerun     : %.46s moves %d (%s)\n", 'A' + tx.winner, tx.rolls[10].line, tx.rolls[10].index,
+		 kb_how_name(tx.rolls[10].how));
+	cr_assert_str_eq(t, want);
+
+	/* another piece moved at roll 6: the transcript's roll is shown */
+	tx.nrolls = all;
+	tx.rolls[5].index = tx.rolls[5].index == 0 ? 1 : 0;
+	t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 1);
+	cr_assert(strncmp(t, "rerun differs at roll 6:\n  transcript: ", 39) == 0, "%s", t);
+	snprintf(want, sizeof want, "  transcript: %.46s moves %d (%s)\n", tx.rolls[5].line, tx.rolls[5].index,
+		 kb_how_name(tx.rolls[5].how));
+	cr_assert(strstr(t, want), "want %s in %s", want, t);
+	kb_tx_free(&tx);
+	free(buf);
+}
