@@ -8,13 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #include "core/rng.h"
 #include "judge/server_game.h"
 #include "judge/server_limits.h"
 #include "judge/server_req.h"
 #include "support.h"
+#include "support_run.h"
 
 /* ---- framing of requests ------------------------------------------------ */
 
@@ -622,4 +625,39 @@ Test(judge_rules, game_transcript_written_at_its_end)
 	tx = test_read_file(dir, "game-0000000000000abc-000000.txt");
 	cr_assert(strstr(tx, "\nend - 0 shutdown\n"), "%s", tx);
 	cr_assert_eq(t.log_errors, 0);
+}
+
+/* ---- kimble-server's exit status when it cannot listen ------------------------ */
+
+
+/* A port that this process holds (listening on 127.0.0.1). */
+static int held_port(int *fd)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof sa;
+
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(*fd, 0);
+	cr_assert_eq(bind(*fd, SA(sa), sizeof sa), 0);
+	cr_assert_eq(listen(*fd, 1), 0);
+	cr_assert_eq(getsockname(*fd, (struct sockaddr *)&sa, &len), 0);
+	return ntohs(sa.sin_port);
+}
+
+Test(judge_rules, server_that_cannot_listen_says_so, .timeout = 30)
+{
+	char port[16], other[16], want[160];
+	const char *err;
+	int fd;
+
+	snprintf(port, sizeof port, "%d", held_port(&fd));
+	snprintf(other, sizeof other, "%d", test_free_port());
+	snprintf(want, sizeof want, "kimble-server: 127.0.0.1 ports %s..%s: no port could be bound (all in use?)", port, port);
+	const char *game[] = {"--host", "127.0.0.1", "--port", port, NULL};
+	cr_assert_eq(test_run_prog("kimble-server", game, NULL, &err), 3, "%s", err);
+	cr_assert(strstr(err, want), "%s", err);
+	const char *http[] = {"--host", "127.0.0.1", "--port", other, "--http", port, NULL};
+	cr_assert_eq(test_run_prog("kimble-server", http, NULL, &err), 3, "%s", err);
+	cr_assert(strstr(err, want), "%s", err);
+	close(fd);
 }
