@@ -105,8 +105,8 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 	char *fields[5] = {bot->name, bot->cmd, bot->argbuf, line, bot->state};
 	size_t sizes[5] = {sizeof bot->name, sizeof bot->cmd, sizeof bot->argbuf, sizeof line,
 			   sizeof bot->state};
-	static const char *const what[4] = {"a name", "a command", "an arguments line",
-					    "a stderr flag 0 or 1"};
+	static const char *const what[5] = {"a name", "a command", "an arguments line",
+					    "a stderr flag 0 or 1", "a state path"};
 	FILE *f;
 	int n = 0;
 
@@ -120,11 +120,11 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 		char buf[1024];
 		if (!fgets(buf, sizeof buf, f))
 			break;
-		if (strlen(buf) >= sizes[n] && buf[strlen(buf) - 1] != '\n') {
-			fclose(f);
-			return fail(err, "%s:%d: %s is too long", path, n + 1, what[n < 4 ? n : 0]);
-		}
 		chomp(buf);
+		if (strlen(buf) >= sizes[n]) { /* never cut a field silently */
+			fclose(f);
+			return fail(err, "%s:%d: %s is too long", path, n + 1, what[n]);
+		}
 		snprintf(fields[n], sizes[n], "%s", buf);
 		n++;
 	}

@@ -582,6 +582,15 @@ out:
 	return rc;
 }
 
+/* Close a file written to; nonzero when any of its writes failed (a full
+ * disk shows only here), so that a report is never silently cut. */
+static int close_written(FILE *f)
+{
+	int failed = ferror(f);
+
+	return fclose(f) || failed;
+}
+
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
 		    uint64_t seed, int timing, int fixed, kb_err *err)
 {
@@ -605,14 +614,20 @@ int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sp
 		return fail(err, "cannot write", path);
 	}
 	kj_report_print(f, &rep, timing);
-	fclose(f);
+	if (close_written(f)) {
+		kj_report_free(&rep);
+		return fail(err, "cannot write", path);
+	}
 	snprintf(path, sizeof path, "%s/results.json", out);
 	if (!(f = fopen(path, "w"))) {
 		kj_report_free(&rep);
 		return fail(err, "cannot write", path);
 	}
 	kj_report_json(f, &rep, sprt, seed);
-	fclose(f);
+	if (close_written(f)) {
+		kj_report_free(&rep);
+		return fail(err, "cannot write", path);
+	}
 	rc = kj_report_html(out, &rep, res, n, err);
 	kj_report_free(&rep);
 	return rc;

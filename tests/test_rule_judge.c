@@ -7,15 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/rng.h"
 #include "core/transcript.h"
 #include "judge/bots.h"
+#include "judge/html.h"
 #include "judge/match.h"
+#include "judge/plan.h"
+#include "judge/rating.h"
+#include "judge/replay.h"
 #include "judge/report.h"
+#include "judge/standings.h"
 #include "judge/run.h"
 #include "judge/svg.h"
 #include "support.h"
@@ -674,4 +681,1782 @@ Test(judge_rules, fingerprint_of_the_state_path)
 	kj_bot_fingerprint(&bot, fp);
 	cr_assert_eq(strlen(fp), 16, "%s", fp);
 	cr_assert_eq(strspn(fp, "0123456789abcdef"), 16, "%s", fp);
+}
+
+/* ---- the Wilson interval's clamps, pairs of a name in two seats ----------- */
+
+/* Rounding puts the upper end of 20/20 at 1 + 2^-52 and the lower end of
+ * 0/7 just below 0 (worked out in double arithmetic): both are clamped. */
+Test(judge_rules, wilson_clamped_to_zero_and_one)
+{
+	double lo, hi;
+
+	kj_wilson(20, 20, &lo, &hi);
+	cr_assert(hi == 1.0, "%.17g", hi);
+	cr_assert(NEAR(lo, 0.838874840), "%f", lo);
+	kj_wilson(0, 7, &lo, &hi);
+	cr_assert(lo == 0.0, "%.17g", lo);
+	cr_assert(NEAR(hi, 0.354330439), "%f", hi);
+}
+
+/* A name in two seats of one game (the same built-in twice): its first
+ * seat is the one compared. */
+Test(judge_rules, pair_uses_the_first_seat_of_a_name)
+{
+	kj_result res[1];
+	kj_pair_elo p;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2), seat(&res[0], 2, "x", 3), seat(&res[0], 3, "y", 4);
+	kj_pair_compute(res, 1, "x", "y", &p);
+	cr_assert_eq(p.deals, 1);
+	cr_assert(NEAR(p.mean, 1.0), "seat A (place 1) against seat B (place 2): %f", p.mean);
+	cr_assert_eq(p.elo, 1000);
+	cr_assert_eq(p.var, 0, "one deal has no variance");
+	cr_assert_eq(p.lo, 1000, "one deal: the standard error is 0");
+	kj_pair_compute(res, 1, "y", "x", &p);
+	cr_assert(NEAR(p.mean, 0.0), "%f", p.mean);
+}
+
+/* ---- result files: each line's error names the line ----------------------- */
+
+static int read_result(const char *text, kj_result *res, kb_err *err)
+{
+	uint32_t game = 99;
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	cr_assert_not_null(f);
+	err->msg[0] = '\0';
+	int rc = kj_result_read(f, &game, res, err);
+	fclose(f);
+	return rc;
+}
+
+Test(judge_rules, result_file_errors_name_the_line)
+{
+	static const char *const bad[][2] = {
+		{"kimble-result 3\n", "result line 1: expected \"kimble-result 2\" (or 1)"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9\n",
+		 "result line 2: expected game K deal D seed S winner X rolls N finished Y"},
+		{"kimble-result 1\ngame 1 deal 0 seed 5\n", "result line 2: expected game K deal D seed S winner X rolls N"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat E x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp - at 0 why -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat A x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\nseat A x place 1 score 0 "
+		 "forfeit none errors 0 lineup 1 decisions 0 ms 0 max 0 fp - at 5\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"},
+		{"kimble-result 1\ngame 1 deal 0 seed 5 winner A rolls 9\nseat A x place 1 score 0 "
+		 "forfeit bogus errors 0 lineup 1 decisions 0 ms 0 max 0 fp -\ndone\n",
+		 "result line 3: expected seat X NAME place P score S forfeit R ..."},
+		{"kimble-result 2\ngame 1 deal 0 seed 5 winner A rolls 9 finished A\n",
+		 "result line 3: expected \"done\" (an unfinished result file)"},
+	};
+	kj_result res;
+	kb_err err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(read_result(bad[i][0], &res, &err), -1, "%s", bad[i][0]);
+		cr_assert_str_eq(err.msg, bad[i][1]);
+	}
+	/* version 1 credited a forfeited seat's replacement: no winner then */
+	const char *v1 = "kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
+			 "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			 "seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			 "done\n";
+	cr_assert_eq(read_result(v1, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, -1);
+	cr_assert_eq(res.finished, 1, "version 1: the winner line said who finished");
+	cr_assert_eq(res.game, 4);
+	cr_assert_eq(res.deal, 2);
+	cr_assert_eq(res.seat[1].reason, KJ_CRASH);
+	cr_assert_eq(res.seat[1].why[0], '\0');
+	const char *v1ok = "kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
+			   "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+			   "done\n";
+	cr_assert_eq(read_result(v1ok, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, 0);
+	const char *v2 = "kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
+			 "seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
+			 "at 17 why exited with status 3\r\n"
+			 "done\n";
+	cr_assert_eq(read_result(v2, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.winner, -1);
+	cr_assert_eq(res.finished, 3);
+	cr_assert_eq(res.seat[3].forfeit_roll, 17);
+	cr_assert_str_eq(res.seat[3].why, "exited with status 3");
+	cr_assert_eq(res.seat[0].present, 0);
+}
+
+/* ---- the plan: which bots sit where in which game --------------------------- */
+
+static void seats_are(const kj_game_spec *g, int a, int b, int c, int d)
+{
+	cr_assert(g->seat[0] == a && g->seat[1] == b && g->seat[2] == c && g->seat[3] == d,
+		  "game %u: seats %d %d %d %d, want %d %d %d %d", g->index, g->seat[0], g->seat[1],
+		  g->seat[2], g->seat[3], a, b, c, d);
+}
+
+/* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
+ * 12, each deal played twice with the seats swapped. */
+Test(judge_rules, plan_round_robin_of_pairs)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.table, 2);
+	cr_assert_eq(plan.ndeals, 6);
+	cr_assert_eq(plan.ngames, 12);
+	static const int want[12][2] = {{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 2}, {2, 0},
+					{0, 2}, {2, 0}, {1, 2}, {2, 1}, {1, 2}, {2, 1}};
+	for (uint32_t i = 0; i < 12; i++) {
+		const kj_game_spec *g = &plan.games[i];
+		cr_assert_eq(g->index, i);
+		cr_assert_eq(g->deal, i / 2);
+		cr_assert_eq(g->rotation, i % 2);
+		cr_assert_eq(g->start, -1);
+		cr_assert_eq(g->seed, kb_stream_seed(7, KB_TAG_GAME, i / 2));
+		seats_are(g, want[i][0], -1, want[i][1], -1);
+	}
+	cr_assert_neq(plan.games[0].seed, plan.games[2].seed, "each deal its own seed");
+	kj_plan_free(&plan);
+	cr_assert_null(plan.games);
+	cr_assert_eq(plan.ngames, 0);
+}
+
+/* Participant 0 against every pair of the three others, three seats
+ * (A B C): each lineup rotates through them; start positions by deal. */
+Test(judge_rules, plan_gauntlet_rotates_each_lineup)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ndeals, 3);
+	cr_assert_eq(plan.ngames, 9);
+	static const int want[9][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 3}, {1, 3, 0},
+				       {3, 0, 1}, {0, 2, 3}, {2, 3, 0}, {3, 0, 2}};
+	for (uint32_t i = 0; i < 9; i++) {
+		seats_are(&plan.games[i], want[i][0], want[i][1], want[i][2], -1);
+		cr_assert_eq(plan.games[i].start, (int)(i / 3 % 2), "start position by deal");
+	}
+	kj_plan_free(&plan);
+
+	/* a table of one: each bot alone, seat A */
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 6);
+	for (uint32_t i = 0; i < 6; i++)
+		seats_are(&plan.games[i], i < 3 ? 0 : 1, -1, -1, -1);
+	kj_plan_free(&plan);
+}
+
+/* A fixed lineup of four: 0 1 2 3 in seats A B C D, then rotated. */
+Test(judge_rules, plan_fixed_lineup)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 70, 3, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ndeals, 70);
+	cr_assert_eq(plan.ngames, 280, "more than the first 256 places");
+	seats_are(&plan.games[0], 0, 1, 2, 3);
+	seats_are(&plan.games[1], 1, 2, 3, 0);
+	seats_are(&plan.games[2], 2, 3, 0, 1);
+	seats_are(&plan.games[3], 3, 0, 1, 2);
+	seats_are(&plan.games[279], 3, 0, 1, 2);
+	cr_assert_eq(plan.games[279].deal, 69);
+	cr_assert_eq(plan.games[279].index, 279);
+	kj_plan_free(&plan);
+	cr_assert_eq(kj_table_seat(1, 0), 0);
+	cr_assert_eq(kj_table_seat(2, 1), 2);
+	cr_assert_eq(kj_table_seat(3, 2), 2);
+	cr_assert_eq(kj_table_seat(4, 3), 3);
+}
+
+Test(judge_rules, plan_sizes_refused)
+{
+	static const struct {
+		enum kj_format fmt;
+		int nbots, table;
+		const char *msg;
+	} bad[] = {
+		{KJ_ROUND_ROBIN, 2, 0, "table size: expected 1 to 4 seats"},
+		{KJ_ROUND_ROBIN, 5, 5, "table size: expected 1 to 4 seats"},
+		{KJ_ROUND_ROBIN, 0, 1, "participants: expected 1 to 64 bots"},
+		{KJ_ROUND_ROBIN, 65, 2, "participants: expected 1 to 64 bots"},
+		{KJ_FIXED, 3, 2, "fixed lineup: expected as many bots as seats"},
+		{KJ_GAUNTLET, 3, 1, "table size 1: a gauntlet needs at least 2 seats"},
+		{KJ_ROUND_ROBIN, 2, 3, "table size 3: larger than the number of bots allows (2 bot(s): at most 2 seats)"},
+		{KJ_GAUNTLET, 3, 4, "table size 4: larger than the number of bots allows (3 bot(s): at most 3 seats)"},
+	};
+	kj_plan plan;
+	kb_err err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(kj_plan_build(&plan, bad[i].fmt, bad[i].nbots, bad[i].table, 1, 1, 0, &err), -1,
+			     "case %zu", i);
+		cr_assert_str_eq(err.msg, bad[i].msg);
+	}
+	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 64);
+	kj_plan_free(&plan);
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 16, "4 lineups of 4 rotations");
+	kj_plan_free(&plan);
+}
+
+/* At most 1000000 games: exactly that many is a plan, one more is not. */
+Test(judge_rules, plan_of_at_most_a_million_games)
+{
+	kj_plan plan;
+	kb_err err;
+
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(plan.ngames, 1000000);
+	kj_plan_free(&plan);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250001, 1, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "plan: more than 1000000 games; use fewer --games");
+	cr_assert_null(plan.games);
+	cr_assert_eq(plan.ngames, 0);
+}
+
+static int starts_of(const char *text, unsigned present, kj_start **out, kb_err *err)
+{
+	char dir[256], path[300];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/s", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(text, f);
+	fclose(f);
+	err->msg[0] = '\0';
+	return kj_starts_read(path, present, out, err);
+}
+
+Test(judge_rules, start_file_fields)
+{
+	char board[KB_BOARD_LEN + 1], text[400];
+	kj_start *st;
+	kb_err err;
+
+	memset(board, '0', KB_BOARD_LEN);
+	board[KB_BOARD_LEN] = '\0';
+	board[3] = 'B';
+	snprintf(text, sizeof text, "# two positions\n\n  \t\n%s D 0\n%s B 6\n", board, board);
+	cr_assert_eq(starts_of(text, 0xf, &st, &err), 2, "%s", err.msg);
+	cr_assert_eq(st[0].turn, 3);
+	cr_assert_eq(st[0].die, 0);
+	cr_assert_eq(st[1].turn, 1);
+	cr_assert_eq(st[1].die, 6);
+	cr_assert_eq(st[1].pos.present, 0xf);
+	free(st);
+	/* 40 lines: the list grows past its first 16 */
+	text[0] = '\0';
+	char *many = calloc(40, KB_BOARD_LEN + 8);
+	for (int i = 0; i < 40; i++)
+		sprintf(many + strlen(many), "%s %c %d\n", board, 'A' + i % 4, i % 7);
+	cr_assert_eq(starts_of(many, 0xf, &st, &err), 40, "%s", err.msg);
+	cr_assert_eq(st[39].turn, 3);
+	cr_assert_eq(st[39].die, 4);
+	free(st);
+	free(many);
+
+	static const char *const shape = "expected \"BOARD X D\": a 44-character board, a seat letter A-D, a die 0-6";
+	static const char *const bad_tail[] = {" A 7", " E 1", " @ 1", " AB 1", " A", " A 1 x", " A -1"};
+	for (size_t i = 0; i < sizeof bad_tail / sizeof bad_tail[0]; i++) {
+		snprintf(text, sizeof text, "%s%s\n", board, bad_tail[i]);
+		cr_assert_eq(starts_of(text, 0xf, &st, &err), -1, "%s", bad_tail[i]);
+		cr_assert(strstr(err.msg, ":1: ") && strstr(err.msg, shape), "%s: %s", bad_tail[i], err.msg);
+	}
+	snprintf(text, sizeof text, "0%s A 1\n", board);
+	cr_assert_eq(starts_of(text, 0xf, &st, &err), -1, "45 characters");
+	cr_assert(strstr(err.msg, shape), "%s", err.msg);
+	snprintf(text, sizeof text, "%s C 1\n", board);
+	cr_assert_eq(starts_of(text, 0x3, &st, &err), -1);
+	cr_assert(strstr(err.msg, ":1: seat C to roll does not play at this table"), "%s", err.msg);
+	cr_assert_eq(starts_of("# nothing\n\n", 0xf, &st, &err), -1);
+	cr_assert(strstr(err.msg, ": no positions"), "%s", err.msg);
+	cr_assert_eq(kj_starts_read("/nonexistent/kimble-starts", 0xf, &st, &err), -1);
+	cr_assert_str_eq(err.msg, "start positions /nonexistent/kimble-starts: cannot open");
+}
+
+/* ---- the rating list: a small tournament worked out apart --------------------- */
+
+/* Expected values from a separate implementation of the model in rating.h
+ * (Newton on the ridge-penalised Bradley-Terry likelihood, the sandwich
+ * covariance with G/(G-1), Elo = 400/ln 10 per unit), written in Python
+ * with its own matrix inverse. */
+Test(judge_rules, rating_of_a_worked_tournament)
+{
+	static const kj_rating_game g[] = {
+		{7, 3, {0, 1, 2}, {1, 2, 3}}, {3, 3, {1, 2, 0}, {1, 3, 2}}, {7, 2, {2, 0}, {1, 1}},
+		{3, 2, {0, 1}, {2, 1}},       {9, 3, {0, 2, 1}, {1, 2, 2}}, {3, 2, {2, 1}, {2, 1}},
+		{9, 3, {1, 0, 2}, {2, 1, 3}},
+	};
+	static const double elo[3] = {157.515264324, 98.110905878, -255.626170202};
+	static const double se[3] = {100.982497569, 141.155854472, 53.595195714};
+	static const double cov[3][3] = {{10197.464815, -13624.997536, 3427.532709},
+					 {-13624.997536, 19924.975252, -6299.977728},
+					 {3427.532709, -6299.977728, 2872.445004}};
+	kj_rating r;
+	kb_err err;
+
+	cr_assert_eq(kj_rating_fit(g, 7, 4, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.nbots, 4);
+	cr_assert_eq(r.games, 7);
+	cr_assert_eq(r.clusters, 3);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(fabs(r.elo[i] - elo[i]) < 1e-4, "bot %d: elo %.9f, want %.9f", i, r.elo[i], elo[i]);
+		cr_assert(fabs(r.se[i] - se[i]) < 1e-4, "bot %d: se %.9f, want %.9f", i, r.se[i], se[i]);
+		cr_assert(fabs(r.lo[i] - (elo[i] - 1.959964 * se[i])) < 1e-3, "bot %d lo %f", i, r.lo[i]);
+		cr_assert(fabs(r.hi[i] - (elo[i] + 1.959964 * se[i])) < 1e-3, "bot %d hi %f", i, r.hi[i]);
+		for (int j = 0; j < 3; j++)
+			cr_assert(fabs(r.cov[i * 4 + j] - cov[i][j]) < 1e-2, "cov %d %d: %f", i, j, r.cov[i * 4 + j]);
+	}
+	cr_assert_eq(r.elo[3], 0, "bot 3 never played");
+	cr_assert(isinf(r.se[3]) && isinf(r.lo[3]) && r.lo[3] < 0 && isinf(r.hi[3]) && r.hi[3] > 0);
+
+	double diff, lo, hi;
+	kj_rating_versus(&r, 0, 2, &diff, &lo, &hi);
+	cr_assert(fabs(diff - 413.141434526) < 1e-4, "%f", diff);
+	cr_assert(fabs(lo - 258.629075037) < 1e-3 && fabs(hi - 567.653794015) < 1e-3, "%f %f", lo, hi);
+	kj_rating_versus(&r, 3, 0, &diff, &lo, &hi);
+	cr_assert(isinf(lo) && isinf(hi), "against a bot in no game: unbounded");
+	int order[4];
+	kj_rating_order(&r, order);
+	cr_assert(order[0] == 0 && order[1] == 1 && order[2] == 3 && order[3] == 2, "%d %d %d %d", order[0],
+		  order[1], order[2], order[3]);
+	kj_rating_free(&r);
+	cr_assert_null(r.cov);
+}
+
+/* Best first; equal ratings in the bots' order. */
+Test(judge_rules, rating_order_keeps_ties_by_number)
+{
+	kj_rating r = {.nbots = 5, .elo = {5, 10, 5, -1, 10}};
+	int order[5];
+
+	kj_rating_order(&r, order);
+	static const int want[5] = {1, 4, 0, 2, 3};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(order[i], want[i], "place %d: %d", i, order[i]);
+}
+
+Test(judge_rules, rating_input_checked)
+{
+	kj_rating_game g[2] = {{0, 2, {0, 1}, {1, 2}}, {0, 2, {0, 1}, {1, 2}}};
+	kj_rating r;
+	kb_err err;
+
+	cr_assert_eq(kj_rating_fit(g, 2, 1, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: 1 bots: expected 2 to 64");
+	cr_assert_eq(kj_rating_fit(g, 2, 65, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_eq(kj_rating_fit(g, 2, 64, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	kj_rating_free(&r);
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.clusters, 1);
+	cr_assert(r.elo[0] > 0 && NEAR(r.elo[0], -r.elo[1]), "%f %f", r.elo[0], r.elo[1]);
+	kj_rating_free(&r);
+	g[1].seats = 1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: game 1 has 1 seats: expected 2 to 4");
+	g[1].seats = 5;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	g[1].seats = 4;
+	g[1].bot[2] = 0, g[1].bot[3] = 1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_OK, "four seats: %s", err.msg);
+	kj_rating_free(&r);
+	g[1].bot[3] = 2;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: game 1 names bot 2: expected 0 to 1");
+	g[1].bot[3] = -1;
+	cr_assert_eq(kj_rating_fit(g, 2, 2, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_eq(kj_rating_fit(g, 0, 3, &r, &err), KJ_RATING_OK, "no games: all zero");
+	cr_assert(r.elo[0] == 0 && isinf(r.se[0]));
+	kj_rating_free(&r);
+}
+
+/* ---- a learned-state folder's fingerprint ------------------------------------ */
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* FNV-1a over each regular file's path (from the state folder, NUL
+ * ended) and bytes, in name order; LMDB lock files left out. */
+Test(judge_rules, fingerprint_of_a_state_folder)
+{
+	char dir[256], state[300], sub[320], fp[17], want[17];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, sizeof state, "%s/learned", dir);
+	cr_assert_eq(mkdir(state, 0755), 0);
+	put(state, "b", "xy");
+	put(state, "a", "z");
+	put(state, "lock.mdb", "changes on every open");
+	put(state, "x-lock", "so does this");
+	snprintf(sub, sizeof sub, "%s/d", state);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "c", "w");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	kj_bot_fingerprint(&bot, fp);
+	uint64_t h = fnv(0xcbf29ce484222325ull, "./a\0z./b\0xy./d/c\0w", 18);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
+	cr_assert_str_eq(fp, want);
+	/* "-lock" alone and "lock.mdbx" are no lock files */
+	put(state, "-lock", "q");
+	kj_bot_fingerprint(&bot, fp);
+	h = fnv(0xcbf29ce484222325ull, "./-lock\0q./a\0z./b\0xy./d/c\0w", 27);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
+	cr_assert_str_eq(fp, want, "a file named -lock counts");
+	put(state, "lock.mdbx", "");
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_str_neq(fp, want, "lock.mdbx counts");
+}
+
+/* ---- more command-line bounds --------------------------------------------- */
+
+Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
+{
+	static const char *const bad[][3] = {
+		{"--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
+		{"--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
+		{"--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
+		{"--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
+		{"--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
+		{"--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
+		{"--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
+		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
+		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
+		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+	};
+	const char *err;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i][0], bad[i][1], "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0],
+			     bad[i][1], err);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
+}
+
+/* The table is followed by the rating list, in the text and in the JSON. */
+Test(judge_rules, report_shows_the_rating_list)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
+	seat(&res[1], 0, "y", 2), seat(&res[1], 1, "x", 1);
+	res[1].deal = 1;
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	const char *t = printed(&rep, 0, 0);
+	cr_assert(strstr(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ") != NULL, "%s", t);
+	t = printed(&rep, 0, 1);
+	cr_assert(strstr(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ") != NULL, "%s", t);
+	kj_report_free(&rep);
+}
+
+/* ---- the HTML report: numbers and drawings worked out by hand ----------------- */
+
+static const char *report_page(kj_report *rep, const kj_result *res, size_t n, char *dir, size_t size)
+{
+	kb_err err;
+
+	test_tmpdir(dir, size);
+	cr_assert_eq(kj_report_html(dir, rep, res, n, &err), 0, "%s", err.msg);
+	return test_read_file(dir, "report.html");
+}
+
+static void has(const char *page, const char *want)
+{
+	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
+}
+
+/* Rows of the table with this id, its header row included. */
+static int rows_of(const char *page, const char *id)
+{
+	char open[64];
+	int rows = 0;
+
+	snprintf(open, sizeof open, "<table id=\"%s\">", id);
+	const char *p = strstr(page, open), *end = p ? strstr(p, "</table>") : NULL;
+	cr_assert(p && end, "no table %s", id);
+	for (; (p = strstr(p + 1, "<tr>")) && p < end;)
+		rows++;
+	return rows;
+}
+
+static void rated(kj_standings *st, int b, double elo, double lo, double hi)
+{
+	st->rating.elo[b] = elo, st->rating.lo[b] = lo, st->rating.hi[b] = hi;
+}
+
+#define BAR(x, w, m)                                                                          \
+	"<rect x=\"" x "\" y=\"4\" width=\"" w "\" height=\"6\" fill=\"#9ec5e8\"/><circle cx=\"" m \
+	"\" cy=\"7\" r=\"4\" fill=\"#1f77b4\"/></svg></td></tr>\n"
+
+/* Scale: the intervals cut to +-1000, here -1000..1000, 0.15 px an Elo. */
+Test(judge_rules, html_rating_bars_on_one_scale)
+{
+	static kj_report rep;
+	static kj_standings st;
+	char dir[256];
+
+	memset(&rep, 0, sizeof rep), memset(&st, 0, sizeof st);
+	rep.nbots = 4, rep.games = 12, rep.standings = &st;
+	for (int b = 0; b < 4; b++)
+		snprintf(rep.bots[b].name, sizeof rep.bots[b].name, "%s", (const char *[]){"p", "q", "r", "s<&>"}[b]);
+	st.has_rating = 1, st.subject = -1;
+	st.rating.nbots = 4, st.rating.games = 12, st.rating.clusters = 5;
+	rated(&st, 0, 400, 100, 1005), rated(&st, 1, 0, -996, 200), rated(&st, 2, -400, -1300, -100);
+	rated(&st, 3, 500, 500, 500.3);
+	int order[4] = {3, 0, 1, 2};
+	memcpy(st.order, order, sizeof order);
+	const char *page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "(12 games, 5 deals).</p>");
+	has(page, "<line x1=\"150.0\" x2=\"150.0\" y1=\"0\" y2=\"8\" stroke=\"#000\" stroke-width=\"2\"/>"
+		  "<text x=\"150.0\" y=\"17\" text-anchor=\"middle\">0</text><text x=\"0\" y=\"17\" "
+		  "text-anchor=\"start\">-1000</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+1000</text>");
+	has(page, "<tr><td>1</td><td class=\"l\">s&lt;&amp;&gt;</td><td>+500.0</td><td>+500.0 &hellip; +500.3</td>");
+	has(page, "<tr><td>2</td><td class=\"l\">p</td><td>+400.0</td><td>+100.0 &hellip; +1005.0</td>");
+	has(page, "<line x1=\"150.0\" x2=\"150.0\" y1=\"0\" y2=\"14\" stroke=\"#555\" stroke-dasharray=\"2,2\"/>");
+	has(page, BAR("225.0", "1.0", "225.0"));   /* at least a pixel wide */
+	has(page, BAR("165.0", "135.0", "210.0")); /* 300.75: cut at the right end */
+	has(page, BAR("0.6", "179.4", "150.0"));
+	has(page, BAR("0.0", "135.0", "90.0"));    /* cut at the left end */
+	has(page, "<tr><td>4</td><td class=\"l\">r</td>");
+	cr_assert_eq(rows_of(page, "rating"), 1 + 4);
+	cr_assert_eq(rows_of(page, "results"), 1 + 4);
+	cr_assert_null(strstr(page, "Pairwise Elo"), "no pairs");
+	cr_assert_null(strstr(page, "per opponent"));
+	cr_assert_null(strstr(page, "Learning curve"));
+
+	/* -500..700: 0.25 px an Elo, the 0 at 125 */
+	rep.nbots = 2;
+	rated(&st, 0, 400, 100, 700), rated(&st, 1, -100, -500, 200);
+	st.order[0] = 0, st.order[1] = 1;
+	page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "<text x=\"125.0\" y=\"17\" text-anchor=\"middle\">0</text><text x=\"0\" y=\"17\" "
+		  "text-anchor=\"start\">-500</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+700</text>");
+	has(page, BAR("150.0", "150.0", "225.0"));
+	has(page, BAR("0.0", "175.0", "100.0"));
+
+	/* everything at 0: a scale of one Elo */
+	rated(&st, 0, 0, 0, 0), rated(&st, 1, 0, 0, 0);
+	page = report_page(&rep, NULL, 0, dir, sizeof dir);
+	has(page, "text-anchor=\"start\">+0</text><text x=\"300\" y=\"17\" text-anchor=\"end\">+1</text>");
+	has(page, BAR("0.0", "1.0", "0.0"));
+}
+
+/* The table, the pairs, the subject per opponent, the curve and the games. */
+Test(judge_rules, html_tables_curve_and_games)
+{
+	static kj_report rep;
+	static kj_standings st;
+	static kj_curve_point pts[3];
+	static kj_pair_elo pair = {.a = 0, .b = 1, .deals = 5, .mean = 0.625, .elo = 88.7, .lo = -85, .hi = 330.2};
+	kj_result res[2];
+	char dir[256];
+
+	memset(&rep, 0, sizeof rep), memset(&st, 0, sizeof st), memset(pts, 0, sizeof pts);
+	rep.nbots = 3, rep.games = 3, rep.standings = &st, rep.pairs = &pair, rep.npairs = 1;
+	snprintf(rep.bots[0].name, 64, "x");
+	snprintf(rep.bots[1].name, 64, "y");
+	snprintf(rep.bots[2].name, 64, "z");
+	rep.bots[0].games = 3, rep.bots[0].wins = 1, rep.bots[0].place_sum = 5, rep.bots[0].decisions = 4;
+	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
+	st.subject = 0, st.nopp = 2;
+	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
+				  .pair = {.deals = 5, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
+	st.opp[1] = (kj_opponent){.bot = 2};
+	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
+	st.first_seat[0] = 2, st.first_seat[1] = -1, st.first_seat[2] = -1;
+	static const uint32_t deal[3] = {0, 4, 9}, games[3][2] = {{2, 2}, {4, 4}, {4, 4}},
+			      wins[3][2] = {{1, 1}, {4, 0}, {0, 4}};
+	for (int p = 0; p < 3; p++) {
+		pts[p].deal = deal[p];
+		for (int b = 0; b < 2; b++)
+			pts[p].games[b] = games[p][b], pts[p].wins[b] = wins[p][b];
+	}
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "x", 1), seat(&res[0], 2, "y", 2);
+	res[0].game = 1, res[0].deal = 0, res[0].winner = 0, res[0].rolls = 77;
+	seat(&res[1], 1, "x", 2), seat(&res[1], 3, "y<", 1);
+	res[1].game = 2, res[1].deal = 1, res[1].winner = -1, res[1].rolls = 12;
+	res[1].seat[1].reason = KJ_CRASH;
+
+	test_tmpdir(dir, sizeof dir);
+	char games_dir[300];
+	snprintf(games_dir, sizeof games_dir, "%s/games", dir);
+	cr_assert_eq(mkdir(games_dir, 0755), 0);
+	put(games_dir, "000002.html", "");
+	kb_err err;
+	cr_assert_eq(kj_report_html(dir, &rep, res, 2, &err), 0, "%s", err.msg);
+	const char *page = test_read_file(dir, "report.html");
+
+	has(page, "<p>3 games, 3 bots.</p>");
+	has(page, "<tr><td class=\"l\">x</td><td>3</td><td>1</td><td>33.3%</td><td>6.1% &ndash; 79.2%</td>"
+		  "<td>1.67</td><td class=\"l\">crash:1</td><td>2.500</td><td>7.000</td></tr>");
+	has(page, "<tr><td class=\"l\">y</td><td>0</td><td>0</td><td>0.0%</td><td>0.0% &ndash; 100.0%</td>"
+		  "<td>0.00</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
+	cr_assert_null(strstr(page, "Rating list"), "no rating");
+	has(page, "<tr><td class=\"l\">x</td><td class=\"l\">y</td><td>+88.7</td><td>-85.0 &hellip; +330.2</td>"
+		  "<td>5</td><td>0.625</td></tr>");
+	has(page, "<h2>x per opponent</h2>");
+	has(page, "<tr><td class=\"l\">y</td><td>10</td><td>40.0% (17&ndash;69)</td><td>30.0% (11&ndash;60)</td>"
+		  "<td>+12.3</td><td>-45.6 &hellip; +78.9</td><td>5</td></tr>");
+
+	/* the curve: x from 44 (deal 1) to 490 (deal 10), y from 10 (100%) to 246 (0%) */
+	has(page, "Win rate of each bot over the last 5 deals");
+	has(page, "<line x1=\"44\" x2=\"490\" y1=\"246.0\" y2=\"246.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"250.0\" "
+		  "text-anchor=\"end\">0%</text>");
+	has(page, "<line x1=\"44\" x2=\"490\" y1=\"69.0\" y2=\"69.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"73.0\" "
+		  "text-anchor=\"end\">75%</text>");
+	has(page, "<text x=\"267\" y=\"268\" text-anchor=\"middle\">deal</text>");
+	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 1</text><text x=\"490\" y=\"268\" "
+		  "text-anchor=\"end\">deal 10</text>");
+	has(page, "<polygon fill=\"#2ca02c\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,10.0 490.0,130.4 "
+		  "490.0,246.0 242.2,125.6 44.0,223.7 \"/>\n<polyline fill=\"none\" stroke=\"#2ca02c\" "
+		  "stroke-width=\"2\" points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
+	has(page, "<polygon fill=\"#1f77b4\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
+		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
+	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
+	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#1f77b4\"/><text x=\"518\" y=\"38\">y</text>");
+
+	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
+		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
+	has(page, "<tr><td>2</td><td>1</td><td class=\"l\">B&nbsp;x (forfeit) D&nbsp;y&lt; </td><td class=\"l\">-</td>"
+		  "<td>12</td><td class=\"l\"><a href=\"games/000002.html\">viewer</a></td></tr>");
+	cr_assert_null(strstr(page, "The first"), "all games listed");
+	cr_assert_eq(rows_of(page, "results"), 1 + 3);
+	cr_assert_eq(rows_of(page, "pairs"), 1 + 1);
+	cr_assert_eq(rows_of(page, "opponents"), 1 + 2);
+	has(page, "<tr><td class=\"l\">z</td><td>0</td><td>0.0% (0&ndash;100)</td><td>0.0% (0&ndash;100)</td>"
+		  "<td>+0.0</td><td>+0.0 &hellip; +0.0</td><td>0</td></tr>\n</table>");
+	/* the third bot had no seat in game 0: the palette's colour of its number */
+	has(page, "<rect x=\"502\" y=\"46\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"56\">z</text>");
+	cr_assert_eq(rows_of(page, "games"), 1 + 2);
+
+	/* a curve of one point is no curve */
+	st.ncurve = 1;
+	page = report_page(&rep, res, 2, dir, sizeof dir);
+	cr_assert_null(strstr(page, "Learning curve"));
+	cr_assert_eq(kj_report_html("/nonexistent/kimble-report", &rep, res, 2, &err), -1);
+	cr_assert(strstr(err.msg, "cannot write /nonexistent/kimble-report/report.html: "), "%s", err.msg);
+}
+
+/* ---- standings: per opponent, the learning curve --------------------------------- */
+
+static const char *standings_text(const kj_report *rep, int json)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (json)
+		kj_standings_json(f, rep->standings, rep);
+	else
+		kj_standings_print(f, rep->standings, rep);
+	fclose(f);
+	return buf;
+}
+
+/* s sits in every game, a and b in some: s's games and wins against each,
+ * a forfeited win not counted. */
+Test(judge_rules, standings_per_opponent)
+{
+	kj_result res[5];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 1, "s", 2), seat(&res[1], 0, "a", 1), res[1].winner = 0;
+	seat(&res[2], 0, "s", 2), seat(&res[2], 2, "b", 1), res[2].winner = 2, res[2].deal = 1;
+	seat(&res[3], 2, "s", 1), seat(&res[3], 0, "b", 2), res[3].winner = 2, res[3].deal = 1;
+	res[3].seat[2].reason = KJ_CRASH;
+	seat(&res[4], 3, "s", 1), seat(&res[4], 1, "a", 2), seat(&res[4], 2, "b", 3);
+	res[4].winner = 3, res[4].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 5, 0, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->subject, 0, "s, the first bot");
+	cr_assert_eq(st->nopp, 2);
+	cr_assert_eq(st->opp[0].bot, 1);
+	cr_assert_eq(st->opp[0].games, 3);
+	cr_assert_eq(st->opp[0].wins, 2);
+	cr_assert_eq(st->opp[0].opp_wins, 1);
+	cr_assert_eq(st->opp[1].bot, 2);
+	cr_assert_eq(st->opp[1].games, 3);
+	cr_assert_eq(st->opp[1].wins, 1, "the crashed seat's win is none");
+	cr_assert_eq(st->opp[1].opp_wins, 1);
+	cr_assert_eq(st->opp[1].pair.deals, 2);
+	cr_assert_eq(st->fixed, 0, "not a fixed lineup");
+	cr_assert(st->first_seat[0] == 0 && st->first_seat[1] == 1 && st->first_seat[2] == -1);
+	cr_assert_eq(st->has_rating, 1);
+	cr_assert_eq(st->rating.games, 5);
+	const char *t = standings_text(&rep, 0);
+	cr_assert(strstr(t, "s per opponent:\nopponent          games        its win%   opponent win%            elo (deals)\n"
+			    "a                     3  66.7% [") != NULL, "%s", t);
+	cr_assert(strstr(t, "\nb                     3  33.3% [") != NULL, "%s", t);
+	t = standings_text(&rep, 1);
+	cr_assert(strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ") != NULL, "%s", t);
+	cr_assert(strstr(t, "\"opponent_wins\": 1, \"deals\": 2,") != NULL, "%s", t);
+	cr_assert_null(strstr(t, "learning_curve"));
+	kj_report_free(&rep);
+
+	/* two bots in every game: no subject */
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->subject, -1);
+	kj_report_free(&rep);
+}
+
+/* One game a deal, deals numbered 10, 12, 14, ...: x wins the first
+ * half, y the rest; a moving window of 5 deals. */
+static void curve_games(kj_result *res, int n)
+{
+	memset(res, 0, sizeof *res * (size_t)n);
+	for (int i = 0; i < n; i++) {
+		seat(&res[i], 0, "x", i < n / 2 ? 1 : 2), seat(&res[i], 2, "y", i < n / 2 ? 2 : 1);
+		res[i].winner = i < n / 2 ? 0 : 2;
+		res[i].deal = 10 + 2 * (uint32_t)i;
+	}
+}
+
+Test(judge_rules, learning_curve_windows)
+{
+	kj_result res[12];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 12);
+	res[3].seat[0].reason = KJ_TIMEOUT; /* x's win at deal 3 is a forfeit */
+	cr_assert_eq(kj_report_build(&rep, res, 12, 1, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->fixed, 1);
+	cr_assert_eq(st->window, 5);
+	cr_assert_eq(st->ncurve, 12);
+	static const struct {
+		int p;
+		uint32_t deal, deals, gx, wx, wy;
+	} want[] = {{0, 10, 1, 1, 1, 0}, {4, 18, 5, 5, 4, 0}, {5, 20, 5, 5, 4, 0},
+		    {6, 22, 5, 5, 3, 1}, {11, 32, 5, 5, 0, 5}};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		const kj_curve_point *c = &st->curve[want[k].p];
+		cr_assert_eq(c->deal, want[k].deal, "point %d", want[k].p);
+		cr_assert_eq(c->deals, want[k].deals, "point %d", want[k].p);
+		cr_assert_eq(c->games[0], want[k].gx, "point %d", want[k].p);
+		cr_assert_eq(c->games[1], want[k].gx, "point %d", want[k].p);
+		cr_assert_eq(c->wins[0], want[k].wx, "point %d: %u", want[k].p, c->wins[0]);
+		cr_assert_eq(c->wins[1], want[k].wy, "point %d: %u", want[k].p, c->wins[1]);
+	}
+	double lo, hi;
+	cr_assert(NEAR(kj_curve_rate(&st->curve[6], 0, &lo, &hi), 0.6));
+	const char *t = standings_text(&rep, 0);
+	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
+			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
+	cr_assert(strstr(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n") != NULL, "%s", t);
+	int rows = 0;
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	cr_assert_eq(rows, 13, "a header and a row a point: %s", t);
+	t = standings_text(&rep, 1);
+	cr_assert(strstr(t, "\"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, \"deals\": 1, "
+			    "\"bots\": [{\"games\": 1, \"wins\": 1, \"win_rate\": 1.0000, \"lo\": 0.2065, \"hi\": 1.0000}, "
+			    "{\"games\": 1, \"wins\": 0,") != NULL, "%s", t);
+	kj_report_free(&rep);
+}
+
+/* 250 deals: 100 points from deal 1 to the last, a window of 25 deals;
+ * the text shows every tenth point and the last. */
+Test(judge_rules, learning_curve_of_many_deals)
+{
+	static kj_result res[250];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 250);
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	const kj_standings *st = rep.standings;
+	cr_assert_eq(st->window, 25);
+	cr_assert_eq(st->ncurve, 100);
+	cr_assert_eq(st->curve[0].deal, 10);
+	cr_assert_eq(st->curve[0].deals, 1);
+	cr_assert_eq(st->curve[1].deal, 10 + 2 * 2, "end 1 + 249/99 = 3");
+	cr_assert_eq(st->curve[1].deals, 3);
+	cr_assert_eq(st->curve[50].deal, 10 + 2 * 125, "end 1 + 50 * 249 / 99 = 126");
+	cr_assert_eq(st->curve[50].deals, 25);
+	cr_assert_eq(st->curve[50].wins[0], 24 - 0, "deals 101..125: x won those below 125");
+	cr_assert_eq(st->curve[99].deal, 10 + 2 * 249);
+	cr_assert_eq(st->curve[99].wins[1], 25);
+	const char *t = standings_text(&rep, 0);
+	int rows = 0;
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	cr_assert_eq(rows, 1 + 10 + 1, "%s", t);
+	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
+	kj_report_free(&rep);
+
+	/* not every game with the same bots: no curve even with -f fixed */
+	seat(&res[7], 1, "z", 3);
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->fixed, 0);
+	cr_assert_eq(rep.standings->ncurve, 0);
+	kj_report_free(&rep);
+	res[7].seat[1].present = 0;
+	res[8].seat[0].present = 0; /* the first bot missing from one game */
+	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->fixed, 0);
+	kj_report_free(&rep);
+}
+
+/* Each bot's seat in the first game: only the four seats are looked at.
+ * (A result's seats are followed in memory by the next result, whose
+ * game number 1 and deal 'x' would read as a fifth seat of a bot named
+ * x: a loop one seat too far would move x to seat 4.) */
+Test(judge_rules, first_seats_from_the_four_seats_of_game_0)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 1, "x", 1), seat(&res[0], 3, "y", 2);
+	seat(&res[1], 0, "y", 1), seat(&res[1], 2, "x", 2);
+	res[1].game = 1, res[1].deal = 'x';
+	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->first_seat[0], 1);
+	cr_assert_eq(rep.standings->first_seat[1], 3);
+	cr_assert_eq(rep.standings->first_seat[2], -1);
+	kj_report_free(&rep);
+}
+
+/* ---- loading results --------------------------------------------------------- */
+
+Test(judge_rules, results_loaded_in_game_order_once_each)
+{
+	char a[256], b[300], ga[320], gb[320];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	snprintf(b, sizeof b, "%s/b", a);
+	snprintf(ga, sizeof ga, "%s/games", a);
+	snprintf(gb, sizeof gb, "%s/games", b);
+	cr_assert_eq(mkdir(ga, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	cr_assert_eq(mkdir(gb, 0755), 0);
+	static const struct {
+		const char *dir, *name;
+		uint32_t game;
+	} files[] = {{"a", "000003.res", 3}, {"a", "000001.res", 1}, {"b", "000001.res", 1},
+		     {"b", "000002.res", 2}, {"b", ".res", 7}, {"b", "000009.resx", 9}};
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char path[400];
+		memset(&r, 0, sizeof r);
+		r.winner = r.finished = -1;
+		r.deal = 100 + files[i].game;
+		seat(&r, 0, "x", 1);
+		snprintf(path, sizeof path, "%s/%s", files[i].dir[0] == 'a' ? ga : gb, files[i].name);
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		kj_result_write(f, files[i].game, &r);
+		fclose(f);
+	}
+	put(gb, "000005.res", "kimble-result 2\nnot a game\n");
+	const char *dirs[] = {a, b};
+	cr_assert_eq(kj_results_load(dirs, 2, &res, &err), 3, "%s", err.msg);
+	cr_assert(res[0].game == 1 && res[1].game == 2 && res[2].game == 3, "%u %u %u", res[0].game, res[1].game,
+		  res[2].game);
+	cr_assert_eq(res[2].deal, 103);
+	free(res);
+	const char *missing[] = {a, "/nonexistent/kimble-results"};
+	cr_assert_eq(kj_results_load(missing, 2, &res, &err), -1);
+	cr_assert_str_eq(err.msg, "cannot read results folder /nonexistent/kimble-results/games: No such file or directory");
+}
+
+/* A report of more than 64 bot names is refused, and nothing written. */
+Test(judge_rules, report_of_too_many_names_refused)
+{
+	static kj_result res[33];
+	char dir[256];
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	for (int i = 0; i < 33; i++) {
+		char name[16];
+		snprintf(name, sizeof name, "a%d", i);
+		seat(&res[i], 0, name, 1);
+		snprintf(name, sizeof name, "b%d", i);
+		seat(&res[i], 1, name, 2);
+	}
+	test_tmpdir(dir, sizeof dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_report_write(dir, res, 33, NULL, 1, 0, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "results: more than 64 bot names");
+	char path[300];
+	snprintf(path, sizeof path, "%s/results.txt", dir);
+	cr_assert_neq(access(path, F_OK), 0);
+}
+
+/* ---- replay and pictures of a transcript written by hand ---------------------- */
+
+#define EMPTY44 "00000000000000000000000000000000000000000000"
+
+/* A (mybot) leaves home with a 6 and forfeits during roll 2, where hard
+ * finishes its move; C leaves home with a 6 on roll 3; the game then ends
+ * with C credited. */
+static const char hand_tx[] =
+	"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A mybot\n"
+	"roll 1 " EMPTY44 "A6 0 decided\n"
+	"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+	"forfeit A 2 illegal hard index_7_refused\n"
+	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+	"end C 3 win\n";
+
+static void parse_hand_tx(kb_transcript *tx, int ended)
+{
+	kb_err err;
+	size_t len = strlen(hand_tx) - (ended ? 0 : strlen("end C 3 win\n"));
+
+	cr_assert_eq(kb_tx_parse(hand_tx, len, tx, &err), 0, "%s", err.msg);
+}
+
+static const char *replayed(const kb_transcript *tx, uint32_t at, int *rc)
+{
+	static char *buf;
+	size_t len;
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = kj_replay_print(f, tx, at, 0, 0);
+	fclose(f);
+	return buf;
+}
+
+Test(judge_rules, transcript_boards_and_names)
+{
+	kb_transcript tx;
+	char board[KB_BOARD_LEN + 1] = {0};
+	int seat, die;
+
+	parse_hand_tx(&tx, 1);
+	cr_assert_eq(kj_tx_present(&tx), 0x5);
+	cr_assert_str_eq(kj_tx_seat_name(&tx, 0), "mybot");
+	cr_assert_str_eq(kj_tx_seat_name(&tx, 2), "hard", "no name: the policy");
+	cr_assert_eq(kj_tx_board(&tx, 0, board, &seat, &die), -1);
+	cr_assert_eq(kj_tx_board(&tx, 5, board, &seat, &die), -1);
+	cr_assert_eq(kj_tx_board(&tx, 1, board, &seat, &die), 0);
+	cr_assert_str_eq(board, EMPTY44);
+	cr_assert(seat == 0 && die == 6);
+	cr_assert_eq(kj_tx_board(&tx, 3, board, &seat, &die), 0);
+	cr_assert_str_eq(board, "000A0000000000000000000000000000000000000000");
+	cr_assert(seat == 2 && die == 6);
+	cr_assert_eq(kj_tx_board(&tx, 4, board, &seat, &die), 0, "the final position: roll 3 played");
+	cr_assert_str_eq(board, "000A0000000000C00000000000000000000000000000");
+	cr_assert(seat == -1 && die == 0);
+	kb_tx_free(&tx);
+
+	/* seat A always plays; B, C, D as the transcript says */
+	kb_transcript t2;
+	const char *solo = "kimble-transcript 1\nseed 1\nseats absent hard absent hard\n"
+			   "roll 1 " EMPTY44 "B2 - pass\n";
+	kb_err err;
+	cr_assert_eq(kb_tx_parse(solo, strlen(solo), &t2, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_tx_present(&t2), 0xb);
+	kb_tx_free(&t2);
+}
+
+Test(judge_rules, replay_tells_each_roll_and_the_forfeit)
+{
+	kb_transcript tx;
+	int rc;
+
+	parse_hand_tx(&tx, 1);
+	const char *t = replayed(&tx, 0, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strncmp(t, "game seed 42, seats A=mybot (top left, forfeited) C=hard (bottom right), 3 rolls\n"
+			     "roll 1: A (mybot) rolls 6, moves piece 0 (decided)\n", 130) == 0, "%s", t);
+	cr_assert(strstr(t, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
+			    "(replacement)\nroll 2: A (hard, replacing mybot) rolls 3, moves piece 0 (replacement)\n"),
+		  "%s", t);
+	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6, moves piece 0 (auto)\n"), "%s", t);
+	const char *fin = strstr(t, "\nfinal position\n");
+	cr_assert_not_null(fin, "%s", t);
+	cr_assert(strstr(fin, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
+			      "(replacement)\nwinner: C (win)\n"), "%s", fin);
+	cr_assert_null(strstr(t, "before the first roll"));
+
+	t = replayed(&tx, 2, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert_null(strstr(t, "roll 1:"), "only roll 2: %s", t);
+	cr_assert(strstr(t, "\nroll 2: A (hard, replacing mybot)"), "%s", t);
+	cr_assert_null(strstr(t, "roll 3:"));
+	cr_assert_null(strstr(t, "winner:"), "no end with --at");
+	t = replayed(&tx, 3, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6"), "%s", t);
+	replayed(&tx, 4, &rc);
+	cr_assert_eq(rc, -1, "past the last roll");
+	kb_tx_free(&tx);
+
+	/* unfinished: no final position; a forfeit before the first roll */
+	parse_hand_tx(&tx, 0);
+	tx.forfeit[0].roll = 0;
+	t = replayed(&tx, 0, &rc);
+	cr_assert(strstr(t, "3 rolls\nA mybot forfeited before the first roll (illegal: index_7_refused); seat "
+			    "finished by hard (replacement)\nroll 1: A (hard, replacing mybot) rolls 6, moves piece 0 "
+			    "(replacement)\n"), "%s", t);
+	cr_assert_null(strstr(t, "final position"));
+	cr_assert_null(strstr(t, "winner:"));
+	snprintf(tx.forfeit[0].detail, sizeof tx.forfeit[0].detail, "-");
+	t = replayed(&tx, 0, &rc);
+	cr_assert(strstr(t, "before the first roll (illegal); seat finished"), "no detail: %s", t);
+	kb_tx_free(&tx);
+}
+
+/* The frames of the hand-made game: the forfeit from roll 2 on, the end on
+ * the last; the panel's words. */
+Test(judge_rules, svg_frames_of_a_transcript)
+{
+	kb_transcript tx;
+	kj_frame fr;
+
+	parse_hand_tx(&tx, 1);
+	cr_assert_eq(kj_frame_of(&tx, 0, &fr), -1);
+	cr_assert_eq(kj_frame_of(&tx, 5, &fr), -1);
+	cr_assert_eq(kj_frame_of(&tx, 1, &fr), 0);
+	cr_assert_eq(fr.forfeit[0][0], '\0', "not yet at roll 1");
+	cr_assert_eq(fr.over, 0);
+	cr_assert_eq(fr.winner, -1);
+	cr_assert_eq(fr.rolls, 3);
+	cr_assert_eq(fr.roll, 1);
+	cr_assert_eq(fr.present, 0x5);
+	cr_assert_str_eq(fr.name[0], "mybot");
+	cr_assert_eq(fr.fx.seat, 0);
+	cr_assert_eq(fr.fx.index, 0);
+	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
+	cr_assert_str_eq(fr.forfeit[0], "A mybot forfeited at roll 2 (illegal); hard finished");
+	cr_assert_eq(kj_frame_of(&tx, 4, &fr), 0);
+	cr_assert_eq(fr.over, 1);
+	cr_assert_eq(fr.winner, 2);
+	cr_assert_str_eq(fr.result, "win");
+	cr_assert_eq(fr.fx.seat, -1, "the final position has no roll");
+
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, ">final position, 3 rolls</text>");
+	has(buf, ">winner: C hard</text>");
+	has(buf, ">ended: win</text>");
+	has(buf, ">A mybot forfeited at roll 2 (illegal); hard finished</text>");
+	has(buf, ">top left corner, home 3, goal 0</text>");
+	has(buf, ">bottom right corner, home 3, goal 0, winner</text>");
+	cr_assert_null(strstr(buf, "<rect width=\"780\""), "no back layer");
+	free(buf);
+
+	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	fclose(f);
+	has(buf, "<text x=\"480\" y=\"34\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">roll 2 of 3</text>");
+	has(buf, "<text x=\"480\" y=\"248\" font-size=\"16\" font-weight=\"bold\" fill=\"#d62728\">A rolls 3</text>");
+	has(buf, "<text x=\"480\" y=\"270\" font-size=\"13\" font-weight=\"normal\" fill=\"#222\">pieces that could move:</text>");
+	has(buf, "<text x=\"480\" y=\"288\" font-size=\"12\" font-weight=\"normal\" fill=\"#444\">  piece 0: ring 0 \xe2\x86\x92 ring 3</text>");
+	has(buf, "<text x=\"480\" y=\"312\" font-size=\"14\" font-weight=\"bold\" fill=\"#222\">moves piece 0: ring 0 \xe2\x86\x92 ring 3</text>");
+	has(buf, "<text x=\"502\" y=\"85\" font-size=\"11\" fill=\"#555\">top left corner, home 3, goal 0, to move</text>");
+	has(buf, "<text x=\"502\" y=\"70\" font-size=\"14\" font-weight=\"bold\">A mybot</text>");
+	has(buf, "<circle cx=\"488\" cy=\"105\" r=\"8\" fill=\"#ccc\"/>\n<text x=\"502\" y=\"110\" font-size=\"14\" font-weight=\"normal\">B (absent)</text>");
+	has(buf, "<circle cx=\"488\" cy=\"145\" r=\"8\" fill=\"#2ca02c\"/>\n<text x=\"502\" y=\"150\" font-size=\"14\" font-weight=\"normal\">C hard</text>");
+	has(buf, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>");
+	/* the die in the middle, in A's colour: a 44 px square centred at (240, 240) */
+	has(buf, "<rect x=\"218\" y=\"218\" width=\"44\" height=\"44\" rx=\"8\" fill=\"#d62728\"/><text x=\"240\" "
+		 "y=\"250\" font-size=\"28\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"#fff\">3</text>");
+	free(buf);
+	kb_tx_free(&tx);
+}
+
+/* A rolls 2 with its piece on ring 3 and captures C on ring 5: the piece
+ * ringed, the arrow from cell (4, 7) to (4, 9), the cross on the captured
+ * piece, the home pieces in their corners, the names beside the starts
+ * (cut to 12 bytes, not inside a character). */
+Test(judge_rules, svg_frame_of_a_capture)
+{
+	char b[KB_BOARD_LEN];
+	const char *names[KB_SEATS] = {"a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4z", "", "cc\"<>&", ""};
+	kj_frame fr;
+	char *buf = NULL;
+	size_t len = 0;
+
+	memset(b, '0', sizeof b);
+	b[3] = 'A', b[5] = 'C';
+	kj_frame_at(&fr, b, 0x5, names, 9, 0, 2, 0);
+	cr_assert_eq(fr.fx.captured, 2);
+	FILE *f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	fclose(f);
+	has(buf, "<circle cx=\"226\" cy=\"142\" r=\"9\" fill=\"#d62728\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
+		 "<text x=\"226\" y=\"146\" font-size=\"11\" text-anchor=\"middle\" fill=\"#fff\">A</text>");
+	has(buf, "<circle cx=\"282\" cy=\"142\" r=\"9\" fill=\"#2ca02c\"");
+	/* home pieces: A's three at (5,5) (5,6) (6,5), C's at (9,9) (9,10) (10,9) */
+	has(buf, "<circle cx=\"170\" cy=\"170\" r=\"9\" fill=\"#d62728\"");
+	has(buf, "<circle cx=\"198\" cy=\"170\" r=\"9\" fill=\"#d62728\"");
+	has(buf, "<circle cx=\"170\" cy=\"198\" r=\"9\" fill=\"#d62728\"");
+	cr_assert_null(strstr(buf, "<circle cx=\"198\" cy=\"198\" r=\"9\""), "only three at home");
+	has(buf, "<circle cx=\"282\" cy=\"282\" r=\"9\" fill=\"#2ca02c\"");
+	has(buf, "<circle cx=\"310\" cy=\"282\" r=\"9\" fill=\"#2ca02c\"");
+	has(buf, "<circle cx=\"282\" cy=\"310\" r=\"9\" fill=\"#2ca02c\"");
+	/* the empty home slots of present seats, and their corner */
+	has(buf, "<rect x=\"158\" y=\"158\" width=\"52\" height=\"52\" rx=\"8\" fill=\"#f7d4d4\"/>");
+	has(buf, "<circle cx=\"198\" cy=\"198\" r=\"10\" fill=\"none\" stroke=\"#d62728\" stroke-dasharray=\"2,2\"/>");
+	cr_assert_null(strstr(buf, "fill=\"#d2e3f1\"/>"), "B is absent: no corner");
+	/* ring squares: a start (every 7th) in its seat's colour, goals tinted */
+	has(buf, "<circle cx=\"142\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#d62728\" stroke-width=\"3\"/>");
+	has(buf, "<circle cx=\"170\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#999\" stroke-width=\"1\"/>");
+	has(buf, "<circle cx=\"338\" cy=\"142\" r=\"12\" fill=\"#fff\" stroke=\"#1f77b4\" stroke-width=\"3\"/>");
+	has(buf, "<circle cx=\"114\" cy=\"114\" r=\"12\" fill=\"#f7d4d4\" stroke=\"#999\" stroke-width=\"1\"/>");
+	has(buf, "<circle cx=\"30\" cy=\"450\" r=\"12\" fill=\"#f9efc2\" stroke=\"#999\" stroke-width=\"1\"/>");
+	/* the legal piece ringed, the move's arrow, the capture crossed */
+	has(buf, "<circle cx=\"226\" cy=\"142\" r=\"14\" fill=\"none\" stroke=\"#222\" stroke-width=\"2\" stroke-dasharray=\"4,2\"/>");
+	has(buf, "<line x1=\"234.0\" y1=\"142.0\" x2=\"267.0\" y2=\"142.0\" stroke=\"#222\" stroke-width=\"3\" "
+		 "stroke-linecap=\"round\"/>\n<polygon points=\"273.0,142.0 261.0,148.0 261.0,136.0\" fill=\"#222\"/>");
+	has(buf, "<path d=\"M274 134L290 150M274 150L290 134\" stroke=\"#000\" stroke-width=\"3\"/>");
+	has(buf, "<text x=\"480\" y=\"332\" font-size=\"14\" font-weight=\"bold\" fill=\"#b00\">captures C: sent home</text>");
+	has(buf, "<text x=\"480\" y=\"34\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">roll 9</text>");
+	/* names: A's at its start (top left), C's right-aligned below the ring */
+	has(buf, "<text x=\"128\" y=\"122\" font-size=\"13\" font-weight=\"bold\" text-anchor=\"start\" fill=\"#d62728\">A "
+		 "a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4</text>");
+	has(buf, "<text x=\"352\" y=\"367\" font-size=\"13\" font-weight=\"bold\" text-anchor=\"end\" fill=\"#2ca02c\">C "
+		 "cc&quot;&lt;&gt;&amp;</text>");
+	has(buf, ">A a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4z</text>");
+	free(buf);
+
+	/* a vertical move: arrow from ring 8 (5, 11) down to ring 10 (7, 11) */
+	memset(b, '0', sizeof b);
+	b[8] = 'B';
+	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, 0);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, "<line x1=\"338.0\" y1=\"178.0\" x2=\"338.0\" y2=\"211.0\"");
+	has(buf, "<polygon points=\"338.0,217.0 332.0,205.0 344.0,205.0\" fill=\"#222\"/>");
+	cr_assert_null(strstr(buf, "<path d="), "no capture");
+	has(buf, ">B</text>");
+	free(buf);
+
+	/* no legal move: the roll passes, no arrow */
+	memset(b, '0', sizeof b);
+	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, -1);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	fclose(f);
+	has(buf, ">no piece can move: the roll passes</text>");
+	cr_assert_null(strstr(buf, "<line"), "%s", buf);
+	cr_assert_null(strstr(buf, "moves piece"));
+	free(buf);
+}
+
+/* A picture written as PNG goes through rsvg-convert or convert; without
+ * either the error says so and no file is left. */
+Test(judge_rules, png_needs_a_converter)
+{
+	kb_transcript tx;
+	char dir[256], path[300], svgpath[310];
+	kb_err err;
+
+	parse_hand_tx(&tx, 1);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/p.png", dir);
+	snprintf(svgpath, sizeof svgpath, "%s.svg", path);
+	if (access("/usr/bin/rsvg-convert", X_OK) == 0) {
+		cr_assert_eq(kj_svg_write(path, &tx, 2, &err), 0, "%s", err.msg);
+		char *png = test_slurp(path);
+		cr_assert(png && memcmp(png, "\x89PNG", 4) == 0, "a PNG");
+		free(png);
+		cr_assert_neq(access(svgpath, F_OK), 0, "the SVG on the way is removed");
+	}
+	setenv("PATH", dir, 1);
+	snprintf(path, sizeof path, "%s/q.png", dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_svg_write(path, &tx, 2, &err), -1);
+	cr_assert(strstr(err.msg, "/q.png: no working rsvg-convert or convert to make a PNG"), "%s", err.msg);
+	cr_assert_neq(access(path, F_OK), 0);
+	snprintf(svgpath, sizeof svgpath, "%s.svg", path);
+	cr_assert_neq(access(svgpath, F_OK), 0);
+	kb_tx_free(&tx);
+}
+
+/* A rerun finds each external seat's bot by the transcript's name: a seat
+ * without a name matches no bot. */
+Test(judge_rules, rerun_of_a_seat_without_a_name_refused, .timeout = 30)
+{
+	char dir[256];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "noname.tx", "kimble-transcript 1\nseed 42\nseats external absent hard absent\n"
+			      "roll 1 " EMPTY44 "A6 0 decided\n");
+	char path[300];
+	snprintf(path, sizeof path, "%s/noname.tx", dir);
+	const char *args[] = {"replay", "--rerun", path, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 1, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: seat A: bot  not found; give its directory or --bots DIR"), "%s", err);
+}
+
+/* ---- kimble-judge's subcommands: their arguments, messages and status ---- */
+
+static void judge_says(const char *const *args, int status, const char *want_err, const char *want_out)
+{
+	const char *out, *err;
+	int st = test_run_prog("kimble-judge", args, &out, &err);
+
+	cr_assert_eq(st, status, "%s %s: status %d: %s", args[0], args[1] ? args[1] : "", st, err);
+	if (want_err)
+		cr_assert(strstr(err, want_err) != NULL, "want \"%s\", got: %s", want_err, err);
+	if (want_out)
+		cr_assert(strstr(out, want_out) != NULL, "want \"%s\", got: %.300s", want_out, out);
+}
+
+Test(judge_rules, judge_subcommands_checked, .timeout = 60)
+{
+	char dir[256], tx[300], png[300], html[300], nodir[300], notx[300];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "t.tx", hand_tx);
+	put(dir, "bad.tx", "not a transcript\n");
+	snprintf(tx, sizeof tx, "%s/t.tx", dir);
+	snprintf(png, sizeof png, "%s/a.png", dir);
+	snprintf(html, sizeof html, "%s/no/such/page.html", dir);
+	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
+	snprintf(notx, sizeof notx, "%s/no/such.tx", dir);
+
+	judge_says((const char *[]){"replay", NULL}, 64, "kimble-judge: replay: expected a TRANSCRIPT", NULL);
+	judge_says((const char *[]){"replay", tx, tx, NULL}, 64,
+		   "replay: one transcript only; bot directories go with --rerun", NULL);
+	judge_says((const char *[]){"replay", "--at", "4", tx, NULL}, 64, "replay --at 4: the game has 3 rolls", NULL);
+	judge_says((const char *[]){"replay", "--at", "3", tx, NULL}, 0, NULL, "\nroll 3: C (hard) rolls 6");
+	judge_says((const char *[]){"replay", notx, NULL}, 1, "cannot open: No such file or directory", NULL);
+	char bad[300];
+	snprintf(bad, sizeof bad, "%s/bad.tx", dir);
+	judge_says((const char *[]){"replay", bad, NULL}, 1, "/bad.tx: ", NULL);
+
+	judge_says((const char *[]){"svg", NULL}, 64, "svg: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"svg", tx, tx, NULL}, 64, "svg: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"svg", "--anim", "-o", png, tx, NULL}, 64,
+		   "an animation is written as SVG only (a PNG cannot move); expected a FILE ending in .svg", NULL);
+	judge_says((const char *[]){"svg", "--at", "2", tx, NULL}, 0, NULL, ">roll 2 of 3</text>");
+	judge_says((const char *[]){"svg", tx, NULL}, 0, NULL, ">final position, 3 rolls</text>");
+	judge_says((const char *[]){"svg", "--at", "5", tx, NULL}, 2, "svg: roll 5: the game has 3 rolls", NULL);
+
+	/* the animation: one group a position (3 rolls and the final one),
+	 * half a second each, the last one staying */
+	const char *args[] = {"svg", "--anim", tx, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 0, "%s", err);
+	int groups = 0;
+	for (const char *p = out; (p = strstr(p, "<g visibility=\"hidden\">")); p++)
+		groups++;
+	cr_assert_eq(groups, 4, "%d", groups);
+	cr_assert(strstr(out, "<set attributeName=\"visibility\" to=\"visible\" begin=\"0.0s\" dur=\"0.5s\"/>"), "%.300s", out);
+	cr_assert(strstr(out, "begin=\"1.0s\" dur=\"0.5s\"/>"));
+	cr_assert(strstr(out, "begin=\"1.5s\"/>"), "the last position stays");
+	cr_assert_eq(strncmp(out, "<svg", 4), 0);
+	cr_assert(strstr(out, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>"), "one back layer");
+
+	judge_says((const char *[]){"html", NULL}, 64, "html: expected one TRANSCRIPT", NULL);
+	judge_says((const char *[]){"html", tx, NULL}, 0, NULL, "<title>Kimble game t.tx</title>");
+	judge_says((const char *[]){"html", "-o", html, tx, NULL}, 2, "html: cannot write ", NULL);
+	judge_says((const char *[]){"merge", dir, NULL}, 64, "merge: expected OUT and at least one SHARD_OUT folder", NULL);
+	judge_says((const char *[]){"merge", nodir, notx, NULL}, 2, "merge: ", NULL);
+}
+
+/* kimble-judge with a long argument list (test_run_prog takes 14): its
+ * status and standard error. */
+static int judge_long(const char *const *args, const char **err)
+{
+	char bin[512], dir[256], errp[300];
+	char *argv[100];
+	int n = 0;
+	test_proc p;
+
+	test_tmpdir(dir, sizeof dir);
+	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
+	for (; *args && n < 99; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&p, 20000);
+	*err = test_read_file(dir, "err");
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
+{
+	char dir[256], a[300], b[300], nodir[300], notx[300], txo[300];
+	static const char *many[70];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(a, sizeof a, "%s/a", dir);
+	snprintf(b, sizeof b, "%s/b", dir);
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	put(a, "meta", "same\n/bin/true\n\n0\n");
+	put(b, "meta", "same\n/bin/true\n\n0\n");
+	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
+	snprintf(notx, sizeof notx, "%s/no/such.tx", dir);
+	snprintf(txo, sizeof txo, "%s/g.tx", dir);
+
+	judge_says((const char *[]){"--sandbox", "off", NULL}, 64, "no bots: name BOTs or a --bots folder", NULL);
+	many[0] = "--sandbox", many[1] = "off";
+	for (int i = 0; i < 65; i++)
+		many[2 + i] = "hard";
+	many[67] = NULL;
+	const char *err;
+	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: 65 bots: at most 64"), "%s", err);
+	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, a, b, NULL}, 1,
+		   "are both named same: results are kept by name, so bots must have names of their own", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "easy", "easy", "easy", "easy", NULL}, 64,
+		   "-d: at most three opponents, got 4", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", nodir, NULL}, 2,
+		   "-d -o ", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", notx, NULL}, 2,
+		   "-d -o: cannot create ", NULL);
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", "-o", txo, "easy", NULL}, 0, NULL,
+		   "seat A hard: place 1, 0 decisions\nseat C easy: place 2, 0 decisions\nwinner A hard after 131 rolls\n"
+		   "transcript ");
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", "easy", "random", "hard", NULL}, 0, NULL,
+		   "seat A hard: place 3, 0 decisions\nseat B easy: place 4, 0 decisions\nseat C random: place 2, 0 "
+		   "decisions\nseat D hard: place 1, 0 decisions\nwinner D hard after 202 rolls\n");
+	judge_says((const char *[]){"--sandbox", "off", "-s", "3", "-d", "hard", NULL}, 0, NULL,
+		   "seat D hard: place ");
+
+	static const char *rerun[24];
+	rerun[0] = "replay", rerun[1] = "--sandbox", rerun[2] = "off", rerun[3] = "--rerun", rerun[4] = txo;
+	for (int i = 0; i < 17; i++)
+		rerun[5 + i] = a;
+	rerun[22] = NULL;
+	cr_assert_eq(judge_long(rerun, &err), 64, "%s", err);
+	cr_assert(strstr(err, "replay --rerun: at most 16 bot directories"), "%s", err);
+}
+
+/* ---- a full disk ----------------------------------------------------------------- */
+
+/* Reports written to a full disk (/dev/full behind the file's name) fail
+ * with an error naming the file instead of leaving a cut file behind. */
+Test(judge_rules, reports_on_a_full_disk_fail)
+{
+	static kj_result res[4];
+	char dir[256], path[300];
+	kb_err err;
+
+	if (access("/dev/full", W_OK) != 0)
+		cr_skip_test("no /dev/full");
+	curve_games(res, 4);
+	static const char *const files[] = {"results.txt", "results.json", "report.html"};
+	for (int i = 0; i < 3; i++) {
+		test_tmpdir(dir, sizeof dir);
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		cr_assert_eq(symlink("/dev/full", path), 0);
+		err.msg[0] = '\0';
+		cr_assert_eq(kj_report_write(dir, res, 4, NULL, 1, 0, 0, &err), -1, "%s", files[i]);
+		cr_assert(strstr(err.msg, files[i]) != NULL, "%s: %s", files[i], err.msg);
+	}
+}
+
+/* ---- forfeit words, tokens and seeds of a match --------------------------------- */
+
+Test(judge_rules, reasons_tokens_and_forfeit_words)
+{
+	static const char *const names[] = {"none", "timeout", "startup", "crash", "exit", "garbage",
+					    "illegal", "token", "unread", "nostart"};
+	for (int r = 0; r < KJ_REASONS; r++) {
+		cr_assert_str_eq(kj_reason_name(r), names[r]);
+		cr_assert_eq(kj_reason_parse(names[r]), r);
+	}
+	cr_assert_eq(KJ_REASONS, 10);
+	cr_assert_str_eq(kj_reason_name(-1), "?");
+	cr_assert_str_eq(kj_reason_name(KJ_REASONS), "?");
+	cr_assert_eq(kj_reason_parse("ok"), -1);
+
+	kj_result res;
+	char text[400];
+	memset(&res, 0, sizeof res);
+	seat(&res, 2, "bob", 4);
+	res.seat[2].reason = KJ_ILLEGAL, res.seat[2].forfeit_roll = 37;
+	snprintf(res.seat[2].why, sizeof res.seat[2].why, "index 3 is not legal");
+	kj_forfeit_text(&res, 2, text, sizeof text);
+	cr_assert_str_eq(text, "C bob forfeited at roll 37 (illegal: index 3 is not legal); seat finished by hard (replacement)");
+	res.seat[2].forfeit_roll = 0, res.seat[2].why[0] = '\0', res.seat[2].reason = KJ_STARTUP;
+	kj_forfeit_text(&res, 2, text, sizeof text);
+	cr_assert_str_eq(text, "C bob forfeited before the first roll (startup); seat finished by hard (replacement)");
+
+	char tok[KB_TOKEN_LEN + 1], want[KB_TOKEN_LEN + 1];
+	for (int s = 0; s < KB_SEATS; s++) {
+		kj_token(99, s, tok);
+		want[0] = 't';
+		for (int i = 0; i < 4; i++)
+			snprintf(want + 1 + 16 * i, 17, "%016llx",
+				 (unsigned long long)kb_stream_seed(99, KB_TAG_USER + 1, (uint64_t)(4 * s + i)));
+		cr_assert_str_eq(tok, want, "seat %d", s);
+		cr_assert_eq(kj_bot_seed(99, s), kb_stream_seed(99, KB_TAG_USER, (uint64_t)s));
+	}
+}
+
+/* --bots DIR: the folders holding a meta file, in name order, hidden ones
+ * left out, at most max. */
+Test(judge_rules, bots_folder_listed)
+{
+	char dir[256], sub[300], names[4][256];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	static const char *const subs[] = {"b", "a", ".c", "d", "e"};
+	for (int i = 0; i < 5; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+		cr_assert_eq(mkdir(sub, 0755), 0);
+		if (i != 3)
+			put(sub, "meta", "x\n/bin/true\n\n0\n");
+	}
+	cr_assert_eq(kj_bots_list(dir, names, 4, &err), 3);
+	cr_assert(!strcmp(names[0], "a") && !strcmp(names[1], "b") && !strcmp(names[2], "e"), "%s %s %s",
+		  names[0], names[1], names[2]);
+	cr_assert_eq(kj_bots_list(dir, names, 2, &err), 2);
+	cr_assert_str_eq(names[1], "b");
+	snprintf(sub, sizeof sub, "%s/none", dir);
+	cr_assert_eq(kj_bots_list(sub, names, 4, &err), -1);
+	cr_assert(strstr(err.msg, "/none: cannot read: No such file or directory"), "%s", err.msg);
+}
+
+/* ---- a bot's meta file -------------------------------------------------------------- */
+
+static int meta_of(const char *dir, const char *text, kj_bot *bot, kb_err *err)
+{
+	put(dir, "meta", text);
+	err->msg[0] = '\0';
+	return kj_bot_load(dir, bot, err);
+}
+
+Test(judge_rules, meta_fields_and_errors)
+{
+	char dir[256], real[512];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	cr_assert_eq(meta_of(dir, "mybot \r\n/bin/echo\n  a\tb  c \n1\t\nsub/learned\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "mybot", "blanks and CR at the end are cut");
+	cr_assert_str_eq(bot.cmd, "/bin/echo");
+	cr_assert_eq(bot.argc, 3);
+	cr_assert(!strcmp(bot.argv[0], "a") && !strcmp(bot.argv[1], "b") && !strcmp(bot.argv[2], "c"));
+	cr_assert_null(bot.argv[3]);
+	cr_assert_eq(bot.keep_stderr, 1);
+	cr_assert_str_eq(bot.state, "sub/learned");
+	cr_assert_str_eq(bot.dir, real);
+	cr_assert_eq(bot.builtin, 0);
+	cr_assert_str_eq(bot.path, "", "a command with '/' is not looked up");
+	cr_assert_eq(meta_of(dir, "b\ncmd\n\n0", &bot, &err), 0, "no line end at the end: %s", err.msg);
+	cr_assert_eq(bot.keep_stderr, 0);
+	cr_assert_eq(bot.argc, 0);
+	cr_assert_null(bot.argv[0]);
+	cr_assert_str_eq(bot.state, "kimble-state", "the default state path");
+
+	static const char *const bad[][2] = {
+		{"b\ncmd\n\n", ":4: missing line, expected a stderr flag 0 or 1"},
+		{"b\ncmd\n", ":3: missing line, expected an arguments line"},
+		{"b\n", ":2: missing line, expected a command"},
+		{"", ":1: missing line, expected a name"},
+		{"two words\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"tab\tword\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"\ncmd\n\n0\n", ":1: expected a name (one word)"},
+		{"b\n\n\n0\n", ":2: expected a command"},
+		{"b\ncmd\n\n2\n", ":4: expected a stderr flag 0 or 1"},
+		{"b\ncmd\n\n01\n", ":4: expected a stderr flag 0 or 1"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_assert_eq(meta_of(dir, bad[i][0], &bot, &err), -1, "%s", bad[i][0]);
+		cr_assert(strstr(err.msg, "/meta") && strstr(err.msg, bad[i][1]), "want %s, got %s", bad[i][1], err.msg);
+	}
+	/* a name of 63 bytes fits, 64 do not */
+	char text[700];
+	snprintf(text, sizeof text, "%.63s\ncmd\n\n0\n", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(strlen(bot.name), 63);
+	snprintf(text, sizeof text, "%.64s\ncmd\n\n0\n", "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:1: a name is too long"), "%s", err.msg);
+	char args[600];
+	memset(args, 'a', 520);
+	args[520] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n%s\n0\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:3: an arguments line is too long"), "%s", err.msg);
+	args[256] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n\n0\n%s\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:5: a state path is too long"), "%s", err.msg);
+	args[255] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n\n0\n%s\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "255 bytes fit: %s", err.msg);
+
+	/* no meta file, no folder; a path over 100 bytes is named by its end */
+	char sub[300];
+	snprintf(sub, sizeof sub, "%s/empty", dir);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(kj_bot_load(sub, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/empty/meta:0: cannot open: No such file or directory"), "%s", err.msg);
+	cr_assert_eq(kj_bot_load("/nonexistent/kimble-bot-dir", &bot, &err), -1);
+	cr_assert_str_eq(err.msg, "/nonexistent/kimble-bot-dir: no such bot directory");
+	char deep[400];
+	snprintf(deep, sizeof deep, "/nonexistent/%0120d/end", 0);
+	cr_assert_eq(kj_bot_load(deep, &bot, &err), -1);
+	cr_assert(strncmp(err.msg, deep + strlen(deep) - 100, 100) == 0, "the last 100 bytes: %s", err.msg);
+}
+
+/* A command without '/' is found in PATH like execvp would: relative PATH
+ * entries from the bot's folder, only executable regular files. */
+Test(judge_rules, meta_command_found_in_path)
+{
+	char dir[256], bin[300], path[600], real[512];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	snprintf(bin, sizeof bin, "%s/tools", dir);
+	cr_assert_eq(mkdir(bin, 0755), 0);
+	put(bin, "plain", "not executable");
+	put(bin, "runme", "#!/bin/sh\n");
+	snprintf(path, sizeof path, "%s/runme", bin);
+	cr_assert_eq(chmod(path, 0755), 0);
+	snprintf(path, sizeof path, "%s/dirname", bin);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	setenv("PATH", "tools:/usr/bin:/bin", 1);
+	cr_assert_eq(meta_of(dir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/tools/runme", real);
+	cr_assert_str_eq(bot.path, path);
+	cr_assert_eq(meta_of(dir, "b\nplain\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "", "not executable: not found");
+	cr_assert_eq(meta_of(dir, "b\ndirname\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "/usr/bin/dirname", "a folder is no command");
+	cr_assert_str_eq(bot.syspath, "/usr/bin/dirname");
+	cr_assert_str_eq(kj_bot_command(&bot, 1, NULL), "/usr/bin/dirname");
+	cr_assert_eq(meta_of(dir, "b\nno-such-command-kimble\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(kj_bot_command(&bot, 1, NULL), "no-such-command-kimble", "left to execvp");
+}
+
+/* ---- a game's HTML viewer ------------------------------------------------------------ */
+
+#define TOKEN64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+Test(judge_rules, html_viewer_of_a_game)
+{
+	static const char text[] =
+		"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A my<bot>\n"
+		"msg A 1.500 v001020\n"
+		"roll 1 " EMPTY44 "A6 0 decided\n"
+		"msg A 3.250 t" TOKEN64 "0\n"
+		"msg A 3.500 x" TOKEN64 "1\n"
+		"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+		"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+		"end C 3 win\n";
+	kb_transcript tx;
+	kb_err err;
+	char *page = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(kb_tx_parse(text, strlen(text), &tx, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&page, &len);
+	cr_assert_eq(kj_html_game(f, &tx, "game <1>"), 0);
+	fclose(f);
+	has(page, "<title>game &lt;1&gt;</title>");
+	has(page, "<h1>game &lt;1&gt;</h1>\n<p id=\"seats\">seed 42: A my&lt;bot&gt; (top left corner); C hard "
+		  "(bottom right corner)</p>");
+	/* per seat: messages, decided rolls, time of the last message */
+	has(page, "<tr><td class=\"l\">A my&lt;bot&gt;</td><td>3</td><td>2</td><td>3.500</td></tr>\n"
+		  "<tr><td class=\"l\">C hard</td><td>0</td><td>0</td><td>0.000</td></tr>\n</table>");
+	has(page, "<tr><td><a href=\"#roll=1\">1</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>1.500</td>"
+		  "<td class=\"l\">v001020</td></tr>\n"
+		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.250</td>"
+		  "<td class=\"l\">index 0 (token t01234567...)</td></tr>\n"
+		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.500</td>"
+		  "<td class=\"l\">x" TOKEN64 "1</td></tr>\n</table></div>");
+	/* the data: a frame a position, the names, the messages */
+	int frames = 0;
+	for (const char *p = page; (p = strstr(p, "{\"text\":")); p++)
+		frames++;
+	cr_assert_eq(frames, 4);
+	has(page, "{\"frames\":[\n{\"text\":\"roll 1 of 3: my\\u003cbot\\u003e: A rolls 6, could move 0 (home -\\u003e ring 0); moves 0 from home to ring 0\",");
+	has(page, ",\"svg\":\"\\u003csvg xmlns=\\\"http://www.w3.org/2000/svg\\\"");
+	has(page, "\n{\"text\":\"final position after 3 rolls: winner C (hard), win\",");
+	has(page, "],\n\"names\":[\"my\\u003cbot\\u003e\",\"\",\"hard\",\"\"],\n\"msgs\":[\n[0,1.500,0,\"v001020\"],\n"
+		  "[0,3.250,1,\"index 0 (token t01234567...)\"],\n[0,3.500,1,\"x" TOKEN64 "1\"]]}</script>");
+	free(page);
+	kb_tx_free(&tx);
+
+	/* escapes: quotes and backslashes, control characters, markup */
+	page = NULL;
+	f = open_memstream(&page, &len);
+	kj_json_str(f, "a\"b\\c\n\x01<&>\x7f");
+	fclose(f);
+	cr_assert_str_eq(page, "\"a\\\"b\\\\c\\u000a\\u0001\\u003c\\u0026\\u003e\x7f\"");
+	free(page);
+}
+
+/* ---- the limits a confined bot runs under ------------------------------------------- */
+
+/* The bot prints its limits (dash's ulimit: seconds, KiB, files,
+ * processes, 512-byte blocks) and leaves; -d shows its stderr. */
+Test(judge_rules, bot_limits_by_default_and_as_given, .timeout = 60)
+{
+	char dir[256];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "lim\n/bin/sh\nbot.sh\n1\n");
+	put(dir, "bot.sh", "echo \"limits t=$(ulimit -t) v=$(ulimit -v) n=$(ulimit -n) p=$(ulimit -p) f=$(ulimit -f)\" >&2\n");
+	const char *dflt[] = {"-d", dir, "-s", "3", NULL};
+	int st = test_run_prog("kimble-judge", dflt, &out, &err);
+	if (st == 2 && strstr(err, "sandbox"))
+		cr_skip_test("no sandbox here: %s", err);
+	cr_assert_eq(st, 0, "%s", err);
+	cr_assert(strstr(out, "A! limits t=60 v=2097152 n=256 p=64 f=524288\n"), "%s", out);
+	const char *given[] = {"-d", dir, "-s", "3", "--cpu-s", "7", "--mem-mb", "300", "--nofile", "40",
+			       "--max-procs", "9", "--max-file-mb", "3", NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", given, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, "A! limits t=7 v=307200 n=40 p=9 f=6144\n"), "%s", out);
+}
+
+/* ---- out of memory ---------------------------------------------------------------- */
+
+/* Allow this test's process only extra bytes of address space beyond what
+ * it maps now, so that a large allocation fails.  (Not under ASan, whose
+ * allocator aborts instead of returning NULL.) */
+static void limit_memory(size_t extra)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator does not return NULL");
+#endif
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%lu", &pages), 1);
+	fclose(f);
+	struct rlimit rl = {.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra};
+	rl.rlim_max = rl.rlim_cur;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+}
+
+/* A plan of a million games needs 32 MB: with 8 MB to spare it is refused
+ * as out of memory, and nothing is left allocated. */
+Test(judge_rules, plan_out_of_memory)
+{
+	kj_plan plan;
+	kb_err err;
+
+	limit_memory(8u << 20);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "plan: out of memory");
+	cr_assert_null(plan.games);
+	cr_assert_eq(plan.ngames, 0);
+}
+
+/* ---- reruns ------------------------------------------------------------------------ */
+
+static const char *rerun_text(const kb_transcript *tx, const kj_bot *const *seats, int *rc)
+{
+	static char *buf;
+	size_t len;
+	kb_err err;
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+
+	free(buf);
+	buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	*rc = kj_rerun(f, tx, seats, &opt, &err);
+	fclose(f);
+	return buf;
+}
+
+/* A game of built-ins agrees with itself; cut after 10 rolls the rerun
+ * differs at roll 11, where the transcript has ended. */
+Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
+{
+	kj_bot hard, easy;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL, want[200];
+	size_t len = 0;
+	int rc;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, &easy, NULL, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 1234, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_gt(tx.nrolls, 11);
+	cr_assert_geq(tx.winner, 0);
+
+	const char *t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", t);
+	snprintf(want, sizeof want, "rerun agrees with the transcript: %zu rolls, winner %c\n", tx.nrolls, 'A' + tx.winner);
+	cr_assert_str_eq(t, want);
+
+	size_t all = tx.nrolls;
+	tx.nrolls = 10;
+	t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 1, "%s", t);
+	snprintf(want, sizeof want, "rerun differs at roll 11:\n  transcript: the game ended after 10 rolls, winner %c\n"
+		 "  rerun     : %.46s moves %d (%s)\n", 'A' + tx.winner, tx.rolls[10].line, tx.rolls[10].index,
+		 kb_how_name(tx.rolls[10].how));
+	cr_assert_str_eq(t, want);
+
+	/* another piece moved at roll 6: the transcript's roll is shown */
+	tx.nrolls = all;
+	tx.rolls[5].index = tx.rolls[5].index == 0 ? 1 : 0;
+	t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 1);
+	cr_assert(strncmp(t, "rerun differs at roll 6:\n  transcript: ", 39) == 0, "%s", t);
+	snprintf(want, sizeof want, "  transcript: %.46s moves %d (%s)\n", tx.rolls[5].line, tx.rolls[5].index,
+		 kb_how_name(tx.rolls[5].how));
+	cr_assert(strstr(t, want), "want %s in %s", want, t);
+	kb_tx_free(&tx);
+	free(buf);
 }

@@ -26,7 +26,9 @@ import time
 # core is used by everything, so every suite runs for it.
 SUITES = {
     "core": "*",
-    "judge": "@(judge*|server*|relay*|fuzz_corpus)/*",
+    # (the browser-driven tests of the viewer and live pages, seconds each,
+    # try the pages' scripts, which are strings that no mutant changes)
+    "judge": "@(judge*|server*|relay*|rating|sandbox|viewer|live|cli|fuzz_corpus)/!(html_steps_in_chromium|browser_*)",
     "state": "@(state*|bot*|fuzz_corpus)/*",
     "bot": "@(bot*|eval*|relay*|state_bot|fuzz_corpus)/*",
 }

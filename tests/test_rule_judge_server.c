@@ -1,0 +1,663 @@
+/* test_rule_judge_server.c - kimble-server's rules on their own (found by
+ * make mutate, docs/mutation.md): request framing (server_req.h) and what
+ * one client may take (server_limits.h), with the clock passed in, so
+ * every bound is tried at its edge without waiting.  Suite judge_rules. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "core/rng.h"
+#include "judge/server_game.h"
+#include "judge/server_limits.h"
+#include "judge/server_req.h"
+#include "support.h"
+#include "support_run.h"
+
+/* ---- framing of requests ------------------------------------------------ */
+
+static size_t req(const char *text, srv_req *r)
+{
+	return srv_req_next(text, strlen(text), r);
+}
+
+Test(judge_rules, spectator_commands_framed)
+{
+	srv_req r;
+
+	cr_assert_eq(req("  ?list\n?list\n", &r), 8);
+	cr_assert_eq(r.type, SRV_REQ_LIST);
+	cr_assert_eq(r.text[0], '?', "text starts after the whitespace");
+	cr_assert_eq(r.text_len, 6);
+	cr_assert_eq(req("?list \t\r\n", &r), 9);
+	cr_assert_eq(r.type, SRV_REQ_LIST, "trailing blanks are no part of the command");
+	cr_assert_eq(req(" ?list", &r), 1, "no line end yet: only the blank is taken");
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+	cr_assert_eq(r.text_len, 0);
+	cr_assert_eq(req(" \t\r\n ", &r), 5);
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+	cr_assert_eq(req("", &r), 0);
+
+	cr_assert_eq(req("?watch g0123456789abcdef\nx", &r), 25);
+	cr_assert_eq(r.type, SRV_REQ_WATCH);
+	cr_assert_eq(r.spec_id, 0x0123456789abcdefull);
+	cr_assert_eq(req("?watch \t gfedcba9876543210 \n", &r), 28);
+	cr_assert_eq(r.type, SRV_REQ_WATCH);
+	cr_assert_eq(r.spec_id, 0xfedcba9876543210ull);
+
+	static const char *const bad_watch[] = {
+		"?watchg0123456789abcdef\n",   /* no blank after ?watch */
+		"?watch g0123456789abcdeF\n",  /* upper case */
+		"?watch g0123456789abcde\n",   /* 15 digits */
+		"?watch g0123456789abcdef0\n", /* 17 digits */
+		"?watch h0123456789abcdef\n",  /* not g */
+		"?watch g0123456789abcd/f\n",  /* '/' is just below '0' */
+		"?watch g0123456789abcd:f\n",  /* ':' is just above '9' */
+		"?watch g0123456789abcd`f\n",  /* '`' is just below 'a' */
+		"?watch g0123456789abcdgf\n",  /* 'g' is just above 'f' */
+		"?watch\n",
+	};
+	for (size_t i = 0; i < sizeof bad_watch / sizeof bad_watch[0]; i++) {
+		cr_assert_eq(req(bad_watch[i], &r), strlen(bad_watch[i]), "%s", bad_watch[i]);
+		cr_assert_eq(r.type, SRV_REQ_BAD, "%s", bad_watch[i]);
+		cr_assert_str_eq(r.msg.why, "expected \"?watch g\" and 16 lowercase hex digits (a spectator id)",
+				 "%s", bad_watch[i]);
+	}
+	static const char *const bad_cmd[] = {"?lists\n", "?lis\n", "?\n", "?LIST\n"};
+	for (size_t i = 0; i < sizeof bad_cmd / sizeof bad_cmd[0]; i++) {
+		cr_assert_eq(req(bad_cmd[i], &r), strlen(bad_cmd[i]), "%s", bad_cmd[i]);
+		cr_assert_eq(r.type, SRV_REQ_BAD, "%s", bad_cmd[i]);
+		cr_assert_str_eq(r.msg.why, "expected a spectator command \"?list\" or \"?watch gID\"");
+	}
+}
+
+/* A command is at most SRV_CMD_MAX (64) bytes before its line end. */
+Test(judge_rules, spectator_command_length_bound)
+{
+	char buf[200];
+	srv_req r;
+
+	/* 64 bytes without a line end: wait for more */
+	memset(buf, 'x', sizeof buf);
+	buf[0] = '?';
+	cr_assert_eq(srv_req_next(buf, 64, &r), 0);
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+	/* 65: too long, all of it taken */
+	cr_assert_eq(srv_req_next(buf, 65, &r), 65);
+	cr_assert_eq(r.type, SRV_REQ_TOO_LONG);
+	cr_assert_str_eq(r.msg.why, "a spectator command is at most 64 bytes and ends with a line end");
+	/* a line end as the 65th byte still ends a command (a bad one here) */
+	buf[64] = '\n';
+	cr_assert_eq(srv_req_next(buf, 100, &r), 65);
+	cr_assert_eq(r.type, SRV_REQ_BAD);
+	/* ... the 66th does not */
+	buf[64] = 'x', buf[65] = '\n';
+	cr_assert_eq(srv_req_next(buf, 100, &r), 100);
+	cr_assert_eq(r.type, SRV_REQ_TOO_LONG);
+	/* after leading blanks, the bound counts from the '?' */
+	memset(buf, 'x', sizeof buf);
+	memcpy(buf, "   ?", 4);
+	cr_assert_eq(srv_req_next(buf, 67, &r), 3);
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+}
+
+Test(judge_rules, game_messages_framed)
+{
+	srv_req r;
+
+	cr_assert_eq(req(" v001212\n", &r), 8, "the line end is the next request's blank");
+	cr_assert_eq(r.type, SRV_REQ_START);
+	cr_assert_eq(r.msg.lineup[0], 2);
+	cr_assert_eq(r.msg.lineup[1], 1);
+	cr_assert_eq(r.msg.lineup[2], 2);
+	cr_assert_eq(r.text_len, 7);
+	cr_assert_eq(req("v0012", &r), 0, "a start's beginning waits");
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+	cr_assert_eq(r.text_len, 0);
+	/* only the bytes given count, after blanks too */
+	cr_assert_eq(srv_req_next("  v001222", 7, &r), 2);
+	cr_assert_eq(r.type, SRV_REQ_NONE, "\"v0012\" is a start's beginning");
+	cr_assert_eq(srv_req_next("  ?list\n", 7, &r), 2);
+	cr_assert_eq(r.type, SRV_REQ_NONE);
+	cr_assert_eq(req("hello\nv001222", &r), 6);
+	cr_assert_eq(r.type, SRV_REQ_BAD);
+	cr_assert_eq(r.text_len, 6);
+	char move[80];
+	snprintf(move, sizeof move, "t%s%s3\n", "0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210");
+	cr_assert_eq(req(move, &r), 66);
+	cr_assert_eq(r.type, SRV_REQ_MOVE, "%s", r.msg.why);
+	cr_assert_eq(strncmp(r.msg.token, move, 65), 0);
+	cr_assert_eq(r.msg.index, 3);
+}
+
+Test(judge_rules, spectator_id_text)
+{
+	char out[SRV_SPEC_ID_LEN + 1] = {0};
+	uint64_t id = 1;
+
+	srv_spec_id_format(0x0123456789abcdefull, out);
+	cr_assert_str_eq(out, "g0123456789abcdef");
+	srv_spec_id_format(0xf00000000000000aull, out);
+	cr_assert_str_eq(out, "gf00000000000000a");
+	cr_assert_eq(srv_spec_id_parse("g000000000000002a", 17, &id), 0);
+	cr_assert_eq(id, 42);
+	cr_assert_eq(srv_spec_id_parse("g000000000000002a", 16, &id), -1);
+	cr_assert_eq(srv_spec_id_parse("x000000000000002a", 17, &id), -1);
+	cr_assert_eq(srv_spec_id_parse("g00000000000000A0", 17, &id), -1);
+}
+
+/* ---- per-address limits --------------------------------------------------- */
+
+static struct sockaddr_in v4(const char *text)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	cr_assert_eq(inet_pton(AF_INET, text, &sa.sin_addr), 1);
+	return sa;
+}
+
+static struct sockaddr_in6 v6(const char *text)
+{
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6};
+	cr_assert_eq(inet_pton(AF_INET6, text, &sa.sin6_addr), 1);
+	return sa;
+}
+
+#define SA(x) ((const struct sockaddr *)&(x))
+
+static char *logbuf;
+static size_t loglen;
+
+static void limits(srv_limits *l, srv_limits_opts *o)
+{
+	FILE *log = open_memstream(&logbuf, &loglen);
+	cr_assert_not_null(log);
+	cr_assert_eq(srv_limits_init(l, o, log), 0);
+}
+
+Test(judge_rules, limit_defaults)
+{
+	srv_limits_opts o;
+
+	memset(&o, 0x55, sizeof o);
+	srv_limits_defaults(&o);
+	cr_assert_eq(o.max_games, 0, "the caller chooses");
+	cr_assert_eq(o.addr_games, 1000);
+	cr_assert_eq(o.addr_rate, 1000.0);
+	cr_assert_eq(o.addr_burst, 4000.0);
+	cr_assert_eq(o.game_watchers, 64);
+	cr_assert_eq(o.addr_watchers, 64);
+	cr_assert_eq(o.ntrust, 0);
+	cr_assert_eq(o.trust_loopback, 0);
+}
+
+Test(judge_rules, addresses_keyed_by_ipv4_and_ipv6_slash_64)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	char text[64];
+
+	srv_limits_defaults(&o);
+	o.max_games = 10;
+	limits(&l, &o);
+	struct sockaddr_in a4 = v4("192.0.2.7");
+	struct sockaddr_in6 mapped = v6("::ffff:192.0.2.7"), n1 = v6("2001:db8:1:2:3:4:5:6"),
+			    n2 = v6("2001:db8:1:2:ffff::1"), other = v6("2001:db8:1:3::1");
+	srv_addr *a = srv_addr_get(&l, SA(a4), 0);
+	cr_assert_not_null(a);
+	cr_assert_eq(a->refs, 1);
+	cr_assert_eq(a->tokens, 4000.0, "a new address starts with a full bucket");
+	cr_assert_eq(a->trusted, 0);
+	static const uint8_t key4[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 0, 2, 7};
+	cr_assert_eq(memcmp(a->key, key4, 16), 0);
+	cr_assert_eq(srv_addr_get(&l, SA(mapped), 5), a, "IPv4-mapped is the same address");
+	cr_assert_eq(a->refs, 2);
+	srv_addr *b = srv_addr_get(&l, SA(n1), 0);
+	cr_assert_neq(b, a);
+	static const uint8_t key6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, 0, 2};
+	cr_assert_eq(memcmp(b->key, key6, 16), 0, "cut to its /64");
+	cr_assert_eq(srv_addr_get(&l, SA(n2), 0), b, "the same /64");
+	cr_assert_neq(srv_addr_get(&l, SA(other), 0), b, "another /64");
+	cr_assert_eq(l.count, 3);
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	cr_assert_null(srv_addr_get(&l, SA(un), 0), "neither IPv4 nor IPv6");
+	cr_assert_eq(l.count, 3);
+
+	srv_addr_format(a->key, text, sizeof text);
+	cr_assert_str_eq(text, "192.0.2.7");
+	srv_addr_format(b->key, text, sizeof text);
+	cr_assert_str_eq(text, "2001:db8:1:2::/64");
+	srv_limits_free(&l);
+}
+
+/* More addresses than the table's 256 first buckets: every one is found
+ * again after the table grew. */
+Test(judge_rules, address_table_grows)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	srv_addr *first[600];
+
+	srv_limits_defaults(&o);
+	limits(&l, &o);
+	for (int i = 0; i < 600; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + (uint32_t)i)};
+		first[i] = srv_addr_get(&l, SA(sa), 0);
+		cr_assert_not_null(first[i]);
+	}
+	cr_assert_eq(l.count, 600);
+	cr_assert_geq(l.nbuckets, 600);
+	for (int i = 0; i < 600; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + (uint32_t)i)};
+		cr_assert_eq(srv_addr_get(&l, SA(sa), 0), first[i], "address %d", i);
+		cr_assert_eq(first[i]->refs, 2);
+	}
+	cr_assert_eq(l.count, 600);
+	srv_limits_free(&l);
+}
+
+Test(judge_rules, trusted_addresses)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	char name[32];
+
+	srv_limits_defaults(&o);
+	cr_assert_eq(srv_limits_trust(&o, "198.51.100.1"), 0);
+	cr_assert_eq(srv_limits_trust(&o, "2001:db8:9:9::5"), 0);
+	cr_assert_eq(o.ntrust, 2);
+	cr_assert_eq(srv_limits_trust(&o, "not-an-address"), -1);
+	cr_assert_eq(srv_limits_trust(&o, "256.1.1.1"), -1);
+	cr_assert_eq(o.ntrust, 2);
+	cr_assert_eq(o.trust_loopback, 0);
+	o.max_games = 5;
+	limits(&l, &o);
+	struct sockaddr_in t4 = v4("198.51.100.1"), n4 = v4("198.51.100.2"), lo4 = v4("127.1.2.3");
+	struct sockaddr_in6 t6 = v6("2001:db8:9:9:1::1"), lo6 = v6("::1");
+	cr_assert_eq(srv_addr_get(&l, SA(t4), 0)->trusted, 1);
+	cr_assert_eq(srv_addr_get(&l, SA(n4), 0)->trusted, 0);
+	cr_assert_eq(srv_addr_get(&l, SA(t6), 0)->trusted, 1, "anywhere in the trusted /64");
+	cr_assert_eq(srv_addr_get(&l, SA(lo4), 0)->trusted, 0, "loopback is not trusted unless asked");
+	cr_assert_eq(srv_addr_get(&l, SA(lo6), 0)->trusted, 0);
+	srv_limits_free(&l);
+
+	srv_limits_defaults(&o);
+	cr_assert_eq(srv_limits_trust(&o, "loopback"), 0);
+	cr_assert_eq(o.trust_loopback, 1);
+	cr_assert_eq(o.ntrust, 0);
+	limits(&l, &o);
+	cr_assert_eq(srv_addr_get(&l, SA(lo4), 0)->trusted, 1);
+	cr_assert_eq(srv_addr_get(&l, SA(lo6), 0)->trusted, 1);
+	struct sockaddr_in not_lo = v4("128.0.0.1");
+	cr_assert_eq(srv_addr_get(&l, SA(not_lo), 0)->trusted, 0);
+	srv_limits_free(&l);
+
+	/* at most SRV_TRUST_MAX (16) addresses; loopback is no address */
+	srv_limits_defaults(&o);
+	for (int i = 0; i < 16; i++) {
+		snprintf(name, sizeof name, "192.0.2.%d", i);
+		cr_assert_eq(srv_limits_trust(&o, name), 0, "%s", name);
+	}
+	cr_assert_eq(srv_limits_trust(&o, "192.0.2.99"), -1, "the 17th");
+	cr_assert_eq(o.ntrust, 16);
+	cr_assert_eq(srv_limits_trust(&o, "loopback"), 0);
+}
+
+/* Running games in all, per address, and the bucket of new games:
+ * burst 2, 1 a second (one token per 1000 ms). */
+Test(judge_rules, starts_limited_in_all_per_address_and_per_second)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	srv_limits_defaults(&o);
+	o.max_games = 3, o.addr_games = 2, o.addr_rate = 1, o.addr_burst = 2;
+	limits(&l, &o);
+	struct sockaddr_in sa = v4("192.0.2.1");
+	srv_addr *a = srv_addr_get(&l, SA(sa), 1000);
+	cr_assert_eq(srv_limits_start(&l, a, 3, 1000), SRV_LIMIT_FULL);
+	cr_assert_eq(srv_limits_start(&l, NULL, 3, 1000), SRV_LIMIT_FULL);
+	cr_assert_eq(srv_limits_start(&l, NULL, 2, 1000), SRV_LIMIT_OK, "an unknown address: no bucket");
+	cr_assert_eq(srv_limits_start(&l, a, 2, 1000), SRV_LIMIT_OK);
+	cr_assert_eq(a->tokens, 1.0);
+	cr_assert_eq(srv_limits_start(&l, a, 2, 1000), SRV_LIMIT_OK);
+	cr_assert_eq(a->tokens, 0.0);
+	cr_assert_eq(srv_limits_start(&l, a, 0, 1999), SRV_LIMIT_ADDR_RATE, "0.999 tokens");
+	cr_assert_eq(srv_limits_start(&l, a, 0, 2000), SRV_LIMIT_OK, "one token a second");
+	cr_assert_eq(srv_limits_start(&l, a, 0, 2000), SRV_LIMIT_ADDR_RATE);
+	cr_assert_eq(srv_limits_start(&l, a, 0, 1000000), SRV_LIMIT_OK);
+	cr_assert_eq(a->tokens, 1.0, "the bucket holds at most the burst");
+
+	cr_assert_eq(a->refs, 1);
+	srv_limits_game_began(a);
+	cr_assert_eq(a->games, 1);
+	cr_assert_eq(a->refs, 2, "a game holds its address");
+	srv_limits_game_began(a);
+	cr_assert_eq(srv_limits_start(&l, a, 2, 1000000), SRV_LIMIT_ADDR_GAMES);
+	srv_limits_game_ended(&l, a, 1000000);
+	cr_assert_eq(a->games, 1);
+	cr_assert_eq(a->refs, 2);
+	cr_assert_eq(srv_limits_start(&l, a, 1, 1000000), SRV_LIMIT_OK);
+	srv_limits_game_began(NULL);
+	srv_limits_game_ended(&l, NULL, 0);
+
+	/* a trusted address skips the per-address limits, not the global one */
+	cr_assert_eq(srv_limits_trust(&o, "192.0.2.2"), 0);
+	srv_limits l2;
+	limits(&l2, &o);
+	struct sockaddr_in tsa = v4("192.0.2.2");
+	srv_addr *t = srv_addr_get(&l2, SA(tsa), 0);
+	t->games = 100;
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(srv_limits_start(&l2, t, 2, 0), SRV_LIMIT_OK);
+	cr_assert_eq(srv_limits_start(&l2, t, 3, 0), SRV_LIMIT_FULL);
+	srv_limits_free(&l2);
+	srv_limits_free(&l);
+}
+
+Test(judge_rules, spectators_limited_per_game_and_per_address)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	srv_limits_defaults(&o);
+	o.max_games = 1, o.game_watchers = 3, o.addr_watchers = 2;
+	cr_assert_eq(srv_limits_trust(&o, "192.0.2.9"), 0);
+	limits(&l, &o);
+	struct sockaddr_in sa = v4("192.0.2.1"), tsa = v4("192.0.2.9");
+	srv_addr *a = srv_addr_get(&l, SA(sa), 0), *t = srv_addr_get(&l, SA(tsa), 0);
+	cr_assert_eq(srv_limits_watch(&l, a, 2), SRV_LIMIT_OK);
+	cr_assert_eq(srv_limits_watch(&l, a, 3), SRV_LIMIT_GAME_WATCHERS);
+	a->watchers = 1;
+	cr_assert_eq(srv_limits_watch(&l, a, 0), SRV_LIMIT_OK);
+	a->watchers = 2;
+	cr_assert_eq(srv_limits_watch(&l, a, 0), SRV_LIMIT_ADDR_WATCHERS);
+	cr_assert_eq(srv_limits_watch(&l, NULL, 2), SRV_LIMIT_OK);
+	t->watchers = 50;
+	cr_assert_eq(srv_limits_watch(&l, t, 2), SRV_LIMIT_OK, "trusted: no per-address bound");
+	cr_assert_eq(srv_limits_watch(&l, t, 3), SRV_LIMIT_GAME_WATCHERS, "but the game's holds");
+	srv_limits_free(&l);
+}
+
+/* An address that holds nothing and whose bucket is full is forgotten;
+ * the sweep runs at most once a second. */
+Test(judge_rules, idle_addresses_forgotten)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	srv_limits_defaults(&o);
+	o.max_games = 9, o.addr_rate = 1, o.addr_burst = 2;
+	limits(&l, &o);
+	struct sockaddr_in s1 = v4("192.0.2.1"), s2 = v4("192.0.2.2"), s3 = v4("192.0.2.3");
+	srv_addr *a = srv_addr_get(&l, SA(s1), 0);
+	srv_addr_put(&l, a, 0);
+	cr_assert_eq(l.count, 0, "nothing held, bucket full: gone at once");
+	a = srv_addr_get(&l, SA(s1), 0);
+	srv_addr *b = srv_addr_get(&l, SA(s2), 0);
+	srv_addr *c = srv_addr_get(&l, SA(s3), 0);
+	cr_assert_eq(srv_limits_start(&l, a, 0, 0), SRV_LIMIT_OK);
+	cr_assert_eq(srv_limits_start(&l, b, 0, 0), SRV_LIMIT_OK);
+	srv_addr_get(&l, SA(s2), 0);
+	srv_addr_put(&l, b, 0);
+	cr_assert_eq(b->refs, 1, "one reference left");
+	srv_addr_put(&l, a, 0);
+	cr_assert_eq(l.count, 3, "a's bucket is not full yet: remembered");
+	srv_addr_put(&l, b, 500);
+	cr_assert_eq(l.count, 3, "b's bucket is at 1.5 of 2");
+	srv_addr_put(&l, NULL, 0);
+	srv_limits_sweep(&l, 999);
+	cr_assert_eq(l.count, 3, "less than a second after the last sweep (0): nothing swept");
+	srv_limits_sweep(&l, 1000);
+	cr_assert_eq(l.count, 1, "a and b refilled and forgotten; c is held");
+	cr_assert_eq(c->refs, 1);
+	srv_addr_put(&l, c, 1000);
+	cr_assert_eq(l.count, 0);
+	srv_limits_free(&l);
+}
+
+/* The Virhe line and the log of each refusal, with its limit. */
+Test(judge_rules, refusals_answered_and_logged)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	char line[160];
+
+	srv_limits_defaults(&o);
+	o.max_games = 7, o.addr_games = 3, o.addr_rate = 2.5, o.game_watchers = 4, o.addr_watchers = 5;
+	limits(&l, &o);
+	static const char *const want[] = {
+		"Virhe: palvelin on taynna (server full: 7 running games)",
+		"Virhe: liikaa peleja tasta osoitteesta (per-address limit: 3 running games)",
+		"Virhe: liian monta uutta pelia tasta osoitteesta (per-address limit: 2.5 new games a second)",
+		"Virhe: liikaa katsojia tassa pelissa (limit: 4 spectators per game)",
+		"Virhe: liikaa katsojia tasta osoitteesta (per-address limit: 5 spectators)",
+	};
+	for (int i = 0; i < 5; i++) {
+		srv_limits_virhe(&l, SRV_LIMIT_FULL - i, line, sizeof line);
+		cr_assert_str_eq(line, want[i]);
+	}
+	srv_limits_virhe(&l, SRV_LIMIT_FULL, line, 10);
+	cr_assert_str_eq(line, "Virhe: pa", "cut to size");
+
+	srv_limits_report(&l);
+	fflush(l.log);
+	cr_assert_eq(loglen, 0, "no refusals: no summary");
+	struct sockaddr_in sa = v4("192.0.2.7");
+	srv_addr *a = srv_addr_get(&l, SA(sa), 0);
+	srv_limits_refused(&l, SRV_LIMIT_ADDR_RATE, a, 5000);
+	srv_limits_refused(&l, SRV_LIMIT_ADDR_RATE, a, 5999);
+	srv_limits_refused(&l, SRV_LIMIT_ADDR_RATE, a, 5999);
+	srv_limits_refused(&l, SRV_LIMIT_FULL, NULL, 5999);
+	srv_limits_refused(&l, SRV_LIMIT_ADDR_RATE, a, 6000);
+	srv_limits_refused(&l, SRV_LIMIT_ADDR_WATCHERS, a, 6000);
+	srv_limits_report(&l);
+	fflush(l.log);
+	cr_assert_str_eq(logbuf,
+			 "kimble-server: refused address-rate (per-address limit: 2.5 new games a second) from "
+			 "192.0.2.7; 0 more refused for this reason since its last line\n"
+			 "kimble-server: refused full (server full: 7 running games) from an unknown address; "
+			 "0 more refused for this reason since its last line\n"
+			 "kimble-server: refused address-rate (per-address limit: 2.5 new games a second) from "
+			 "192.0.2.7; 2 more refused for this reason since its last line\n"
+			 "kimble-server: refused address-spectators (per-address limit: 5 spectators) from "
+			 "192.0.2.7; 0 more refused for this reason since its last line\n"
+			 "kimble-server: refusals this run: 6 full 1 address-games 0 address-rate 4 "
+			 "game-spectators 0 address-spectators 1\n");
+	cr_assert_eq(l.refused[2], 4);
+	cr_assert_eq(l.unlogged[2], 0);
+	srv_limits_free(&l);
+}
+
+/* ---- the table of running games --------------------------------------------- */
+
+
+static void put_line(void *ctx, const char *line, size_t len)
+{
+	FILE *f = ctx;
+	fwrite(line, 1, len, f);
+}
+
+/* 300 games (more than the first 256 buckets): fresh random tokens and
+ * spectator ids, each found again, numbered and seeded in order; the least
+ * recently used game expires first, ttl after its last use. */
+Test(judge_rules, game_table_finds_orders_and_expires)
+{
+	static srv_games t;
+	static char tokens[300][KB_TOKEN_LEN];
+	static uint64_t specs[300];
+	static const uint8_t lineup[3] = {2, 0, 1};
+	srv_game *g[300];
+
+	cr_assert_eq(srv_games_init(&t, 5, 1000, NULL), 0);
+	cr_assert_eq(srv_games_next_expiry(&t, 0), -1, "no games");
+	cr_assert_null(srv_games_expired(&t, 1000000));
+	for (int i = 0; i < 300; i++) {
+		g[i] = srv_game_start(&t, lineup, 10 * i);
+		cr_assert_not_null(g[i]);
+		cr_assert_eq(g[i]->number, (uint64_t)i);
+		cr_assert_eq(g[i]->g.seed, kb_stream_seed(5, KB_TAG_GAME, (uint64_t)i));
+		cr_assert_eq(g[i]->token[0], 't');
+		cr_assert_eq(strspn(g[i]->token + 1, "0123456789abcdef"), 64, "%.65s", g[i]->token);
+		cr_assert_eq(memcmp(g[i]->lineup, lineup, 3), 0);
+		memcpy(tokens[i], g[i]->token, KB_TOKEN_LEN);
+		specs[i] = g[i]->spec_id;
+	}
+	cr_assert_eq(t.count, 300);
+	cr_assert_eq(t.started, 300);
+	cr_assert_geq(t.nbuckets, 300);
+	for (int i = 0; i < 300; i++) {
+		cr_assert_eq(srv_game_by_token(&t, tokens[i]), g[i], "game %d by token", i);
+		cr_assert_eq(srv_game_by_spec(&t, specs[i]), g[i], "game %d by spectator id", i);
+		for (int k = 0; k < i; k++)
+			cr_assert(memcmp(tokens[k], tokens[i], KB_TOKEN_LEN) != 0 && specs[k] != specs[i]);
+	}
+	char other[KB_TOKEN_LEN];
+	memcpy(other, tokens[7], KB_TOKEN_LEN);
+	other[KB_TOKEN_LEN - 1] = other[KB_TOKEN_LEN - 1] == '0' ? '1' : '0';
+	cr_assert_null(srv_game_by_token(&t, other), "the last digit counts too");
+	cr_assert_null(srv_game_by_spec(&t, specs[7] ^ 1));
+
+	/* game 0 was used at 0: due at 1000, not before */
+	cr_assert_null(srv_games_expired(&t, 999));
+	cr_assert_eq(srv_games_expired(&t, 1000), g[0]);
+	cr_assert_eq(srv_games_next_expiry(&t, 400), 600);
+	cr_assert_eq(srv_games_next_expiry(&t, 1500), 0);
+	srv_game_touch(&t, g[0], 5000);
+	cr_assert_eq(g[0]->last_used_ms, 5000);
+	cr_assert_eq(t.lru_tail, g[0]);
+	cr_assert_eq(t.lru_head, g[1], "game 1 (used at 10) is next");
+	cr_assert_eq(srv_games_next_expiry(&t, 1000), 10);
+	srv_game_touch(&t, g[0], 6000);
+	cr_assert_eq(t.lru_tail, g[0]);
+	srv_game_touch(&t, g[150], 7000);
+	cr_assert_eq(t.lru_tail, g[150]);
+	cr_assert_eq(g[150]->lru_prev, g[0]);
+
+	srv_game_end(&t, g[1], "expired");
+	cr_assert_eq(t.count, 299);
+	cr_assert_null(srv_game_by_token(&t, tokens[1]));
+	cr_assert_null(srv_game_by_spec(&t, specs[1]));
+	cr_assert_eq(t.lru_head, g[2]);
+	srv_game_end(&t, g[150], "expired");
+	cr_assert_eq(t.lru_tail, g[0]);
+	cr_assert_null(g[0]->lru_next);
+	cr_assert_eq(srv_game_by_token(&t, tokens[151]), g[151]);
+	srv_games_free(&t, "shutdown");
+	cr_assert_eq(t.count, 0);
+	cr_assert_null(t.lru_head);
+}
+
+/* The roll log replays the game's state lines, then the pending one. */
+Test(judge_rules, game_replayed_from_its_roll_log)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {0, 2, 0};
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	srv_game *g = srv_game_start(&t, lineup, 0);
+	kb_roll r = {.seat = 0, .die = 6, .index = 0};
+	srv_game_played(g, &r);
+	r = (kb_roll){.seat = 2, .die = 2, .index = -1};
+	srv_game_played(g, &r);
+	r = (kb_roll){.seat = 0, .die = 3, .index = 0};
+	srv_game_played(g, &r);
+	cr_assert_eq(g->nrolls, 3);
+	g->g.pending_seat = -1;
+	FILE *f = open_memstream(&text, &len);
+	srv_game_replay(g, put_line, f);
+	fclose(f);
+	cr_assert_str_eq(text, "00000000000000000000000000000000000000000000A6\n"
+			       "A0000000000000000000000000000000000000000000C2\n"
+			       "A0000000000000000000000000000000000000000000A3\n");
+	free(text);
+	/* a decision pending: its line comes last */
+	g->g.pending_seat = 0;
+	memcpy(g->g.last.board, "000A0000000000000000000000000000000000000000", KB_BOARD_LEN);
+	g->g.last.seat = 0, g->g.last.die = 5;
+	text = NULL;
+	f = open_memstream(&text, &len);
+	srv_game_replay(g, put_line, f);
+	fclose(f);
+	cr_assert(strstr(text, "A3\n000A0000000000000000000000000000000000000000A5\n") != NULL, "%s", text);
+	free(text);
+	/* more than 256 rolls: the log grows */
+	for (int i = 0; i < 300; i++) {
+		r = (kb_roll){.seat = 2, .die = 1 + i % 5, .index = -1};
+		srv_game_played(g, &r);
+	}
+	cr_assert_eq(g->nrolls, 303);
+	srv_games_free(&t, "shutdown");
+}
+
+/* With a log folder every game's transcript is written when it ends. */
+Test(judge_rules, game_transcript_written_at_its_end)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {2, 0, 0};
+	char dir[256], name[128];
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(srv_games_init(&t, 0xabcull, 1000, dir), 0);
+	srv_game *g0 = srv_game_start(&t, lineup, 0);
+	srv_game *g1 = srv_game_start(&t, lineup, 0);
+	cr_assert_not_null(g0->tx);
+	kb_roll r = {.seat = 0, .die = 2, .index = -1};
+	memset(r.board, '0', KB_BOARD_LEN);
+	g1->g.rolls = 1;
+	srv_game_played(g1, &r);
+	srv_game_log_msg(g1, "v001200", 7, 25);
+	srv_game_end(&t, g1, "expired");
+	snprintf(name, sizeof name, "game-0000000000000abc-000001.txt");
+	const char *tx = test_read_file(dir, name);
+	cr_assert(strncmp(tx, "kimble-transcript 1\nseed ", 25) == 0, "%s", tx);
+	cr_assert(strstr(tx, "\nseats external hard absent absent\n"), "%s", tx);
+	cr_assert(strstr(tx, "\nroll 1 " "00000000000000000000000000000000000000000000A2 - "), "%s", tx);
+	cr_assert(strstr(tx, "\nmsg A 25.000 v001200\n"), "%s", tx);
+	cr_assert(strstr(tx, "\nend - 1 expired\n"), "%s", tx);
+	srv_games_free(&t, "shutdown");
+	tx = test_read_file(dir, "game-0000000000000abc-000000.txt");
+	cr_assert(strstr(tx, "\nend - 0 shutdown\n"), "%s", tx);
+	cr_assert_eq(t.log_errors, 0);
+}
+
+/* ---- kimble-server's exit status when it cannot listen ------------------------ */
+
+
+/* A port that this process holds (listening on 127.0.0.1). */
+static int held_port(int *fd)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof sa;
+
+	*fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(*fd, 0);
+	cr_assert_eq(bind(*fd, SA(sa), sizeof sa), 0);
+	cr_assert_eq(listen(*fd, 1), 0);
+	cr_assert_eq(getsockname(*fd, (struct sockaddr *)&sa, &len), 0);
+	return ntohs(sa.sin_port);
+}
+
+Test(judge_rules, server_that_cannot_listen_says_so, .timeout = 30)
+{
+	char port[16], other[16], want[160];
+	const char *err;
+	int fd;
+
+	snprintf(port, sizeof port, "%d", held_port(&fd));
+	snprintf(other, sizeof other, "%d", test_free_port());
+	snprintf(want, sizeof want, "kimble-server: 127.0.0.1 ports %s..%s: no port could be bound (all in use?)", port, port);
+	const char *game[] = {"--host", "127.0.0.1", "--port", port, NULL};
+	cr_assert_eq(test_run_prog("kimble-server", game, NULL, &err), 3, "%s", err);
+	cr_assert(strstr(err, want), "%s", err);
+	const char *http[] = {"--host", "127.0.0.1", "--port", other, "--http", port, NULL};
+	cr_assert_eq(test_run_prog("kimble-server", http, NULL, &err), 3, "%s", err);
+	cr_assert(strstr(err, want), "%s", err);
+	close(fd);
+}
