@@ -1746,7 +1746,7 @@ Test(judge_rules, replay_tells_each_roll_and_the_forfeit)
 Test(judge_rules, svg_frames_of_a_transcript)
 {
 	kb_transcript tx;
-	kj_frame fr;
+	kb_frame fr;
 
 	parse_hand_tx(&tx, 1);
 	cr_assert_eq(kj_frame_of(&tx, 0, &fr), -1);
@@ -1772,7 +1772,7 @@ Test(judge_rules, svg_frames_of_a_transcript)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	kb_svg_frame(f, &fr, KB_SVG_FRONT);
 	fclose(f);
 	has(buf, ">final position, 3 rolls</text>");
 	has(buf, ">winner: C hard</text>");
@@ -1785,7 +1785,7 @@ Test(judge_rules, svg_frames_of_a_transcript)
 
 	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
 	f = open_memstream(&buf, &len);
-	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	kb_svg_frame(f, &fr, KB_SVG_ALL);
 	fclose(f);
 	has(buf, "<text x=\"480\" y=\"34\" font-size=\"18\" font-weight=\"bold\" fill=\"#222\">roll 2 of 3</text>");
 	has(buf, "<text x=\"480\" y=\"248\" font-size=\"16\" font-weight=\"bold\" fill=\"#d62728\">A rolls 3</text>");
@@ -1812,16 +1812,16 @@ Test(judge_rules, svg_frame_of_a_capture)
 {
 	char b[KB_BOARD_LEN];
 	const char *names[KB_SEATS] = {"a\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4\xc3\xa4z", "", "cc\"<>&", ""};
-	kj_frame fr;
+	kb_frame fr;
 	char *buf = NULL;
 	size_t len = 0;
 
 	memset(b, '0', sizeof b);
 	b[3] = 'A', b[5] = 'C';
-	kj_frame_at(&fr, b, 0x5, names, 9, 0, 2, 0);
+	kb_frame_at(&fr, b, 0x5, names, 9, 0, 2, 0);
 	cr_assert_eq(fr.fx.captured, 2);
 	FILE *f = open_memstream(&buf, &len);
-	kj_svg_frame(f, &fr, KJ_SVG_ALL);
+	kb_svg_frame(f, &fr, KB_SVG_ALL);
 	fclose(f);
 	has(buf, "<circle cx=\"226\" cy=\"142\" r=\"9\" fill=\"#d62728\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
 		 "<text x=\"226\" y=\"146\" font-size=\"11\" text-anchor=\"middle\" fill=\"#fff\">A</text>");
@@ -1862,10 +1862,10 @@ Test(judge_rules, svg_frame_of_a_capture)
 	/* a vertical move: arrow from ring 8 (5, 11) down to ring 10 (7, 11) */
 	memset(b, '0', sizeof b);
 	b[8] = 'B';
-	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, 0);
+	kb_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, 0);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	kb_svg_frame(f, &fr, KB_SVG_FRONT);
 	fclose(f);
 	has(buf, "<line x1=\"338.0\" y1=\"178.0\" x2=\"338.0\" y2=\"211.0\"");
 	has(buf, "<polygon points=\"338.0,217.0 332.0,205.0 344.0,205.0\" fill=\"#222\"/>");
@@ -1875,10 +1875,10 @@ Test(judge_rules, svg_frame_of_a_capture)
 
 	/* no legal move: the roll passes, no arrow */
 	memset(b, '0', sizeof b);
-	kj_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, -1);
+	kb_frame_at(&fr, b, 0x3, NULL, 1, 1, 2, -1);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kj_svg_frame(f, &fr, KJ_SVG_FRONT);
+	kb_svg_frame(f, &fr, KB_SVG_FRONT);
 	fclose(f);
 	has(buf, ">no piece can move: the roll passes</text>");
 	cr_assert_null(strstr(buf, "<line"), "%s", buf);

@@ -1,6 +1,6 @@
 /* test_rule_judge_server.c - kimble-server's rules on their own (found by
- * make mutate, docs/mutation.md): request framing (server_req.h) and what
- * one client may take (server_limits.h), with the clock passed in, so
+ * make mutate, docs/mutation.md): request framing (request.h) and what
+ * one client may take (limits.h), with the clock passed in, so
  * every bound is tried at its edge without waiting.  Suite judge_rules. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "core/rng.h"
-#include "judge/server_game.h"
-#include "judge/server_limits.h"
-#include "judge/server_req.h"
+#include "judge/server/game.h"
+#include "judge/server/limits.h"
+#include "judge/server/request.h"
 #include "support.h"
 #include "support_run.h"
 
