@@ -31,6 +31,11 @@ SUITES = {
     "bot": "@(bot*|eval*|relay*|state_bot|fuzz_corpus)/*",
 }
 FOLDERS = ["core", "judge", "state", "bot"]
+# Between a folder's rule tests and its suites: fast unit suites that kill
+# what the rule tests miss in seconds, before the minutes of all suites.
+UNIT = {
+    "core": "@(board|net|num|rng|rules|transcript|wire)/*",
+}
 # A changed evaluation weight is a tuning choice, not a bug.
 EXCLUDED = {"bot/weights.h"}
 
@@ -382,7 +387,8 @@ def try_mutant(scratch, m, pattern, timeout):
         if rc != 0:
             return "not compiled", time.monotonic() - t0, out
         # the folder's fast unit tests of its rules first: most kills are there
-        for stage in ("%s_rules/*" % m.path.split("/")[0], pattern):
+        folder = m.path.split("/")[0]
+        for stage in ["%s_rules/*" % folder] + ([UNIT[folder]] if folder in UNIT else []) + [pattern]:
             rc, out = scratch.test(stage, timeout)
             if rc != 0:
                 break
