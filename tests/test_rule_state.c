@@ -1472,3 +1472,31 @@ Test(state_rules, observing_one_decision)
 	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x1, 0), -1, "no choice");
 	cr_assert_eq(memcmp(&st, &before, sizeof st), 0, "a refused decision changed the statistics");
 }
+
+/* A version 2 record (decisions and samples kept) is shown as version 2,
+ * with its decisions; only version 1 has none (it was once shown as
+ * version 1 whose "model is the prior"). */
+Test(state_rules, old_records_name_their_version, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_opp_rec r = two_samples();
+	uint8_t buf[KB_REC_MAX];
+	kb_err err;
+	int rc;
+
+	cr_assert_eq(kb_store_put_raw(st, "two", buf, kb_opp_encode_v2(&r, buf), &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "one", buf, kb_opp_encode_v1(&r, buf), &err), 0, "%s", err.msg);
+	const char *list = report_text(st, NULL, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(list, "\none ") && strstr(strstr(list, "\none "), "  (old format, version 1)\ntwo "),
+		  "%s", list);
+	cr_assert(strstr(list, "  (old format, version 2)\n") != NULL, "%s", list);
+	const char *show = report_text(st, "two", &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(show, "opponent two\nold record format (version 2): ") != NULL, "%s", show);
+	cr_assert(strstr(show, "\ndecisions 2 (matching easy 1, hard 1), 2 kept as samples\n") != NULL, "%s", show);
+	show = report_text(st, "one", &rc);
+	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
+	kb_store_close(st);
+}
