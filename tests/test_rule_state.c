@@ -1500,3 +1500,28 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
 	kb_store_close(st);
 }
+
+/* Rebuilding the faded statistics from two kept samples, oldest first: A
+ * (pieces 0 and 1 legal, 0 chosen, nothing to prefer) and then B (the
+ * same, piece 0 would capture, 1 chosen).  A missed every rear rule, B
+ * hard, both capture rules, safe>front, leave>front and goal>front; A's
+ * count has faded once (x 0.999) when B comes. */
+Test(state_rules, rebuild_fades_the_samples_in_order)
+{
+	static const uint8_t bits_a[4] = {0x01, 0x02, 0, 0}, bits_b[4] = {0x05, 0x02, 0, 0};
+	static const uint8_t prog1[4] = {11, 4, 0, 0};
+	static const double miss[KB_RULES] = {0.999, 1, 1.999, 1, 0.999, 0, 0.999, 1, 0.999, 1, 0.999, 1};
+	kb_model_stats st;
+
+	memset(&st, 0, sizeof st);
+	st.sample[0] = make_sample(0x3, 0, bits_a, prog1);
+	st.sample[1] = make_sample(0x3, 1, bits_b, prog1);
+	st.decisions = 2;
+	st.recent = 50; /* replaced, not added to */
+	kb_model_stats_rebuild(&st);
+	cr_assert(fabs(st.recent - 1.999) < 1e-12, "%.15g", st.recent);
+	cr_assert(fabs(st.recent_log_choices - 1.999 * log(2)) < 1e-12, "%.15g", st.recent_log_choices);
+	for (int r = 0; r < KB_RULES; r++)
+		cr_assert(fabs(st.recent_miss[r] - miss[r]) < 1e-12, "%s: %.15g", kb_rule_name((enum kb_rule)r),
+			  st.recent_miss[r]);
+}
