@@ -895,32 +895,30 @@ static int faded_status(const kb_opp_rec *r)
 Test(state_rules, faded_values_at_their_bounds)
 {
 	kb_opp_rec r = faded_rec();
+	const struct {
+		double *field;
+		double ok, bad;
+		const char *what;
+	} bound[] = {
+		{&r.model.recent, 1000.5, 1001.5, "recent"},
+		{&r.model.recent_judged, 1000.5, 1001.5, "recent_judged"},
+		{&r.model.recent_miss[11], 5.0, 5.01, "misses of the last rule against 5 decisions"},
+		{&r.model.recent_predicted, 3.0, 3.01, "right predictions against 3 judged"},
+	};
 
 	cr_assert_eq(faded_status(&r), KB_REC_OK);
-	r.model.recent = 1000.5;
-	cr_assert_eq(faded_status(&r), KB_REC_OK, "recent 1000.5");
-	r.model.recent = 1001.5;
-	cr_assert_eq(faded_status(&r), KB_REC_BAD, "recent 1001.5");
-	r = faded_rec();
-	r.model.recent_judged = 1000.5;
-	cr_assert_eq(faded_status(&r), KB_REC_OK, "recent_judged 1000.5");
-	r.model.recent_judged = 1001.5;
-	cr_assert_eq(faded_status(&r), KB_REC_BAD, "recent_judged 1001.5");
-	r = faded_rec();
-	r.model.recent_miss[11] = 5.0;
-	cr_assert_eq(faded_status(&r), KB_REC_OK, "misses = decisions");
-	r.model.recent_miss[11] = 5.01;
-	cr_assert_eq(faded_status(&r), KB_REC_BAD, "misses > decisions");
-	r = faded_rec();
-	r.model.recent_predicted = 3.0;
-	cr_assert_eq(faded_status(&r), KB_REC_OK, "predicted = judged");
-	r.model.recent_predicted = 3.01;
-	cr_assert_eq(faded_status(&r), KB_REC_BAD, "predicted > judged");
+	for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+		r = faded_rec(); /* r is the same object: the pointers hold */
+		*bound[i].field = bound[i].ok;
+		cr_assert_eq(faded_status(&r), KB_REC_OK, "%s %g", bound[i].what, bound[i].ok);
+		*bound[i].field = bound[i].bad;
+		cr_assert_eq(faded_status(&r), KB_REC_BAD, "%s %g", bound[i].what, bound[i].bad);
+	}
 	double *negative[] = {&r.model.recent, &r.model.recent_log_choices, &r.model.recent_miss[0],
 			      &r.model.recent_judged, &r.model.recent_predicted};
 	for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++) {
 		r = faded_rec();
-		*negative[i] = -0.5; /* r is the same object: the pointers hold */
+		*negative[i] = -0.5;
 		cr_assert_eq(faded_status(&r), KB_REC_BAD, "negative field %zu", i);
 	}
 }
