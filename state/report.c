@@ -17,6 +17,13 @@ void kb_report_belief(const kb_model *m, char *out, size_t size)
 		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c]);
 }
 
+/* An old record (KB_REC_OLD) is of version 1 when it holds no decisions
+ * (version 1 has none), else of version 2, whose samples were kept. */
+static const char *old_format(const kb_opp_rec *r)
+{
+	return r->model.decisions ? "  (old format, version 2)" : "  (old format, version 1)";
+}
+
 static const char *status_word(int status)
 {
 	return status == KB_REC_NEWER ? "newer-format record, not read" : "damaged record";
@@ -36,7 +43,7 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 	kb_report_belief(&m, belief, sizeof belief);
 	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s\n",
 		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief,
-		status == KB_REC_OLD ? "  (old format, version 1)" : "");
+		status == KB_REC_OLD ? old_format(r) : "");
 	return 0;
 }
 
@@ -87,10 +94,14 @@ int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err)
 	} else if (kb_rec_usable(rc)) {
 		kb_model_fit(&m, &r.model);
 		fprintf(out, "opponent %s\n", name);
-		if (rc == KB_REC_OLD)
+		if (rc == KB_REC_OLD && !r.model.decisions)
 			fprintf(out, "old record format (version 1): games, won and lost only;\n"
 				"no decisions were kept, so the model is the prior; the record\n"
 				"is rewritten in the current format at the next game or import\n");
+		else if (rc == KB_REC_OLD)
+			fprintf(out, "old record format (version 2): the model's faded statistics\n"
+				"were rebuilt from the kept samples; the record is rewritten in\n"
+				"the current format at the next game or import\n");
 		fprintf(out, "games %" PRIu64 ", won %" PRIu64 " (%.1f%%), lost %" PRIu64 "\n",
 			r.games, r.won, pct(r.won, r.games), r.lost);
 		fprintf(out, "decisions %" PRIu64 " (matching easy %" PRIu64 ", hard %" PRIu64

@@ -4,11 +4,15 @@
  * last ring square, and the autopilot.  Expectations are written out by
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/draw.h"
+#include "core/facts.h"
 #include "core/game.h"
+#include "core/net.h"
 #include "core/policy.h"
 #include "core/rules.h"
 #include "core/transcript.h"
@@ -506,4 +510,151 @@ Test(core_rules, game_starts_at_every_present_seat)
 	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 2, 6), -1, "an absent seat to roll");
 	q = test_pos(0x3, "", "31 30 29 28", "", "");
 	cr_assert_eq(kb_game_init_at(&g, 1, two, &q, 0, 6), -1, "a seat has won");
+}
+
+/* ---- a roll in words, cut to any buffer (core/facts.h) --------------------- */
+
+/* kb_facts_text fills at most size bytes: every cut is the full line's
+ * prefix, terminated, and nothing after out[size - 1] is written. */
+Test(core_rules, facts_text_cut_to_every_size)
+{
+	static const char full[] = "A rolls 6, could move 0 (ring 3 -> ring 9), 1 (home -> ring 0); "
+				   "moves 0 from ring 3 to ring 9, captures B";
+	static const char none[] = "B rolls 2, no piece can move";
+	char board[KB_BOARD_LEN], out[sizeof full + 32];
+	kb_facts fx, pass;
+
+	memset(board, '0', sizeof board);
+	board[3] = 'A', board[9] = 'B';
+	cr_assert_eq(kb_facts_of(board, 0x3, 0, 6, 0, &fx), 0);
+	board[9] = '0'; /* B all at home: a 2 moves nothing */
+	cr_assert_eq(kb_facts_of(board, 0x3, 1, 2, -1, &pass), 0);
+	for (size_t size = 1; size <= sizeof full; size++) {
+		memset(out, 'x', sizeof out);
+		kb_facts_text(&fx, out, size);
+		cr_assert_eq(strlen(out), size - 1, "size %zu: %s", size, out);
+		cr_assert(strncmp(out, full, size - 1) == 0, "size %zu: %s", size, out);
+		for (size_t i = size; i < sizeof out; i++)
+			cr_assert_eq(out[i], 'x', "size %zu: byte %zu written", size, i);
+	}
+	for (size_t size = 1; size <= sizeof none; size++) {
+		memset(out, 'x', sizeof out);
+		kb_facts_text(&pass, out, size);
+		cr_assert(strlen(out) == size - 1 && strncmp(out, none, size - 1) == 0,
+			  "size %zu: %s", size, out);
+		for (size_t i = size; i < sizeof out; i++)
+			cr_assert_eq(out[i], 'x', "size %zu: byte %zu written", size, i);
+	}
+}
+
+/* ---- sockets (core/net.h) ------------------------------------------------ */
+
+/* Descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A listen or a connect that fails closes every socket it tried: a
+ * server retrying in a loop must not run out of descriptors. */
+Test(core_rules, failed_listen_and_connect_leave_no_socket_open)
+{
+	int port = test_free_port(), held, fd, got;
+	kb_err err;
+
+	cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &held, &got, &err), KB_NET_OK, "%s", err.msg);
+	int before = open_fds();
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &fd, &got, &err), KB_NET_EBIND);
+	cr_assert_eq(open_fds(), before, "a socket per failed bind left open");
+	close(held); /* nothing listens there now */
+	before = open_fds();
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_ECONNECT);
+	cr_assert_eq(open_fds(), before, "a socket per failed connect left open");
+}
+
+/* A program started with its standard input closed gets descriptor 0 for
+ * its first socket: a listener or a connection on 0 is a success. */
+Test(core_rules, descriptor_zero_is_a_socket_like_any_other)
+{
+	int lfd, port, fd = -1, held;
+	kb_err err;
+
+	cr_assert_eq(close(0), 0);
+	cr_assert_eq(kb_net_listen("127.0.0.1", test_free_port(), 65535, &lfd, &port, &err), KB_NET_OK,
+		     "%s", err.msg);
+	cr_assert_eq(lfd, 0, "the lowest free descriptor");
+	held = dup(lfd);
+	cr_assert_eq(close(0), 0);
+	cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_OK, "%s", err.msg);
+	cr_assert_eq(fd, 0);
+	close(fd);
+	close(held);
+}
+
+/* ---- every transcript record, written and read (core/transcript.h) -------- */
+
+/* Each record's exact text, and what reading it gives: a fingerprint's
+ * spaces and control characters become '_', a start record, a roll's seat
+ * letter and die, message bytes escaped (backslash, space and control
+ * characters), an empty message, and the external controller. */
+Test(core_rules, transcript_records_exactly)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_RANDOM, KB_EASY};
+	static const char board[] = "A00000000000000000000D0000000000000000000000";
+	static const char want[] =
+		"kimble-transcript 1\nseed 5\nseats external absent random easy\n"
+		"fingerprint B ab_cd_\n"
+		"fingerprint C -\n"
+		"start A00000000000000000000D0000000000000000000000 D 5\n"
+		"roll 1 A00000000000000000000D0000000000000000000000C4 1 decided\n"
+		"msg B 2.500 a\\\\b\\x01\\x20c\n"
+		"msg D 0.000 \n";
+	kb_pos pos = test_pos(0x9, "0", "", "", "0");
+	kb_roll roll = {.seat = 2, .die = 4, .index = 1, .how = KB_DECIDED};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	kb_transcript tx;
+	kb_err err;
+
+	memcpy(roll.board, board, KB_BOARD_LEN);
+	cr_assert_eq(kb_tx_write_header(f, 5, ctl), 0);
+	cr_assert_eq(kb_tx_write_fingerprint(f, 1, "ab cd\x01"), 0);
+	cr_assert_eq(kb_tx_write_fingerprint(f, 2, ""), 0);
+	cr_assert_eq(kb_tx_write_start(f, &pos, 3, 5), 0);
+	cr_assert_eq(kb_tx_write_roll(f, 1, &roll), 0);
+	cr_assert_eq(kb_tx_write_msg(f, 1, 2.5, "a\\b\x01 c", 6), 0);
+	cr_assert_eq(kb_tx_write_msg(f, 3, 0, "", 0), 0);
+	fclose(f);
+	cr_assert_str_eq(text, want);
+
+	cr_assert_eq(kb_tx_parse(text, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_arr_eq(tx.ctl, ctl, KB_SEATS);
+	cr_assert_str_eq(tx.fingerprint[1], "ab_cd_");
+	cr_assert_str_eq(tx.fingerprint[2], "-");
+	cr_assert(tx.has_start);
+	cr_assert_arr_eq(tx.start_board, board, KB_BOARD_LEN);
+	cr_assert_eq(tx.start_turn, 3);
+	cr_assert_eq(tx.start_die, 5);
+	cr_assert_eq(tx.nrolls, 1);
+	cr_assert_arr_eq(tx.rolls[0].line, "A00000000000000000000D0000000000000000000000C4", KB_STATE_LEN);
+	cr_assert_eq(tx.rolls[0].index, 1);
+	cr_assert_eq(tx.rolls[0].how, KB_DECIDED);
+	cr_assert_eq(tx.nmsgs, 2);
+	cr_assert_eq(tx.msgs[0].seat, 1);
+	cr_assert_eq(tx.msgs[0].ms, 2.5);
+	cr_assert_str_eq(tx.msgs[0].text, "a\\b\x01 c");
+	cr_assert_eq(tx.msgs[1].seat, 3);
+	cr_assert_str_eq(tx.msgs[1].text, "");
+	kb_tx_free(&tx);
+	free(text);
 }

@@ -4,8 +4,12 @@
  * each count to itself, names and keys at their boundaries. */
 #include <criterion/criterion.h>
 #include <lmdb.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "state/export.h"
 #include "core/record.h"
@@ -814,4 +818,708 @@ Test(state_rules, features_of_hand_made_moves)
 	cr_assert_eq(f[1][KB_F_LEAVE], 1);
 	cr_assert_eq(f[1][KB_F_ADVANCE], 0);
 	cr_assert_eq(f[0][KB_F_LEAVE], 0);
+}
+
+/* ---- version 3's faded statistics, byte by byte --------------------------- */
+
+/* The binary64 at p, read little-endian by hand. */
+static double le_double(const uint8_t *p)
+{
+	uint64_t v = 0;
+	double d;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	memcpy(&d, &v, sizeof d);
+	return d;
+}
+
+/* A version 3 record whose faded values are all different. */
+static kb_opp_rec faded_rec(void)
+{
+	kb_opp_rec r;
+
+	memset(&r, 0, sizeof r);
+	r.games = 4;
+	r.model.recent = 5.0;
+	r.model.recent_log_choices = 0.5;
+	for (int k = 0; k < KB_RULES; k++)
+		r.model.recent_miss[k] = 0.25 * k;
+	for (int k = 0; k < KB_FEATURES; k++)
+		r.model.fit_w[k] = -1.0 - k; /* negative weights are weights too */
+	r.model.recent_judged = 3.0;
+	r.model.recent_predicted = 2.0;
+	return r;
+}
+
+/* record.h: after version 2's 920 bytes, recent, recent_log_choices,
+ * recent_miss[12], fit_w[9], recent_judged, recent_predicted, 8 bytes
+ * each. */
+Test(state_rules, faded_fields_at_their_offsets)
+{
+	kb_opp_rec r = faded_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+
+	cr_assert_eq(kb_opp_encode(&r, buf), 1120);
+	cr_assert_eq(le_double(buf + 920), 5.0, "recent");
+	cr_assert_eq(le_double(buf + 928), 0.5, "recent_log_choices");
+	for (int k = 0; k < 12; k++)
+		cr_assert_eq(le_double(buf + 936 + 8 * k), 0.25 * k, "recent_miss[%d]", k);
+	for (int k = 0; k < 9; k++)
+		cr_assert_eq(le_double(buf + 1032 + 8 * k), -1.0 - k, "fit_w[%d]", k);
+	cr_assert_eq(le_double(buf + 1104), 3.0, "recent_judged");
+	cr_assert_eq(le_double(buf + 1112), 2.0, "recent_predicted");
+	cr_assert_eq(kb_opp_decode(buf, 1120, &back), KB_REC_OK);
+	cr_assert_eq(back.model.recent, 5.0);
+	cr_assert_eq(back.model.recent_log_choices, 0.5);
+	cr_assert_eq(back.model.recent_miss[11], 2.75);
+	cr_assert_eq(back.model.fit_w[0], -1.0);
+	cr_assert_eq(back.model.fit_w[8], -9.0);
+	cr_assert_eq(back.model.recent_judged, 3.0);
+	cr_assert_eq(back.model.recent_predicted, 2.0);
+}
+
+/* Encode r, decode it: its status. */
+static int faded_status(const kb_opp_rec *r)
+{
+	uint8_t buf[KB_REC_MAX];
+	kb_opp_rec back;
+
+	kb_opp_encode(r, buf);
+	return kb_opp_decode(buf, KB_OPP_V3_LEN, &back);
+}
+
+/* Each faded value at its bound is read, just past it is damage: counts
+ * of at most KB_MEMORY decisions (1000, one of slack), none negative,
+ * misses at most the decisions, right predictions at most the judged. */
+Test(state_rules, faded_values_at_their_bounds)
+{
+	kb_opp_rec r = faded_rec();
+	const struct {
+		double *field;
+		double ok, bad;
+		const char *what;
+	} bound[] = {
+		{&r.model.recent, 1000.5, 1001.5, "recent"},
+		{&r.model.recent_judged, 1000.5, 1001.5, "recent_judged"},
+		{&r.model.recent_miss[11], 5.0, 5.01, "misses of the last rule against 5 decisions"},
+		{&r.model.recent_predicted, 3.0, 3.01, "right predictions against 3 judged"},
+	};
+
+	cr_assert_eq(faded_status(&r), KB_REC_OK);
+	for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++) {
+		r = faded_rec(); /* r is the same object: the pointers hold */
+		*bound[i].field = bound[i].ok;
+		cr_assert_eq(faded_status(&r), KB_REC_OK, "%s %g", bound[i].what, bound[i].ok);
+		*bound[i].field = bound[i].bad;
+		cr_assert_eq(faded_status(&r), KB_REC_BAD, "%s %g", bound[i].what, bound[i].bad);
+	}
+	double *negative[] = {&r.model.recent, &r.model.recent_log_choices, &r.model.recent_miss[0],
+			      &r.model.recent_judged, &r.model.recent_predicted};
+	for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++) {
+		r = faded_rec();
+		*negative[i] = -0.5;
+		cr_assert_eq(faded_status(&r), KB_REC_BAD, "negative field %zu", i);
+	}
+}
+
+/* ---- the export text at its limits ---------------------------------------- */
+
+static kb_opp_rec two_samples(void)
+{
+	kb_opp_rec r;
+	static const uint8_t s0[KB_SAMPLE_LEN] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x10};
+	static const uint8_t s1[KB_SAMPLE_LEN] = {0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10, 0x0a};
+
+	memset(&r, 0, sizeof r);
+	r.games = 3, r.won = 1, r.lost = 2;
+	r.model.decisions = 2, r.model.easy_hits = 1, r.model.hard_hits = 1;
+	memcpy(r.model.sample[0].b, s0, KB_SAMPLE_LEN);
+	memcpy(r.model.sample[1].b, s1, KB_SAMPLE_LEN);
+	return r;
+}
+
+/* An opponent line takes exactly its length plus the terminating NUL, and
+ * nothing past size is written when it does not fit. */
+Test(state_rules, opponent_line_needs_its_length_and_a_nul)
+{
+	static const char want[] = "opponent bob games 3 won 1 lost 2 decisions 2 easy 1 hard 1 samples "
+				   "0123456789abcdef10fedcba98765432100a";
+	kb_opp_rec r = two_samples();
+	char out[sizeof want + 16];
+
+	memset(out, 'x', sizeof out);
+	cr_assert_eq(kb_export_opponent_line("bob", &r, out, sizeof want), (int)strlen(want));
+	cr_assert_str_eq(out, want);
+	memset(out, 'x', sizeof out);
+	cr_assert_eq(kb_export_opponent_line("bob", &r, out, sizeof want - 1), -1, "no room for the NUL");
+	for (size_t i = sizeof want - 1; i < sizeof out; i++)
+		cr_assert_eq(out[i], 'x', "byte %zu written", i);
+}
+
+/* Every hex digit reads as its value; a count of digits that does not
+ * match the decisions is named with what was expected. */
+Test(state_rules, sample_digits_and_their_count)
+{
+	char line[256];
+	kb_store_add add;
+	kb_err err;
+	kb_opp_rec want = two_samples();
+
+	snprintf(line, sizeof line, "opponent bob games 3 won 1 lost 2 decisions 2 easy 1 hard 1 samples "
+		 "0123456789abcdef10fedcba98765432100a");
+	cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_OK, "%s", err.msg);
+	cr_assert_arr_eq(add.delta.model.sample[0].b, want.model.sample[0].b, KB_SAMPLE_LEN);
+	cr_assert_arr_eq(add.delta.model.sample[1].b, want.model.sample[1].b, KB_SAMPLE_LEN);
+	snprintf(line, sizeof line, "opponent bob games 3 won 1 lost 2 decisions 2 easy 1 hard 1 samples "
+		 "0123456789abcdef10fedcba98765432100");
+	cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_MALFORMED);
+	cr_assert_str_eq(err.msg, "samples: expected 2 samples of 18 hex digits for 2 decisions, found 35 digits");
+}
+
+/* Import lines may be 1984 characters long (256 + 2 x 96 x 9: an opponent
+ * line with every sample), not one more. */
+Test(state_rules, import_line_length_limit, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	static char text[2100];
+	kb_err err;
+	long n = -1;
+
+	for (int extra = 0; extra < 2; extra++) {
+		int len = snprintf(text, sizeof text, "kimble-state-export 1\n#");
+		memset(text + len, 'x', 1983 + extra);
+		len += 1983 + extra;
+		len += snprintf(text + len, sizeof text - len, "\nresults v1 bob games 1 won 1 lost 0\n");
+		FILE *in = fmemopen(text, (size_t)len, "r");
+		int rc = kb_import(st, in, "t", &n, &err);
+		fclose(in);
+		if (extra == 0) {
+			cr_assert_eq(rc, KB_EXPORT_OK, "a line of 1984 characters: %s", err.msg);
+			cr_assert_eq(n, 1);
+		} else {
+			cr_assert_eq(rc, KB_EXPORT_MALFORMED, "a line of 1985 characters");
+			cr_assert_str_eq(err.msg, "t line 2: longer than 1984 characters");
+		}
+	}
+	kb_store_close(st);
+}
+
+/* ---- show's model lines ---------------------------------------------------- */
+
+/* An opponent without decisions: the model is the prior, every component
+ * and every feature weight printed once. */
+Test(state_rules, show_prints_each_weight_once, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "pat", .opponent = 1, .delta.games = 2, .delta.won = 1};
+	kb_err err;
+	int rc;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	const char *show = report_text(st, "pat", &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(show, "\nmodel: easy 0.175 hard 0.175 random 0.200 heuristic 0.430 rule 0.020\n"
+			       "heuristic weights: foremost +0.00 rearmost +0.00 capture +0.00 leave +0.00 "
+			       "enter-goal +0.00 in-goal +0.00 land-threat +0.00 escape +0.00 advance +0.00\n") != NULL,
+		  "%s", show);
+	kb_store_close(st);
+}
+
+/* ---- store names at their longest and refusals ------------------------------ */
+
+typedef struct seen_long {
+	char opponent[80], version[80], name[80];
+} seen_long;
+
+static int on_long_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int status)
+{
+	seen_long *s = ctx;
+	(void)rec, (void)status;
+	snprintf(s->opponent, sizeof s->opponent, "%s", name);
+	return 0;
+}
+
+static int on_long_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+			   int status)
+{
+	seen_long *s = ctx;
+	(void)rec, (void)status;
+	snprintf(s->version, sizeof s->version, "%s", version);
+	snprintf(s->name, sizeof s->name, "%s", name);
+	return 0;
+}
+
+/* 64-character names (the longest) come back whole from a walk, and a
+ * reset by such a name finds both of its records. */
+Test(state_rules, longest_names_walk_and_reset, .timeout = 20)
+{
+	char dir[256], name[65], version[65];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_err err;
+	long deleted = 0;
+
+	memset(name, 'n', 64);
+	name[63] = 'N';
+	name[64] = '\0';
+	memset(version, 'v', 64);
+	version[0] = 'V';
+	version[64] = '\0';
+	kb_store_add a = {.name = name, .version = version, .opponent = 1, .delta.games = 1};
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	seen_long seen = {"", "", ""};
+	kb_store_visitor v = {on_long_opponent, on_long_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(seen.opponent, name);
+	cr_assert_str_eq(seen.version, version);
+	cr_assert_str_eq(seen.name, name);
+	cr_assert_eq(kb_store_reset(st, name, &deleted, &err), 0, "%s", err.msg);
+	cr_assert_eq(deleted, 2);
+	kb_store_close(st);
+}
+
+Test(state_rules, raw_write_checks_the_name, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	static const uint8_t raw[KB_RES_LEN] = {KB_REC_OPPONENT, 0, 1};
+	kb_opp_rec got;
+	kb_err err;
+
+	cr_assert_eq(kb_store_put_raw(st, "a b", raw, sizeof raw, &err), KB_STORE_NAME);
+	cr_assert(strstr(err.msg, "name \"a b\"") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "ab", raw, sizeof raw, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "ab", &got, &err), KB_REC_OLD);
+	kb_store_close(st);
+}
+
+/* Read-only (and frozen) opens never create the folder, CREATE or not. */
+Test(state_rules, read_only_open_creates_nothing, .timeout = 20)
+{
+	char dir[256], none[300];
+	struct stat sb;
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(none, sizeof none, "%s/none", dir);
+	cr_assert_eq(kb_store_open(&st, none, KB_STORE_CREATE | KB_STORE_RDONLY, NULL, &err), KB_STORE_ERROR);
+	cr_assert_neq(stat(none, &sb), 0, "a read-only open created %s", none);
+	cr_assert_eq(kb_store_open(&st, none, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(stat(none, &sb), 0);
+	kb_store_close(st);
+}
+
+/* kimble-state names the longest --state it takes. */
+Test(state_rules, tool_names_the_longest_state_path, .timeout = 20)
+{
+	char dir[256], bin[512], errp[300], longer[600];
+	test_tmpdir(dir, sizeof dir);
+	memset(longer, 'x', 599);
+	longer[599] = '\0';
+	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", longer, "list", NULL};
+	test_proc p;
+
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int status = test_wait(&p, 10000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 64);
+	cr_assert_str_eq(test_read_file(NULL, errp),
+			 "kimble-state: --state: path too long, expected at most 511 characters "
+			 "(see kimble-state --help)\n");
+}
+
+/* ---- LMDB's transient conditions, made for real ----------------------------- */
+
+/* Another process (kimble-state import) grows the store past this
+ * process's map: the next transaction adopts the new size (MAP_RESIZED). */
+Test(state_rules, store_grown_by_another_process_is_followed, .timeout = 60)
+{
+	char dir[256], path[300], bin[512];
+	kb_store_opts small = {64 << 10, 0, NULL};
+	kb_store *st;
+	kb_opp_rec got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, &small, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_mapsize(st), (size_t)64 << 10);
+	snprintf(path, sizeof path, "%s/export.txt", dir);
+	FILE *f = fopen(path, "w");
+	fprintf(f, "kimble-state-export 1\n");
+	for (int i = 0; i < 300; i++)
+		fprintf(f, "opponent o%d games 1 won 0 lost 1 decisions 0 easy 0 hard 0 samples -\n", i);
+	fclose(f);
+	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", dir, "import",
+			path, NULL};
+	test_proc p;
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, "/dev/null"), 0);
+	int status = test_wait(&p, 30000);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the import failed");
+
+	cr_assert_eq(kb_store_get(st, "o299", &got, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_eq(got.lost, 1);
+	cr_assert_eq(kb_store_mapsize(st), KB_STORE_MAP_INITIAL, "the importer's map size adopted");
+	kb_store_add a = {.name = "o0", .opponent = 1, .delta.games = 1};
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "o0", &got, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_eq(got.games, 2);
+	kb_store_close(st);
+}
+
+/* A child process that takes up to max reader slots of the store in dir
+ * and exits without giving them back, as a crashed reader would; returns
+ * how many it took. */
+static int crash_readers(const char *dir, int max)
+{
+	pid_t pid = fork();
+	int status;
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_txn *txn;
+		int n = 0;
+		if (mdb_env_create(&env) || mdb_env_open(env, dir, MDB_RDONLY | MDB_NOTLS, 0644))
+			_exit(255);
+		while (n < max && mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
+			n++;
+		_exit(n);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 255);
+	return WEXITSTATUS(status);
+}
+
+/* A child process that keeps the store in dir open until *release is
+ * closed, so that the next open is not the only one (LMDB resets the
+ * reader table when one process opens a store no other has open). */
+static pid_t hold_open(const char *dir, int *release)
+{
+	int ready[2], hold[2];
+	char c;
+	pid_t pid;
+
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(hold), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		close(ready[0]);
+		close(hold[1]);
+		if (mdb_env_create(&env) || mdb_env_open(env, dir, MDB_RDONLY, 0644))
+			_exit(1);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the holder could not open the store");
+	close(ready[0]);
+	*release = hold[1];
+	return pid;
+}
+
+/* Reader slots of crashed processes are cleared when a writer opens the
+ * store, and when the reader table is full at a read (READERS_FULL), each
+ * time with a warning; the read then succeeds. */
+Test(state_rules, stale_readers_cleared, .timeout = 60)
+{
+	char dir[256], text[2048];
+	FILE *warn = tmpfile();
+	kb_store_opts opts = {0, 0, warn};
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 3};
+	kb_opp_rec got;
+	kb_err err;
+	int release, status;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	pid_t holder = hold_open(dir, &release);
+	cr_assert_eq(crash_readers(dir, 5), 5);
+	cr_assert_eq(kb_store_open(&st, dir, 0, &opts, &err), 0, "%s", err.msg);
+	close(release);
+	cr_assert_eq(waitpid(holder, &status, 0), holder);
+	int full = crash_readers(dir, 1000);
+	cr_assert_gt(full, 5, "the reader table holds %d", full);
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_REC_OK, "%s", err.msg);
+	cr_assert_eq(got.games, 3);
+	kb_store_close(st);
+	rewind(warn);
+	size_t n = fread(text, 1, sizeof text - 1, warn);
+	text[n] = '\0';
+	fclose(warn);
+	/* two lines, each starting with the program's name (here Criterion's
+	 * worker's) */
+	char want[800], *nl = strchr(text, '\n');
+	cr_assert(nl != NULL && strchr(nl + 1, '\n') == text + n - 1, "%s", text);
+	*nl = '\0';
+	snprintf(want, sizeof want, ": store %s: cleared 5 stale reader slot(s) of crashed processes", dir);
+	cr_assert(strlen(text) > strlen(want) && strcmp(text + strlen(text) - strlen(want), want) == 0,
+		  "%s", text);
+	text[n - 1] = '\0';
+	snprintf(want, sizeof want, ": store %s: reader table full: cleared %d stale reader slot(s)", dir, full);
+	cr_assert(strlen(nl + 1) > strlen(want) && strcmp(nl + 1 + strlen(nl + 1) - strlen(want), want) == 0,
+		  "%s", nl + 1);
+}
+
+/* ---- the logit fit and the bot's own accuracy ------------------------------- */
+
+/* One hand-made sample: legal mask, chosen index, and per piece its
+ * feature bits and progress + 1 (model.h's compact form). */
+static kb_sample make_sample(unsigned mask, int chosen, const uint8_t bits[4], const uint8_t prog1[4])
+{
+	kb_sample s;
+
+	s.b[0] = (uint8_t)(mask | (unsigned)chosen << 4);
+	for (int i = 0; i < 4; i++) {
+		s.b[1 + 2 * i] = bits[i];
+		s.b[2 + 2 * i] = prog1[i];
+	}
+	return s;
+}
+
+/* The fitted logit weights are where the log-posterior is flat: for every
+ * feature, the sum over the samples of (the chosen piece's feature - its
+ * expectation under the model) equals 0.3 x the weight (the prior
+ * N(0, 1/0.3), model.h).  The probabilities and features are worked out
+ * here from the sample bytes, not by the model. */
+Test(state_rules, logit_fit_is_the_posterior_mode)
+{
+	static const struct {
+		unsigned mask;
+		int chosen;
+		uint8_t bits[4], prog1[4];
+	} in[] = {
+		{0x3, 0, {0x05, 0x02, 0, 0}, {11, 4, 0, 0}},
+		{0x3, 1, {0x01, 0x0a, 0, 0}, {21, 0, 0, 0}},
+		{0x7, 2, {0x01, 0x40, 0x06, 0}, {26, 13, 6, 0}},
+		{0x5, 0, {0x11, 0, 0x82, 0}, {27, 0, 3, 0}},
+		{0xf, 3, {0x01, 0x20, 0x40, 0x0a}, {31, 19, 10, 0}},
+		{0x6, 1, {0, 0x81, 0x02, 0}, {0, 15, 3, 0}},
+		{0x3, 0, {0x11, 0x42, 0, 0}, {27, 9, 0, 0}},
+		{0xb, 1, {0x01, 0x04, 0, 0x0a}, {23, 16, 0, 0}},
+	};
+	enum { N = sizeof in / sizeof in[0] };
+	kb_model_stats st;
+	kb_model m;
+
+	memset(&st, 0, sizeof st);
+	for (int j = 0; j < N; j++)
+		st.sample[j] = make_sample(in[j].mask, in[j].chosen, in[j].bits, in[j].prog1);
+	st.decisions = N;
+	st.recent = N;
+	kb_model_fit(&m, &st);
+
+	double grad[KB_FEATURES];
+	for (int k = 0; k < KB_FEATURES; k++)
+		grad[k] = -0.3 * m.w[k];
+	for (int j = 0; j < N; j++) {
+		double f[4][KB_FEATURES], z[4], sum = 0;
+		for (int i = 0; i < 4; i++) {
+			z[i] = 0;
+			for (int k = 0; k < KB_FEATURES; k++) {
+				f[i][k] = k < 8 ? (in[j].bits[i] >> k & 1) : in[j].prog1[i] / 32.0;
+				z[i] += m.w[k] * f[i][k];
+			}
+		}
+		for (int i = 0; i < 4; i++)
+			if (in[j].mask >> i & 1)
+				sum += exp(z[i]);
+		for (int k = 0; k < KB_FEATURES; k++) {
+			double expect = 0;
+			for (int i = 0; i < 4; i++)
+				if (in[j].mask >> i & 1)
+					expect += exp(z[i]) / sum * f[i][k];
+			grad[k] += f[in[j].chosen][k] - expect;
+		}
+	}
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert(fabs(grad[k]) < 1e-3, "%s: gradient %g at w %g", kb_feature_name(k), grad[k], m.w[k]);
+	cr_assert(fabs(m.w[KB_F_CAPTURE]) > 0.1, "the data move the weights: %g", m.w[KB_F_CAPTURE]);
+}
+
+/* The bot's own predictions decide the accuracy from 30 judged decisions
+ * on (model.h), the samples' before: at 30.0 exactly the own rate. */
+Test(state_rules, own_accuracy_from_thirty_judged)
+{
+	kb_model_stats st;
+	kb_model m;
+
+	memset(&st, 0, sizeof st);
+	st.recent = 40.0;
+	st.recent_miss[KB_R_HARD] = 10.0;
+	st.recent_judged = 30.0;
+	st.recent_predicted = 15.0;
+	kb_model_fit(&m, &st);
+	cr_assert_eq(m.accuracy, 0.5, "15 of 30 right");
+	cr_assert_eq(m.hard_accuracy, 0.75, "hard missed 10 of 40");
+	st.recent_judged = 29.5;
+	kb_model_fit(&m, &st);
+	cr_assert_eq(m.accuracy, 0.0, "no samples, too few judged");
+	cr_assert_eq(m.hard_accuracy, 0.0);
+}
+
+/* ---- a store whose pages are damaged --------------------------------------- */
+
+/* A store with one record whose data pages (all but LMDB's two meta
+ * pages) are then zeroed: it opens, but every read of a record fails. */
+static void damaged_store(char *dir, size_t size)
+{
+	char path[300];
+	kb_store *st = fresh_store(dir, size);
+	kb_store_add a = {.name = "bob", .opponent = 1, .version = "v1", .delta.games = 3};
+	kb_err err;
+	long page = sysconf(_SC_PAGESIZE);
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	FILE *f = fopen(path, "r+b");
+	cr_assert_not_null(f);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	long end = ftell(f);
+	cr_assert_gt(end, 2 * page);
+	cr_assert_eq(fseek(f, 2 * page, SEEK_SET), 0);
+	for (long i = 2 * page; i < end; i++)
+		fputc(0, f);
+	fclose(f);
+}
+
+/* Reads, walks, exports and updates of damaged pages are store errors
+ * naming the store, never a record or a crash. */
+Test(state_rules, damaged_pages_are_store_errors, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st;
+	kb_opp_rec got;
+	kb_err err;
+
+	damaged_store(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "bob", &got, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, "cannot read opponent bob") != NULL, "%s", err.msg);
+	FILE *out = tmpfile();
+	cr_assert_eq(kb_export(st, out, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, "cannot read") != NULL && strstr(err.msg, dir) != NULL, "%s", err.msg);
+	fclose(out);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 1};
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, "write failed") != NULL, "%s", err.msg);
+	kb_store_close(st);
+}
+
+/* kimble-state: a store it cannot read is exit status 2 with the reason. */
+Test(state_rules, tool_store_error_is_status_2, .timeout = 20)
+{
+	char dir[256], bin[512], errp[300];
+	static const char *const cmds[] = {"list", "export", "show"};
+
+	damaged_store(dir, sizeof dir);
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	for (int c = 0; c < 3; c++) {
+		char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", dir,
+				(char *)cmds[c], c == 2 ? "bob" : NULL, NULL};
+		test_proc p;
+		cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+		int status = test_wait(&p, 10000);
+		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %d", cmds[c], status);
+		cr_assert(strstr(test_read_file(NULL, errp), "cannot read") != NULL, "%s: %s", cmds[c],
+			  test_read_file(NULL, errp));
+	}
+}
+
+/* ---- observing one decision -------------------------------------------------- */
+
+/* A decision for piece 0 counts like any other (hard's pick, here); a
+ * single legal move, an index outside 0..3 or outside the mask is ignored
+ * and changes nothing.  A: 5 and 2, B all home, a 2: piece 0 to ring 7
+ * (B's start square, threatened by B's home pieces), piece 1 to ring 4. */
+Test(state_rules, observing_one_decision)
+{
+	kb_pos p = test_pos(0x3, "5 2", "", "", "");
+	kb_model_stats st, before;
+	static const uint8_t want[KB_SAMPLE_LEN] = {0x03, 0x41, 6, 0x02, 3, 0, 0, 0, 0};
+
+	memset(&st, 0, sizeof st);
+	cr_assert_eq(kb_legal(&p, 0, 2), 0x3u);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 0), 0);
+	cr_assert_eq(st.decisions, 1);
+	cr_assert_eq(st.hard_hits, 1);
+	cr_assert_eq(st.easy_hits, 0);
+	cr_assert_arr_eq(st.sample[0].b, want, KB_SAMPLE_LEN);
+	cr_assert_eq(st.recent, 1.0);
+	cr_assert_eq(st.recent_miss[KB_R_EASY], 1.0);
+	cr_assert_eq(st.recent_miss[KB_R_HARD], 0.0);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 1), 0);
+	cr_assert_eq(st.decisions, 2);
+	cr_assert_eq(st.easy_hits, 1);
+	cr_assert_eq(st.sample[1].b[0], 0x13, "mask 3, chosen 1");
+
+	before = st;
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, -1), -1);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 4), -1);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 2), -1, "not in the mask");
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x1, 0), -1, "no choice");
+	cr_assert_eq(memcmp(&st, &before, sizeof st), 0, "a refused decision changed the statistics");
+}
+
+/* A version 2 record (decisions and samples kept) is shown as version 2,
+ * with its decisions; only version 1 has none (it was once shown as
+ * version 1 whose "model is the prior"). */
+Test(state_rules, old_records_name_their_version, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_opp_rec r = two_samples();
+	uint8_t buf[KB_REC_MAX];
+	kb_err err;
+	int rc;
+
+	cr_assert_eq(kb_store_put_raw(st, "two", buf, kb_opp_encode_v2(&r, buf), &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "one", buf, kb_opp_encode_v1(&r, buf), &err), 0, "%s", err.msg);
+	const char *list = report_text(st, NULL, &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(list, "\none ") && strstr(strstr(list, "\none "), "  (old format, version 1)\ntwo "),
+		  "%s", list);
+	cr_assert(strstr(list, "  (old format, version 2)\n") != NULL, "%s", list);
+	const char *show = report_text(st, "two", &rc);
+	cr_assert_eq(rc, 0);
+	cr_assert(strstr(show, "opponent two\nold record format (version 2): ") != NULL, "%s", show);
+	cr_assert(strstr(show, "\ndecisions 2 (matching easy 1, hard 1), 2 kept as samples\n") != NULL, "%s", show);
+	show = report_text(st, "one", &rc);
+	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
+	kb_store_close(st);
+}
+
+/* Rebuilding the faded statistics from two kept samples, oldest first: A
+ * (pieces 0 and 1 legal, 0 chosen, nothing to prefer) and then B (the
+ * same, piece 0 would capture, 1 chosen).  A missed every rear rule, B
+ * hard, both capture rules, safe>front, leave>front and goal>front; A's
+ * count has faded once (x 0.999) when B comes. */
+Test(state_rules, rebuild_fades_the_samples_in_order)
+{
+	static const uint8_t bits_a[4] = {0x01, 0x02, 0, 0}, bits_b[4] = {0x05, 0x02, 0, 0};
+	static const uint8_t prog1[4] = {11, 4, 0, 0};
+	static const double miss[KB_RULES] = {0.999, 1, 1.999, 1, 0.999, 0, 0.999, 1, 0.999, 1, 0.999, 1};
+	kb_model_stats st;
+
+	memset(&st, 0, sizeof st);
+	st.sample[0] = make_sample(0x3, 0, bits_a, prog1);
+	st.sample[1] = make_sample(0x3, 1, bits_b, prog1);
+	st.decisions = 2;
+	st.recent = 50; /* replaced, not added to */
+	kb_model_stats_rebuild(&st);
+	cr_assert(fabs(st.recent - 1.999) < 1e-12, "%.15g", st.recent);
+	cr_assert(fabs(st.recent_log_choices - 1.999 * log(2)) < 1e-12, "%.15g", st.recent_log_choices);
+	for (int r = 0; r < KB_RULES; r++)
+		cr_assert(fabs(st.recent_miss[r] - miss[r]) < 1e-12, "%s: %.15g", kb_rule_name((enum kb_rule)r),
+			  st.recent_miss[r]);
 }

@@ -33,6 +33,11 @@ SUITES = {
     "bot": "@(bot*|eval*|relay*|state_bot|fuzz_corpus)/*",
 }
 FOLDERS = ["core", "judge", "state", "bot"]
+# Between a folder's rule tests and its suites: fast unit suites that kill
+# what the rule tests miss in seconds, before the minutes of all suites.
+UNIT = {
+    "core": "@(board|net|num|rng|rules|transcript|wire)/*",
+}
 # A changed evaluation weight is a tuning choice, not a bug.
 EXCLUDED = {"bot/weights.h"}
 
@@ -374,7 +379,7 @@ def select_mutants(root, args, equivalent):
     return by_folder
 
 
-def try_mutant(scratch, m, pattern, timeout):
+def try_mutant(scratch, m, stages):
     path = os.path.join(scratch.tree, m.path)
     with open(path) as f:
         original = f.read()
@@ -385,8 +390,7 @@ def try_mutant(scratch, m, pattern, timeout):
         rc, out = scratch.build()
         if rc != 0:
             return "not compiled", time.monotonic() - t0, out
-        # the folder's fast unit tests of its rules first: most kills are there
-        for stage in ("%s_rules/*" % m.path.split("/")[0], pattern):
+        for stage, timeout in stages:
             rc, out = scratch.test(stage, timeout)
             if rc != 0:
                 break
@@ -395,6 +399,26 @@ def try_mutant(scratch, m, pattern, timeout):
     finally:
         with open(path, "w") as f:
             f.write(original)
+
+
+def stages_of(scratch, folder, pattern, min_timeout):
+    """The test stages of a folder's mutants with their timeouts: its fast
+    rule tests first (most kills are there), its unit suites, then every
+    suite that can see its code.  Each stage may run three times as long as
+    it does unmutated (at least min_timeout), so that a mutant that hangs
+    the rule tests is given up in seconds, not in minutes."""
+    stages = []
+    for stage in ["%s_rules/*" % folder] + ([UNIT[folder]] if folder in UNIT else []) + [pattern]:
+        for attempt in range(2):  # a test that failed once under load
+            t0 = time.monotonic()
+            rc, out = scratch.test(stage, 600)
+            base = time.monotonic() - t0
+            if rc == 0:
+                break
+        if rc != 0:
+            sys.exit("mutate: the tests (%s) fail without a mutant:\n%s" % (stage, out[-3000:]))
+        stages.append((stage, max(min_timeout, 3 * base), base))
+    return stages
 
 
 def campaign(args):
@@ -427,22 +451,18 @@ def campaign(args):
         pattern = "*" if args.all_tests else SUITES[folder]
         # the last mutant's source was restored, its objects not yet
         scratch.build()
-        for attempt in range(2):  # a test that failed once under load
-            t0 = time.monotonic()
-            rc, out = scratch.test(pattern, 600)
-            base = time.monotonic() - t0
-            if rc == 0:
-                break
-        if rc != 0:
-            sys.exit("mutate: the tests (%s) fail without a mutant:\n%s" % (pattern, out[-3000:]))
-        timeout = max(args.min_timeout, 3 * base)
-        log("== %s: %d mutants of %d (%d equivalent), suites %s, %.1f s unmutated, timeout %.0f s"
-            % (folder, len(live), total, len(eqs), pattern, base, timeout))
+        stages = stages_of(scratch, folder, pattern, args.min_timeout)
+        log("== %s: %d mutants of %d (%d equivalent), unmutated %s"
+            % (folder, len(live), total, len(eqs), ", ".join(
+                "%s %.1f s (timeout %.0f s)" % (st[0], st[2], st[1]) for st in stages)))
+        results["folders"][folder] = {"stages": [
+            {"tests": st[0], "unmutated_s": round(st[2], 2), "timeout_s": round(st[1], 1)}
+            for st in stages]}
         for n, m in enumerate(live, 1):
             if deadline and time.monotonic() > deadline:
                 log("   time budget spent: %d mutants of %s not run" % (len(live) - n + 1, folder))
                 break
-            status, secs, out = try_mutant(scratch, m, pattern, timeout)
+            status, secs, out = try_mutant(scratch, m, [st[:2] for st in stages])
             rec = {"folder": folder, "file": m.path, "line": m.lineno, "key": m.key,
                    "status": status, "seconds": round(secs, 2)}
             if status == "survived":
