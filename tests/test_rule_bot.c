@@ -17,6 +17,11 @@
 #include "core/err.h"
 
 #include "bot/client.h"
+#include "bot/eval.h"
+#include "bot/opponent.h"
+#include "bot/td.h"
+#include "core/board.h"
+#include "core/wire.h"
 #include "bot/fit.h"
 #include "bot/learn.h"
 #include "core/policy.h"
@@ -455,7 +460,7 @@ Test(bot_rules, search_values_are_probabilities, .timeout = 60)
 		kb_bot bot;
 		kb_game_init(&g, seed, ctl);
 		kb_bot_init(&bot, g.pos.present, opp, seed, 0);
-		kb_bot_set_level(&bot, 2);
+		kb_bot_set_level(&bot, 1); /* level 2: search_values_by_hand */
 		while (kb_game_advance(&g, NULL) == 0) {
 			unsigned mask = kb_game_pending_mask(&g);
 			double v[KB_PIECES];
@@ -585,4 +590,542 @@ Test(bot_rules, bot_records_its_opponents_decisions, .timeout = 60)
 	cr_assert_gt(rec.model.decisions, 0, "the opponents' decisions were observed");
 	cr_assert_eq(rec.model.hard_hits, rec.model.decisions, "hard always plays the foremost piece");
 	kb_store_close(st);
+}
+
+/* ---- the evaluation's features on constructed positions -------------------- */
+
+static const uint8_t kinds_hard[KB_SEATS] = {0, 2, 2, 2};
+static const uint8_t kinds_easy[KB_SEATS] = {0, 1, 1, 1};
+
+/* B (progress 2 and 0: squares 9 and 7) rolls next against A's pieces at
+ * progress 11 and 10 (squares 11 and 10).  Hard moves the foremost piece:
+ * a 1 hits square 10, a 2 square 11.  Easy moves the rearmost: a 1 moves
+ * it to square 8; a 2 moves the front piece (the rear one would land on
+ * its own), hitting square 11; a 3 and a 4 hit squares 10 and 11. */
+Test(bot_rules, eval_danger_is_the_next_rolls_hits)
+{
+	kb_pos pos = test_pos(0x3, "11 10", "2 0", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nhit, 2);
+	cr_assert_float_eq(f[0].danger, 2.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, (11 + 12) / 168.0, 1e-12, "(progress + 1) / (6 x 28) per hit");
+	cr_assert_eq(f[0].hit[0], 11, "a 1 hits the piece at progress 10: bucket 11");
+	cr_assert_eq(f[0].hit[1], 12);
+	cr_assert_eq(f[1].nhit, 0, "A's rolls hit nothing of B");
+	cr_assert_eq(f[1].danger, 0.0);
+	cr_assert_eq(f[1].dprog, 0.0);
+
+	kb_eval_features(&pos, kinds_easy, 0, f);
+	cr_assert_eq(f[0].nhit, 3);
+	cr_assert_float_eq(f[0].danger, 3.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, (12 + 11 + 12) / 168.0, 1e-12);
+	cr_assert_eq(f[0].hit[0], 12);
+	cr_assert_eq(f[0].hit[1], 11);
+	cr_assert_eq(f[0].hit[2], 12);
+}
+
+/* B at progress 25 (square 4) against A at progress 7 and 6 (squares 7
+ * and 6): a 2 takes it to progress 27, square 6, a hit; a 3 takes it into
+ * its goal (progress 28, which would be square 7 on the ring): no hit.
+ * With a 6 hard moves that piece into the goal, easy brings a piece out
+ * onto B's start square 7: a hit. */
+Test(bot_rules, eval_danger_stops_at_the_goal)
+{
+	kb_pos pos = test_pos(0x3, "7 6", "25", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 1, f);
+	cr_assert_eq(f[0].nhit, 1);
+	cr_assert_eq(f[0].hit[0], kb_eval_bucket(6));
+	cr_assert_float_eq(f[0].danger, 1.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, 7 / 168.0, 1e-12);
+	cr_assert_eq(f[0].tempo, 0);
+	cr_assert_eq(f[1].tempo, 1, "B rolls next");
+	kb_eval_features(&pos, kinds_easy, 1, f);
+	cr_assert_eq(f[0].nhit, 2);
+	cr_assert_eq(f[0].hit[0], kb_eval_bucket(6));
+	cr_assert_eq(f[0].hit[1], kb_eval_bucket(7));
+	for (int i = 0; i < KB_PIECES; i++)
+		cr_assert_eq(f[1].bucket[i], i == 0 ? 26 : 0, "B's buckets: 26 and home");
+}
+
+/* A at progress 6 (square 6): B at progress 20 (square 27) is 7 behind
+ * and reaches square 6 at progress 27, its last ring square: counted; C
+ * at progress 8 (square 22) 12 behind: counted; D at progress 0 (square
+ * 21) 13 behind: too far.  Then a piece right behind: 1. */
+Test(bot_rules, eval_near_counts_reach_1_to_12)
+{
+	kb_pos pos = test_pos(0xf, "6", "20", "8", "0");
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 2);
+	cr_assert_eq(f[0].near[0], 7 * KB_EVAL_ZONES + 1, "k 7, zone 6 / 4");
+	cr_assert_eq(f[0].near[1], 12 * KB_EVAL_ZONES + 1, "k 12, zone 1");
+	pos = test_pos(0x3, "10", "2", NULL, NULL);
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 1);
+	cr_assert_eq(f[0].near[0], 1 * KB_EVAL_ZONES + 2, "k 1, zone 10 / 4");
+	cr_assert_eq(f[1].nnear, 0);
+}
+
+/* A deterministic weight set with a different value in every cell. */
+static void distinct_weights(kb_weights *w)
+{
+	float *v = (float *)w;
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof *w / sizeof(float); i++) {
+		x = x * 1664525u + 1013904223u;
+		v[i] = (float)(x >> 8) / (float)(1u << 24) - 0.5f;
+	}
+}
+
+/* The score is the sum the header spells out, term by term. */
+Test(bot_rules, eval_score_is_the_documented_sum)
+{
+	static kb_weights w;
+	kb_seat_features f;
+	const int t = 4;
+
+	distinct_weights(&w);
+	memset(&f, 0, sizeof f);
+	f.bucket[0] = 5, f.bucket[1] = 3;
+	f.danger = 0.5, f.dprog = 0.25, f.tempo = 1;
+	f.nhit = 2, f.hit[0] = 4, f.hit[1] = 7;
+	f.nnear = 2, f.near[0] = 1 * KB_EVAL_ZONES + 2, f.near[1] = 2 * KB_EVAL_ZONES + 6;
+	double want = w.danger[t] * 0.5 + w.dprog[t] * 0.25 + w.tempo[t] +
+		      w.piece[t][5] + w.piece[t][3] + 2.0 * w.piece[t][0] +
+		      w.pair[t][5][3] + 2.0 * w.pair[t][5][0] + 2.0 * w.pair[t][3][0] + w.pair[t][0][0] +
+		      (w.hit[t][4] + (double)w.hit[t][7]) / 6 + w.behind[t][1][2] + w.behind[t][2][6];
+	cr_assert_float_eq(kb_eval_score(&w, t, &f), want, 1e-9);
+	f.tempo = 0;
+	cr_assert_float_eq(kb_eval_score(&w, t, &f), want - w.tempo[t], 1e-9);
+	f.nhit = f.nnear = 0;
+	f.danger = f.dprog = 0;
+	cr_assert_float_eq(kb_eval_score(&w, 2, &f), w.piece[2][5] + w.piece[2][3] + 2.0 * w.piece[2][0] +
+			   w.pair[2][5][3] + 2.0 * w.pair[2][5][0] + 2.0 * w.pair[2][3][0] + w.pair[2][0][0],
+			   1e-9);
+}
+
+/* The estimate is the softmax of the scores: zero weights give every
+ * present seat the same chance; a tempo weight of log 3 for the seat
+ * rolling next triples its share; a won position is 1 or 0. */
+Test(bot_rules, eval_is_the_softmax_of_the_scores)
+{
+	static kb_weights w;
+	kb_pos two = test_pos(0x3, "10 3", "12", NULL, NULL);
+	kb_pos four = test_pos(0xf, "10 3", "12", "4", "");
+
+	memset(&w, 0, sizeof w);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 0), 0.5, 1e-12);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 0), 0.25, 1e-12);
+	w.tempo[0] = (float)log(3.0); /* the bot, one opponent */
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 0), 0.75, 1e-6);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 1), 0.5, 1e-12, "B's tempo weight is 0");
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 0), 0.25, 1e-12, "type 6 for three opponents");
+	w.tempo[2 + 3 * 2] = (float)log(2.0); /* hard, three opponents */
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 1), 0.2, 1e-6, "1 / (1 + 2 + 1 + 1)");
+	cr_assert_float_eq(kb_eval(&w, kinds_easy, &four, 1), 0.25, 1e-6, "easy seats: type 7");
+	kb_pos won = test_pos(0x3, "31 30 29 28", "12", NULL, NULL);
+	kb_pos lost = test_pos(0x3, "12", "31 30 29 28", NULL, NULL);
+	cr_assert_eq(kb_eval(&kb_weights_default, kinds_hard, &won, 1), 1.0);
+	cr_assert_eq(kb_eval(&kb_weights_default, kinds_hard, &lost, 0), 0.0);
+}
+
+/* Greedy: the move whose position scores best (a capture, whatever its
+ * index), the lowest index among equals, the only move at once. */
+Test(bot_rules, eval_greedy_takes_the_best_then_the_lowest)
+{
+	static kb_weights w;
+
+	memset(&w, 0, sizeof w);
+	for (int t = 0; t < KB_EVAL_TYPES; t++)
+		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+			w.piece[t][b] = 0.125f * (float)b;
+	/* a 2: piece 1 from 3 to 5 (square 5) captures B's piece at 26 */
+	kb_pos cap = test_pos(0x3, "12 3", "26", NULL, NULL);
+	cr_assert_eq(kb_legal(&cap, 0, 2), 0x3u);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x3), 1);
+	/* no capture either way: the same score, the lowest index */
+	kb_pos even = test_pos(0x3, "12 3", "20", NULL, NULL);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &even, 2, 0x3), 0);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x2), 1, "the only legal move");
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x1), 0, "the only legal move");
+}
+
+/* ---- the search on constructed positions -------------------------------------- */
+
+/* The calibration: leaves 2 x 12R after level 1, then x R and x 12 in
+ * turn (R = 15, 71, 113 for 1, 2, 3 opponents), affordable 5000 x budget;
+ * at least level 1 for a budget of 1 ms, at most level 6. */
+Test(bot_rules, search_level_for_budget_table)
+{
+	static const int cases[][3] = {
+		/* budget, opponents, level */
+		{0, 1, 0}, {0, 3, 0}, {1, 1, 1}, {1, 3, 1}, {2, 1, 2}, {12, 1, 2}, {13, 1, 3},
+		{194, 1, 3}, {195, 1, 4}, {2332, 1, 4}, {2333, 1, 5}, {34991, 1, 5},
+		{34992, 1, 6}, /* 174,960,000 leaves: exactly affordable */
+		{100000, 1, 6}, {1000000, 1, 6}, {24, 2, 1}, {25, 2, 2}, {290, 2, 2}, {291, 2, 3},
+		{20615, 2, 3}, {20616, 2, 4}, {100000, 2, 4}, {61, 3, 1}, {62, 3, 2}, {735, 3, 2},
+		{736, 3, 3}, {83110, 3, 3}, {83111, 3, 4}, {2, 0, 2}, {13, 0, 3}, {62, 5, 2}, {61, 5, 1},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_assert_eq(kb_bot_level_for_budget(cases[i][0], cases[i][1]), cases[i][2],
+			     "budget %d ms, %d opponents", cases[i][0], cases[i][1]);
+}
+
+/* With zero weights every leaf is worth 1/2 and a won game 1, so the
+ * values are what the dice give.  A (goal 31, 30; pieces at 27 and 25)
+ * rolls a 1: piece 2 into goal square 28 leaves 25 needing a 4; piece 3
+ * to 26 leaves two pieces out, no win in one roll.  B (progress 25,
+ * square 4) cannot reach A.  Level 1 and 2: B's round (three sixes end
+ * it at a leaf: 1/216), then A's roll wins with a 4. */
+Test(bot_rules, search_values_by_hand, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
+	const double win_next = 0.5 + (215.0 / 216) * (1.0 / 6) * 0.5;
+	double v[KB_PIECES];
+	kb_bot bot;
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xcu);
+	for (int level = 1; level <= 2; level++) {
+		kb_bot_init(&bot, 0x3, opp, 1, 0);
+		bot.w = &zero;
+		kb_bot_set_level(&bot, level);
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0xc, v), 2, "level %d", level);
+		cr_assert_eq(v[0], -1.0);
+		cr_assert_eq(v[1], -1.0);
+		cr_assert_float_eq(v[2], win_next, 1e-12, "level %d: %.6f", level, v[2]);
+		cr_assert_float_eq(v[3], 0.5, 1e-12, "level %d: %.6f", level, v[3]);
+	}
+	char *out = NULL;
+	size_t len = 0;
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	bot.w = &zero;
+	kb_bot_set_level(&bot, 1);
+	bot.explain = open_memstream(&out, &len);
+	kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+	fclose(bot.explain);
+	cr_assert_str_eq(out, "kimble-bot: die 1, piece 2 (progress 27): win 0.5829\n"
+			      "kimble-bot: die 1, piece 3 (progress 25): win 0.5000\n");
+	free(out);
+}
+
+/* Level 0 scores the two positions after the move: two leaves, equal
+ * (zero weights), so the tie-break stream chooses, the same for a seed. */
+Test(bot_rules, search_ties_go_to_the_seeded_stream)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
+	int seen[KB_PIECES] = {0};
+
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		kb_bot bot, again;
+		kb_bot_init(&bot, 0x3, opp, seed, 0);
+		kb_bot_init(&again, 0x3, opp, seed, 0);
+		bot.w = again.w = &zero;
+		int pick = kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+		cr_assert_eq(bot.nodes, 2, "one leaf per move");
+		cr_assert_eq(kb_bot_decide(&again, &pos, 1, 0xc, NULL), pick);
+		seen[pick]++;
+	}
+	cr_assert(seen[2] > 0 && seen[3] > 0 && seen[2] + seen[3] == 24, "%d %d", seen[2], seen[3]);
+}
+
+/* ---- the protocol client in-process ---------------------------------------------- */
+
+/* The state line of pos with seat to roll die, with its '\n'. */
+static const char *state_of(char out[KB_STATE_LEN + 2], const kb_pos *pos, int seat, int die)
+{
+	char board[KB_BOARD_LEN];
+
+	kb_board_format(pos, board);
+	kb_fmt_state(out, board, seat, die);
+	out[KB_STATE_LEN + 1] = 0;
+	return out;
+}
+
+typedef struct client_run {
+	int rc;
+	kb_client c;
+	kb_err err;
+	char out[512], diag[512];
+} client_run;
+
+/* Run the client (bot with hard x1 model, learning off) on input. */
+static void run_client(client_run *r, const char *input, unsigned present)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, &kb_opponent_hard};
+	static kb_bot bot;
+	char *out = NULL, *diag = NULL;
+	size_t outlen = 0, diaglen = 0;
+
+	kb_bot_init(&bot, present, opp, 1, 0);
+	memset(r, 0, sizeof *r);
+	r->c.bot = &bot;
+	for (int s = 1; s < KB_SEATS; s++)
+		r->c.lineup[s - 1] = present >> s & 1 ? 2 : 0;
+	r->c.present = present;
+	FILE *in = fmemopen((void *)input, strlen(input), "r");
+	FILE *o = open_memstream(&out, &outlen);
+	r->c.diag = open_memstream(&diag, &diaglen);
+	r->rc = kb_client_run(&r->c, in, o, &r->err);
+	fclose(in);
+	fclose(o);
+	fclose(r->c.diag);
+	snprintf(r->out, sizeof r->out, "%s", out);
+	snprintf(r->diag, sizeof r->diag, "%s", diag);
+	free(out);
+	free(diag);
+}
+
+/* A refused move (the same decision line again) gets the other legal
+ * index; refusing that too leaves nothing to send. */
+Test(bot_rules, client_refused_move_gets_the_other_index)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	char st[KB_STATE_LEN + 2], input[1024], want[256];
+	client_run r;
+
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_IO, "%s", r.err.msg);
+	cr_assert_eq(r.c.decisions, 2);
+	cr_assert_eq(r.c.lines, 1, "the repeated line is not a new one");
+	int first = r.out[8 + KB_TOKEN_LEN] - '0';
+	cr_assert(first == 0 || first == 1, "%s", r.out);
+	snprintf(want, sizeof want, "v001200\n" TOKEN_LINE "%d\n" TOKEN_LINE "%d\n", first, 1 - first);
+	cr_assert_str_eq(r.out, want);
+	snprintf(want, sizeof want, "kimble-bot: the server refused piece %d; choosing again\n", first);
+	cr_assert_str_eq(r.diag, want);
+
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n%sEND\n%sEND\n", st, st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "the server refused every legal move of state line") != NULL, "%s",
+		  r.err.msg);
+	cr_assert_eq(r.c.decisions, 2);
+}
+
+/* A's single legal move wins: the winner line ends the game (END may be
+ * missing), no move is sent. */
+Test(bot_rules, client_game_ends_at_the_winner_line)
+{
+	kb_pos pos = test_pos(0x3, "31 30 29 27", "10", NULL, NULL);
+	char st[KB_STATE_LEN + 2], input[512];
+	client_run r;
+
+	state_of(st, &pos, 0, 1);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_OK, "%s", r.err.msg);
+	cr_assert_eq(r.c.winner, 0);
+	cr_assert_eq(r.c.lines, 1);
+	cr_assert_eq(r.c.decisions, 0);
+	cr_assert_str_eq(r.out, "v001200\n");
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_OK, "no END after the winner: %s", r.err.msg);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "after the winner line, expected END") != NULL, "%s", r.err.msg);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: B\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "\"Voittaja: B\" but the last roll was A's");
+	cr_assert_eq(r.c.winner, -1);
+}
+
+/* Responses out of order, each with its message. */
+Test(bot_rules, client_protocol_errors_named)
+{
+	kb_pos dec = test_pos(0x3, "12 3", "20", NULL, NULL), single = test_pos(0x3, "12", "20", NULL, NULL);
+	char st[KB_STATE_LEN + 2], one[KB_STATE_LEN + 2], input[1024], longline[200];
+	client_run r;
+	static const struct {
+		const char *fmt; /* %1$s the decision line, %2$s a line without choice */
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{"%1$s", KB_CLIENT_PROTOCOL, "state line before the token line"},
+		{"END\n", KB_CLIENT_PROTOCOL, "response ended (END) before a token line"},
+		{TOKEN_LINE "\nEND\n", KB_CLIENT_PROTOCOL, "response had no state line and no winner"},
+		{TOKEN_LINE "\n%2$sEND\n", KB_CLIENT_PROTOCOL, "offers A no choice"},
+		{TOKEN_LINE "\n" TOKEN_LINE "\n", KB_CLIENT_PROTOCOL, "a second token line"},
+		{TOKEN_LINE "\n%1$s%1$s", KB_CLIENT_PROTOCOL, "follows an A decision line in the same response"},
+		{TOKEN_LINE "\nVirhe: tuntematon viesti\n", KB_CLIENT_SERVER, "the server answered \"Virhe: tuntematon viesti\""},
+		{TOKEN_LINE "\n%1$sEND\n", KB_CLIENT_IO, "standard input ended before the game was over"},
+		{TOKEN_LINE, KB_CLIENT_IO, "standard input ended before the game was over"},
+		{"", KB_CLIENT_IO, "standard input ended before the game was over"},
+	};
+
+	state_of(st, &dec, 0, 2);
+	state_of(one, &single, 0, 1);
+	cr_assert_eq(kb_count(kb_legal(&single, 0, 1)), 1);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(input, sizeof input, cases[i].fmt, st, one);
+		run_client(&r, input, 0x3);
+		cr_assert_eq(r.rc, cases[i].rc, "case %zu: %d %s", i, r.rc, r.err.msg);
+		cr_assert(strstr(r.err.msg, cases[i].msg) != NULL, "case %zu: %s", i, r.err.msg);
+	}
+	/* lines of 128 characters are read (and parsed), longer ones refused */
+	memset(longline, 'x', sizeof longline);
+	snprintf(input, sizeof input, "%.128s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_null(strstr(r.err.msg, "longer than"), "%s", r.err.msg);
+	snprintf(input, sizeof input, "%.129s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
+}
+
+Test(bot_rules, lineup_names_up_to_64_characters)
+{
+	char name[80];
+	uint8_t l[3];
+	unsigned present;
+	const kb_opponent *opp[KB_SEATS];
+	kb_err err;
+
+	memset(name, 'n', sizeof name);
+	snprintf(name + 64, sizeof name - 64, ",easy");
+	cr_assert_eq(kb_lineup_parse(name, l, &present, opp, &err), 0, "%s", err.msg);
+	cr_assert_eq(present, 0x7u);
+	cr_assert(l[0] == 2 && l[1] == 1 && l[2] == 0);
+	cr_assert(opp[0] == NULL && opp[1] == &kb_opponent_hard && opp[2] == &kb_opponent_easy && opp[3] == NULL);
+	memset(name, 'n', sizeof name);
+	name[65] = 0;
+	cr_assert_eq(kb_lineup_parse(name, l, &present, opp, &err), -1);
+	cr_assert(strstr(err.msg, "seat B: expected a name") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_lineup_parse("random", l, &present, opp, &err), 0);
+	cr_assert_eq(opp[1], &kb_opponent_random);
+	cr_assert_eq(l[0], 2);
+}
+
+/* ---- the tracker: following a game line by line ------------------------------ */
+
+typedef struct seen_obs {
+	int n;
+	kb_observation last;
+} seen_obs;
+
+static void count_obs(void *ctx, const kb_observation *ob)
+{
+	seen_obs *s = ctx;
+
+	s->n++;
+	s->last = *ob;
+}
+
+static int track(kb_tracker *t, const kb_pos *pos, int seat, int die, kb_err *err)
+{
+	char st[KB_STATE_LEN + 2];
+	kb_line ln;
+
+	state_of(st, pos, seat, die);
+	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	return kb_tracker_line(t, &ln, err);
+}
+
+/* An opponent's roll with a choice is reported with the index it played;
+ * a roll without one is not. */
+Test(bot_rules, tracker_reports_opponents_choices)
+{
+	kb_tracker t;
+	seen_obs seen = {0};
+	kb_err err;
+	kb_pos b = test_pos(0x3, "10", "5 0", NULL, NULL);
+
+	kb_tracker_init(&t, 0x3, count_obs, &seen);
+	cr_assert_eq(track(&t, &b, 1, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.mask, 0x3u);
+	kb_pos after = test_pos(0x3, "10", "5 1", NULL, NULL);
+	cr_assert_eq(track(&t, &after, 0, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1);
+	cr_assert_eq(seen.last.seat, 1);
+	cr_assert_eq(seen.last.die, 1);
+	cr_assert_eq(seen.last.mask, 0x3u);
+	cr_assert_eq(seen.last.index, 1, "the rear piece moved");
+	cr_assert(memcmp(&seen.last.pos, &b, sizeof b) == 0);
+	cr_assert_eq(t.lines, 2);
+	/* A's roll of 3 (one piece: no choice), then B rolls */
+	kb_pos a3 = test_pos(0x3, "13", "5 1", NULL, NULL);
+	cr_assert_eq(track(&t, &a3, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "A's moves are not observations");
+	/* B's 2 with pieces at 5 and 1: both may move; B to roll a 6 next
+	 * is not B's turn again after a 2 */
+	kb_pos b2 = test_pos(0x3, "13", "7 1", NULL, NULL);
+	cr_assert_eq(track(&t, &b2, 1, 4, &err), -1);
+	cr_assert(strstr(err.msg, "B4: this seat is not the next to roll") != NULL, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "nothing reported for a refused line");
+}
+
+Test(bot_rules, tracker_refuses_what_no_game_shows)
+{
+	kb_tracker t;
+	kb_err err;
+	kb_pos a = test_pos(0x3, "12 3", "20", NULL, NULL);
+	kb_line ln;
+
+	kb_tracker_init(&t, 0x3, NULL, NULL);
+	cr_assert_eq(kb_line_parse("Voittaja: A", 11, &ln, NULL), 0);
+	cr_assert_eq(kb_tracker_line(&t, &ln, &err), -1);
+	cr_assert(strstr(err.msg, "expected a state line") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: A\" before any state line");
+	cr_assert_eq(track(&t, &a, 2, 3, &err), -1, "C does not play");
+	cr_assert(strstr(err.msg, "the rolling seat does not play in this game") != NULL, "%s", err.msg);
+	kb_pos won = test_pos(0x3, "12", "31 30 29 28", NULL, NULL);
+	cr_assert_eq(track(&t, &won, 0, 3, &err), -1);
+	cr_assert(strstr(err.msg, "a seat has already won on this board") != NULL, "%s", err.msg);
+	cr_assert_eq(t.have, 0);
+	cr_assert_eq(t.lines, 0);
+	/* A decides with a 2: piece 0 to 14 or piece 1 to 5 */
+	cr_assert_eq(track(&t, &a, 0, 2, &err), 0, "%s", err.msg);
+	kb_tracker_own_move(&t, 1);
+	kb_pos moved0 = test_pos(0x3, "14 3", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &moved0, 1, 2, &err), -1);
+	cr_assert(strstr(err.msg, "its board is not the result of the bot's own move") != NULL, "%s", err.msg);
+	kb_pos other = test_pos(0x3, "12 4", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &other, 1, 2, &err), -1);
+	cr_assert(strstr(err.msg, "not the result of any legal move of the previous roll") != NULL, "%s", err.msg);
+	kb_pos moved1 = test_pos(0x3, "12 5", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &moved1, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.own_index, -1, "a new line has no own move yet");
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: B\" but no legal move of the last roll wins");
+	cr_assert_eq(kb_tracker_winner(&t, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: A\" but the last roll was B's");
+	/* a board that does not parse (a piece of absent C) */
+	char st[KB_STATE_LEN + 2];
+	kb_pos c = test_pos(0x7, "12 5", "20", "3", NULL);
+	state_of(st, &c, 0, 2);
+	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	cr_assert_eq(kb_tracker_line(&t, &ln, &err), -1);
+	cr_assert(strncmp(err.msg, "state line ", 11) == 0 && strlen(err.msg) > 60, "%s", err.msg);
+}
+
+/* The winner line: the pending roll's move that wins. */
+Test(bot_rules, tracker_accepts_the_winning_roll)
+{
+	kb_tracker t;
+	kb_err err;
+	kb_pos b = test_pos(0x3, "12", "31 30 29 26", NULL, NULL);
+
+	kb_tracker_init(&t, 0x3, NULL, NULL);
+	cr_assert_eq(track(&t, &b, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.have, 0, "the game is over");
+	cr_assert_eq(track(&t, &b, 1, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1, "a 3 does not win");
 }
