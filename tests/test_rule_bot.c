@@ -1129,3 +1129,368 @@ Test(bot_rules, tracker_accepts_the_winning_roll)
 	cr_assert_eq(track(&t, &b, 1, 3, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1, "a 3 does not win");
 }
+
+/* ---- the tuner: fit, SPSA, TD(lambda), the command line ---------------------- */
+
+/* One sample, zero weights: both seats 1/2, so the loss is log 2 and one
+ * SGD step moves each seat's base weights by lr x (p - won) x feature:
+ * A (won; pieces at 10 and 3, two home; rolls next; B's 4 from square 27
+ * hits its piece at 3) up, B (20, three home) down. */
+Test(bot_rules, fit_train_one_step_by_hand)
+{
+	static kb_weights w;
+	kb_fit_sample s;
+	kb_fit_data d = {&s, 1, 1, 1, 1};
+
+	memset(&w, 0, sizeof w);
+	memset(&s, 0, sizeof s);
+	s.pos = test_pos(0x3, "10 3", "20", NULL, NULL);
+	s.types[0] = 0, s.types[1] = 2, s.types[2] = s.types[3] = 0xff;
+	s.turn = 0, s.winner = 0;
+	double loss = kb_fit_train(&w, &d, 1, 0.1, 0.0, 5); /* once: the macro reads it twice */
+	cr_assert_float_eq(loss, log(2.0), 1e-12);
+	cr_assert_float_eq(w.piece[0][11], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][4], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][0], 0.1, 1e-7, "two home pieces");
+	cr_assert_float_eq(w.piece[2][21], -0.05, 1e-7);
+	cr_assert_float_eq(w.piece[2][0], -0.15, 1e-7, "three home pieces");
+	cr_assert_float_eq(w.tempo[0], 0.05, 1e-7);
+	cr_assert_eq(w.tempo[2], 0.0f, "B does not roll next");
+	cr_assert_float_eq(w.danger[0], 0.05 / 6, 1e-7);
+	cr_assert_float_eq(w.dprog[0], 0.05 * 4 / 168, 1e-7);
+	cr_assert_eq(w.danger[2], 0.0f);
+	float piece_sum = 0;
+	for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+		piece_sum += fabsf(w.piece[0][b]) + fabsf(w.piece[2][b]);
+	cr_assert_float_eq(piece_sum, 0.4f, 1e-6, "no other piece value moved");
+	/* B won: the loss is the same, the signs turn; the learning rate
+	 * decays to a tenth over the run (second step 0.55 x lr) */
+	memset(&w, 0, sizeof w);
+	s.winner = 1;
+	loss = kb_fit_train(&w, &d, 1, 0.1, 0.0, 5);
+	cr_assert_float_eq(loss, log(2.0), 1e-12);
+	cr_assert_float_eq(w.piece[2][21], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][11], -0.05, 1e-7);
+	memset(&w, 0, sizeof w);
+	kb_fit_train(&w, &d, 2, 0.1, 0.0, 5);
+	cr_assert(w.piece[2][21] > 0.05f && w.piece[2][21] < 0.05f + 0.055f * 0.5f,
+		  "second step smaller: %f", w.piece[2][21]);
+	/* L2 pulls a piece value towards 0 */
+	memset(&w, 0, sizeof w);
+	w.piece[2][21] = 2.0f;
+	kb_weights no_l2 = w;
+	kb_fit_train(&w, &d, 1, 0.1, 0.5, 5);
+	kb_fit_train(&no_l2, &d, 1, 0.1, 0.0, 5);
+	cr_assert_float_eq(no_l2.piece[2][21] - w.piece[2][21], 0.1 * 0.5 * 2.0, 1e-6);
+}
+
+/* The mean over the six documented lineups, each measured alone. */
+Test(bot_rules, fit_winrate_is_the_mean_of_six_lineups, .timeout = 60)
+{
+	static const uint8_t lineups[6][3] = {
+		{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY}, {KB_HARD, 0, 0},
+		{KB_EASY, KB_HARD, KB_EASY}, {KB_EASY, 0, 0}, {KB_HARD, KB_EASY, 0},
+	};
+	double sum = 0;
+
+	for (int l = 0; l < 6; l++)
+		sum += kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l], 6, 3);
+	cr_assert_float_eq(kb_fit_winrate(&kb_weights_default, 0, 6, 3), sum / 6, 1e-12);
+	double rate[KB_TD_LINEUPS];
+	kb_td_winrates(&kb_weights_default, 0, 6, 3, rate);
+	for (int l = 0; l < KB_TD_LINEUPS; l++)
+		cr_assert_float_eq(rate[l], kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l < 3 ? l : 3], 6, 3),
+				   1e-12, "lineup %d", l);
+	cr_assert_str_eq(kb_td_lineup_names[2], "hard alone");
+	cr_assert(memcmp(kb_td_lineups[3], lineups[3], 3) == 0);
+}
+
+/* SPSA: every base weight moves by +-a (y+ - y-) / (2 x 0.05) with a =
+ * step / (1 + it / 50), the interaction tables not at all. */
+Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
+{
+	static kb_weights w;
+	char *log_text = NULL;
+	size_t len = 0;
+	double yp[2], ym[2];
+
+	w = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_fit_spsa(&w, 2, 4, 0.01, 7, log);
+	fclose(log);
+	cr_assert_eq(sscanf(log_text, "kimble-tune: spsa 1: %lf vs %lf\nkimble-tune: spsa 2: %lf vs %lf\n",
+			    &yp[0], &ym[0], &yp[1], &ym[1]), 4, "%s", log_text);
+	free(log_text);
+	double g0 = 0.01 * (yp[0] - ym[0]) / 0.1, g1 = 0.01 / (1 + 1 / 50.0) * (yp[1] - ym[1]) / 0.1;
+	cr_assert(fabs(g0) > 1e-3 || fabs(g1) > 1e-3, "no difference measured: %f %f", g0, g1);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		const float *now[3] = {&w.danger[t], &w.dprog[t], &w.tempo[t]};
+		const float *was[3] = {&kb_weights_default.danger[t], &kb_weights_default.dprog[t],
+				       &kb_weights_default.tempo[t]};
+		for (int b = 0; b < KB_EVAL_BUCKETS + 3; b++) {
+			double moved = b < KB_EVAL_BUCKETS ? w.piece[t][b] - kb_weights_default.piece[t][b]
+							   : *now[b - KB_EVAL_BUCKETS] - *was[b - KB_EVAL_BUCKETS];
+			double m = fabs(moved);
+			cr_assert(fabs(m - fabs(g0 + g1)) < 2e-4 || fabs(m - fabs(g0 - g1)) < 2e-4,
+				  "type %d weight %d moved %f, expected +-%f +-%f", t, b, moved, g0, g1);
+		}
+	}
+	cr_assert(memcmp(w.pair, kb_weights_default.pair, sizeof w.pair) == 0);
+	cr_assert(memcmp(w.hit, kb_weights_default.hit, sizeof w.hit) == 0);
+	cr_assert(memcmp(w.behind, kb_weights_default.behind, sizeof w.behind) == 0);
+}
+
+/* ---- TD(lambda), against a reference written from td.h ---------------------- */
+
+#define REF_TD_TAG (KB_TAG_USER + 9) /* td.c's dice and lineup stream */
+
+typedef struct ref_game {
+	uint8_t types[KB_SEATS];
+	kb_pos pos[4096];
+	int8_t turn[4096];
+	int n, winner;
+} ref_game;
+
+static void ref_predict(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+			int turn, kb_seat_features f[KB_SEATS], double p[KB_SEATS])
+{
+	double mx = -1e30, sum = 0;
+
+	kb_eval_features(pos, types, turn, f);
+	for (int s = 0; s < KB_SEATS; s++) {
+		p[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]) : 0;
+		if (kb_present(pos, s) && p[s] > mx)
+			mx = p[s];
+	}
+	for (int s = 0; s < KB_SEATS; s++)
+		if (kb_present(pos, s))
+			sum += p[s] = exp(p[s] - mx);
+	for (int s = 0; s < KB_SEATS; s++)
+		p[s] /= sum;
+}
+
+/* The game: the first roller the k-th present seat (k uniform), A greedy
+ * by w, the others their policy; the position before every roll. */
+static void ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, ref_game *g)
+{
+	unsigned present = 1;
+	kb_pos pos;
+
+	g->types[0] = 0;
+	for (int s = 1; s < KB_SEATS; s++) {
+		g->types[s] = ctl[s] == KB_EASY ? 1 : 2;
+		present |= ctl[s] ? 1u << s : 0;
+	}
+	kb_pos_init(&pos, present);
+	int k = (int)kb_rng_below(rng, (uint32_t)__builtin_popcount(present)), turn = 0;
+	while (!kb_present(&pos, turn) || k > 0) {
+		if (kb_present(&pos, turn))
+			k--;
+		turn++;
+	}
+	g->n = 0;
+	g->winner = -1;
+	for (;;) {
+		g->pos[g->n] = pos;
+		g->turn[g->n++] = (int8_t)turn;
+		int d = kb_rng_die(rng);
+		unsigned mask = kb_legal(&pos, turn, d);
+		if (mask) {
+			int idx = turn == 0 ? kb_eval_greedy(w, g->types, &pos, d, mask)
+				  : ctl[turn] == KB_EASY ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
+			kb_apply(&pos, turn, idx, d);
+			if (kb_has_won(&pos, turn)) {
+				g->winner = turn;
+				return;
+			}
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+}
+
+/* Backwards from the end: each position's prediction moves towards its
+ * target, the outcome blended with the following predictions (those of
+ * the weights the game was played with). */
+static void ref_learn(kb_weights *w, ref_game *g, double lambda, double rate)
+{
+	static float pred[4096][KB_SEATS];
+	kb_seat_features f[KB_SEATS];
+	double p[KB_SEATS], target[KB_SEATS];
+
+	for (int t = 0; t < g->n; t++) {
+		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		for (int s = 0; s < KB_SEATS; s++)
+			pred[t][s] = (float)p[s];
+	}
+	for (int s = 0; s < KB_SEATS; s++)
+		target[s] = s == g->winner ? 1.0 : 0.0;
+	for (int t = g->n - 1; t >= 0; t--) {
+		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		for (int s = 0; s < KB_SEATS; s++)
+			if (kb_present(&g->pos[t], s))
+				kb_eval_step(w, kb_eval_type(&g->pos[t], g->types[s]), &f[s], rate * (target[s] - p[s]));
+		for (int s = 0; s < KB_SEATS; s++)
+			target[s] = (1 - lambda) * pred[t][s] + lambda * target[s];
+	}
+}
+
+/* Games alternate: even ones the measured lineups in turn, odd ones a
+ * random lineup with an opponent; the rate decays linearly to a tenth;
+ * progress every tenth of the run with the bot's win rate since the last. */
+Test(bot_rules, td_train_matches_the_reference, .timeout = 60)
+{
+	static kb_weights got, want;
+	static ref_game g;
+	kb_td_params p = {10, 0.7, 0.02, 4, NULL};
+	char *log_text = NULL, expect[2048] = "";
+	size_t len = 0;
+	kb_rng rng;
+
+	got = want = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	kb_rng_stream(&rng, p.seed, REF_TD_TAG, 0);
+	for (long k = 0; k < p.games; k++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+		if (k % 2 == 0) {
+			memcpy(ctl + 1, kb_td_lineups[(k / 2) % KB_TD_LINEUPS], 3);
+		} else {
+			while (!ctl[1] && !ctl[2] && !ctl[3])
+				for (int s = 1; s < KB_SEATS; s++)
+					ctl[s] = (uint8_t)kb_rng_below(&rng, 3);
+		}
+		ref_play(&want, ctl, &rng, &g);
+		ref_learn(&want, &g, p.lambda, p.rate * (1.0 - 0.9 * (double)k / (double)p.games));
+		snprintf(expect + strlen(expect), sizeof expect - strlen(expect),
+			 "kimble-tune: td %ld/10 games, bot won %.1f%%\n", k + 1, g.winner == 0 ? 100.0 : 0.0);
+	}
+	cr_assert_str_eq(log_text, expect);
+	free(log_text);
+	const float *a = (const float *)&got, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof got / sizeof(float); i++)
+		cr_assert(fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(b[i])), "weight %zu: %f, reference %f", i, a[i], b[i]);
+	cr_assert(memcmp(&got, &kb_weights_default, sizeof got) != 0);
+}
+
+/* One lineup only, and a log only every tenth of the run. */
+Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
+{
+	static kb_weights got, want;
+	static ref_game g;
+	static const uint8_t easy_two[3] = {KB_EASY, 0, KB_EASY};
+	kb_td_params p = {20, 1.0, 0.01, 9, easy_two};
+	char *log_text = NULL;
+	size_t len = 0;
+	kb_rng rng;
+	const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EASY, 0, KB_EASY};
+
+	got = want = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	kb_rng_stream(&rng, p.seed, REF_TD_TAG, 0);
+	for (long k = 0; k < p.games; k++) {
+		ref_play(&want, ctl, &rng, &g);
+		ref_learn(&want, &g, p.lambda, p.rate * (1.0 - 0.9 * (double)k / (double)p.games));
+	}
+	int lines = 0;
+	for (const char *q = log_text; (q = strstr(q, "kimble-tune: td ")) != NULL; q++)
+		lines++;
+	cr_assert_eq(lines, 10, "%s", log_text);
+	cr_assert(strstr(log_text, "kimble-tune: td 2/20 games, bot won ") == log_text, "%s", log_text);
+	free(log_text);
+	const float *a = (const float *)&got, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof got / sizeof(float); i++)
+		cr_assert(fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(b[i])), "weight %zu: %f, reference %f", i, a[i], b[i]);
+	p.games = 9; /* fewer than 10: no progress lines */
+	log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	cr_assert_str_eq(log_text, "");
+	free(log_text);
+}
+
+/* kimble-tune with nothing to do prints the compiled-in weights as
+ * bot/weights.h is, with its command line as the comment. */
+Test(bot_rules, tune_prints_the_weights_and_its_command, .timeout = 60)
+{
+	char path[512];
+	const char *out, *err;
+	static char file[1 << 18];
+	const char *none[] = {"--rounds", "0", NULL};
+
+	snprintf(file, sizeof file, "%s", test_read_file(NULL, test_root_path("bot/weights.h", path, sizeof path)));
+	cr_assert_eq(test_run_prog("kimble-tune", none, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	const char *head = "/* weights.h - evaluation weights fitted by bot/tune/tune.sh; do not edit.\n"
+			   " * kimble-tune --rounds 0 --games 4000 --depth 0 --epochs 4 --seed 1 --spsa 0 "
+			   "--spsa-games 3000 --spsa-step 2 --td 0 --td-lambda 0.8 --td-rate 0.005 */\n";
+	cr_assert(strncmp(out, head, strlen(head)) == 0, "%.300s", out);
+	cr_assert_str_eq(out + strlen(head), strstr(file, " */\n#include") + 4);
+
+	const char *init[] = {"--init", "--rounds", "0", "--td-lineup", "021", "--seed", "5", NULL};
+	cr_assert_eq(test_run_prog("kimble-tune", init, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, " --seed 5 --spsa 0 --spsa-games 3000 --spsa-step 2 --td 0 --td-lambda 0.8 "
+			      "--td-rate 0.005 --td-lineup 021 */\n") != NULL, "%.400s", out);
+	const char *init_head = "/* weights.h - evaluation weights fitted by bot/tune/tune.sh; do not edit.\n"
+				" * kimble-tune --init --rounds 0 ";
+	cr_assert(strncmp(out, init_head, strlen(init_head)) == 0, "%.200s", out);
+	/* --init: piece values 0.12 per bucket up to 29, then flat; danger
+	 * -0.5, dprog -1, tempo 0.1; the interaction tables zero */
+	const char *row = "{0.00000f, 0.12000f, 0.24000f, 0.36000f, 0.48000f, 0.60000f, 0.72000f, 0.84000f,\n"
+			  "\t\t 0.96000f, 1.08000f, 1.20000f, 1.32000f, 1.44000f, 1.56000f, 1.68000f, 1.80000f,\n"
+			  "\t\t 1.92000f, 2.04000f, 2.16000f, 2.28000f, 2.40000f, 2.52000f, 2.64000f, 2.76000f,\n"
+			  "\t\t 2.88000f, 3.00000f, 3.12000f, 3.24000f, 3.36000f, 3.48000f, 3.48000f, 3.48000f,\n"
+			  "\t\t 3.48000f},\n";
+	int rows = 0;
+	for (const char *q = out; (q = strstr(q, row)) != NULL; q++)
+		rows++;
+	cr_assert_eq(rows, KB_EVAL_TYPES);
+	cr_assert(strstr(out, "\t{-0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f},\n"
+			      "\t{-1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f},\n"
+			      "\t{0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f},\n") != NULL);
+	const char *tables = strstr(out, ".pair = {");
+	cr_assert_not_null(tables);
+	cr_assert_null(strchr(tables, 'f'), "every interaction weight is 0");
+}
+
+/* The rounds, the report and TD as asked, each on stderr; bad values. */
+Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "2", "--games", "2", "--epochs", "1", "--report", "2", "--report-level", "0",
+			      "--td", "10", "--td-lineup", "200", "--depth", "0", NULL};
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: round 1: 2 games, bot won ") != NULL, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
+	cr_assert_null(strstr(err, "round 3"), "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: td 10/10 games, bot won ") != NULL, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: after, level 0, 2 games: hard x3 ") != NULL, "%s", err);
+	cr_assert(strstr(err, "%, easy x3 ") && strstr(err, "%, hard alone ") && strstr(err, "%, easy,hard,easy "), "%s", err);
+	cr_assert(strstr(out, " * kimble-tune --rounds 2 --games 2 --depth 0 --epochs 1 --seed 1 --spsa 0 "
+			      "--spsa-games 3000 --spsa-step 2 --td 10 --td-lambda 0.8 --td-rate 0.005 --td-lineup 200 */\n"),
+		  "%.300s", out);
+
+	static const char *const bad[][3] = {
+		{"--td-lineup", "000", "--td-lineup \"000\": expected three digits 0-2 for seats B, C, D, not all 0"},
+		{"--td-lineup", "300", "--td-lineup \"300\": expected three digits"},
+		{"--td-lineup", "20", "--td-lineup \"20\": expected three digits"},
+		{"--td-lineup", "2000", "--td-lineup \"2000\": expected three digits"},
+		{"--depth", "101", "--depth \"101\": out of range"},
+		{"--td-lambda", "1.5", "--td-lambda \"1.5\""},
+		{"--games", "0", "--games \"0\""},
+		{"--bogus", "1", "unknown option \"--bogus\""},
+		{"extra", NULL, "unexpected argument \"extra\""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *a[] = {bad[i][0], bad[i][1], NULL};
+		cr_assert_eq(test_run_prog("kimble-tune", a, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
+	const char *help[] = {"--help", NULL};
+	cr_assert_eq(test_run_prog("kimble-tune", help, &out, &err), 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
+}
