@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -1493,4 +1494,190 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 	const char *help[] = {"--help", NULL};
 	cr_assert_eq(test_run_prog("kimble-tune", help, &out, &err), 0);
 	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
+}
+
+/* ---- learning: names, the end-of-game record --------------------------------- */
+
+Test(bot_rules, learn_names_of_the_lineup)
+{
+	char names[KB_SEATS][KB_NAME_MAX + 1], spec[200];
+
+	memset(names, 'x', sizeof names);
+	kb_learn_names("pat,-,none", names);
+	cr_assert_str_eq(names[0], "");
+	cr_assert_str_eq(names[1], "pat");
+	cr_assert_str_eq(names[2], "", "\"-\" is an absent seat");
+	cr_assert_str_eq(names[3], "", "\"none\" is an absent seat");
+	kb_learn_names("-x,nonex,", names);
+	cr_assert_str_eq(names[1], "-x");
+	cr_assert_str_eq(names[2], "nonex");
+	cr_assert_str_eq(names[3], "");
+	kb_learn_names(",a", names);
+	cr_assert_str_eq(names[1], "");
+	cr_assert_str_eq(names[2], "a");
+	cr_assert_str_eq(names[3], "", "a missing field is absent");
+	/* the longest name kept whole, a longer one dropped */
+	memset(spec, 'n', sizeof spec);
+	spec[KB_NAME_MAX] = ',';
+	memset(spec + KB_NAME_MAX + 1, 'm', KB_NAME_MAX + 1);
+	spec[2 * KB_NAME_MAX + 2] = 0;
+	kb_learn_names(spec, names);
+	cr_assert_eq(strlen(names[1]), KB_NAME_MAX);
+	cr_assert_str_eq(names[2], "", "longer than KB_NAME_MAX");
+}
+
+/* Seat s's choice with pieces at progress 5 and 0 and a 1: the rearmost
+ * (easy's); A stands at 20, out of the way. */
+static void observe_easy_choice(kb_learn *l, int seat)
+{
+	const char *spec[KB_SEATS] = {"20", "", "", ""};
+
+	spec[seat] = "5 0";
+	kb_pos pos = test_pos(0xf, spec[0], spec[1], spec[2], spec[3]);
+	kb_observation ob = {pos, seat, 1, kb_legal(&pos, seat, 1), 1};
+
+	cr_assert_eq(ob.mask, 0x3u);
+	kb_learn_observe(l, &ob);
+}
+
+static kb_opp_rec stored(const char *dir, const char *name)
+{
+	kb_store *st;
+	kb_err err;
+	kb_opp_rec rec;
+
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, name, &rec, &err), KB_REC_OK, "%s: %s", name, err.msg);
+	kb_store_close(st);
+	return rec;
+}
+
+/* One game per name (two seats of one name count once, lost if either
+ * won), won when A won; the seats' decisions summed; seat A and unnamed
+ * seats observe nothing; a frozen store is left alone. */
+Test(bot_rules, learn_commit_records_one_game_per_name, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "pat", "pat", "kim"};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
+	cr_assert_not_null(l.store);
+	observe_easy_choice(&l, 1);
+	observe_easy_choice(&l, 2);
+	observe_easy_choice(&l, 2);
+	observe_easy_choice(&l, 0);
+	cr_assert_eq(kb_learn_commit(&l, 2), 0);
+	kb_learn_close(&l);
+	kb_opp_rec pat = stored(dir, "pat"), kim = stored(dir, "kim");
+	cr_assert(pat.games == 1 && pat.won == 0 && pat.lost == 1, "%lu %lu %lu", (unsigned long)pat.games,
+		  (unsigned long)pat.won, (unsigned long)pat.lost);
+	cr_assert_eq(pat.model.decisions, 3);
+	cr_assert_eq(pat.model.easy_hits, 3);
+	cr_assert_eq(pat.model.hard_hits, 0);
+	cr_assert(kim.games == 1 && kim.won == 0 && kim.lost == 0);
+	cr_assert_eq(kim.model.decisions, 0);
+
+	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
+	cr_assert_eq(l.easy_like[1], 1, "3 easy hits, 0 hard");
+	cr_assert_eq(l.easy_like[3], 0);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	pat = stored(dir, "pat");
+	cr_assert(pat.games == 2 && pat.won == 1 && pat.lost == 1);
+
+	kb_learn_open_frozen(&l, dir, 0xf, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	pat = stored(dir, "pat");
+	cr_assert(pat.games == 2 && pat.model.decisions == 3, "frozen: nothing recorded");
+
+	/* a seat absent from present is not named, nothing is recorded */
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	cr_assert_str_eq(l.name[1], "pat");
+	cr_assert_str_eq(l.name[2], "");
+	cr_assert_str_eq(l.name[3], "");
+	kb_learn_close(&l);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1, "no store: nothing recorded");
+}
+
+/* The store's map bound from the environment: a bad value is named and
+ * ignored; learning goes on. */
+Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	kb_learn l;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	setenv(KB_STORE_ENV_MAP_MAX, "12x", 1);
+	FILE *diag = open_memstream(&text, &len);
+	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text, "%s", text);
+	cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
+	free(text);
+	setenv(KB_STORE_ENV_MAP_MAX, "1048576", 1);
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert_str_eq(text, "", "a good bound is used quietly");
+	free(text);
+	/* frozen with no store: said, nothing created */
+	char missing[300];
+	snprintf(missing, sizeof missing, "%s/none", dir);
+	diag = open_memstream(&text, &len);
+	kb_learn_open_frozen(&l, missing, 0x3, names, NULL, diag);
+	fclose(diag);
+	cr_assert_null(l.store);
+	cr_assert(strstr(text, "kimble-bot: learning frozen: no store at ") == text, "%s", text);
+	free(text);
+	cr_assert_eq(access(missing, F_OK), -1);
+}
+
+/* ---- the built-in opponent models ------------------------------------------------ */
+
+static void probs_fixed(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+			double prob[KB_PIECES])
+{
+	const double *p = ctx;
+
+	(void)pos, (void)seat, (void)die, (void)mask;
+	for (int i = 0; i < KB_PIECES; i++)
+		prob[i] = p[i];
+}
+
+Test(bot_rules, opponent_models_pick_and_probs)
+{
+	kb_pos pos = test_pos(0x3, "10", "9 5 2", NULL, NULL);
+	double prob[KB_PIECES];
+
+	cr_assert_eq(kb_opponent_for_name("easy"), &kb_opponent_easy);
+	cr_assert_eq(kb_opponent_for_name("random"), &kb_opponent_random);
+	cr_assert_eq(kb_opponent_for_name("hard"), &kb_opponent_hard);
+	cr_assert_eq(kb_opponent_for_name("other"), &kb_opponent_hard);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_easy, &pos, 1, 1, 0x7), 2);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_hard, &pos, 1, 1, 0x6), 1);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_hard, &pos, 1, 1, 0), -1);
+	kb_opponent_easy.probs(NULL, &pos, 1, 1, 0x7, prob);
+	cr_assert(prob[0] == 0 && prob[1] == 0 && prob[2] == 1 && prob[3] == 0);
+	kb_opponent_hard.probs(NULL, &pos, 1, 1, 0x6, prob);
+	cr_assert(prob[0] == 0 && prob[1] == 1 && prob[2] == 0 && prob[3] == 0);
+	kb_opponent_random.probs(NULL, &pos, 1, 1, 0x5, prob);
+	cr_assert(prob[0] == 0.5 && prob[1] == 0 && prob[2] == 0.5 && prob[3] == 0);
+	/* a model without a hint or a pick: its most probable legal index,
+	 * the lowest among equals, an illegal one never */
+	double p[KB_PIECES] = {0.2, 0.3, 0.3, 0.9};
+	kb_opponent m = {probs_fixed, p, 0, "fixed", NULL};
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 1);
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x5), 2);
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x1), 0);
 }
