@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1680,4 +1681,145 @@ Test(bot_rules, opponent_models_pick_and_probs)
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 1);
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x5), 2);
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x1), 0);
+}
+
+/* ---- the relay against a scripted server ---------------------------------------- */
+
+typedef struct script_server {
+	int listen_fd;
+	int steps;
+	const char *reply[4]; /* written after reading message k */
+	char got[4][128];     /* message k as received, with its line end */
+} script_server;
+
+/* One connection: read a message line, write its reply, steps times;
+ * then read until the relay closes. */
+static void *serve_script(void *arg)
+{
+	script_server *h = arg;
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+	char sink[256];
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	if (c < 0)
+		return NULL;
+	for (int k = 0; k < h->steps; k++) {
+		size_t n = 0;
+		while (n < sizeof h->got[k] - 1) {
+			struct pollfd pc = {c, POLLIN, 0};
+			if (poll(&pc, 1, 20000) <= 0 || read(c, h->got[k] + n, 1) != 1)
+				break;
+			if (h->got[k][n++] == '\n')
+				break;
+		}
+		h->got[k][n] = 0;
+		test_write_all(c, h->reply[k], strlen(h->reply[k]));
+	}
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+/* The transcript's records without their times (checked: "S.mmm "). */
+static const char *untimed(const char *tx, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*tx && n + 1 < size) {
+		const char *sp = strchr(tx, ' '), *dot = strchr(tx, '.');
+		cr_assert(sp && dot && dot < sp && sp - dot == 4, "record time: %.40s", tx);
+		const char *eol = strchr(tx, '\n');
+		cr_assert_not_null(eol);
+		n += (size_t)snprintf(out + n, size - n, "%.*s", (int)(eol + 1 - (sp + 1)), sp + 1);
+		tx = eol + 1;
+	}
+	return out;
+}
+
+/* The bot's bytes go out unchanged (CR LF included) and the server's
+ * come back unchanged; the transcript escapes what is not printable
+ * ASCII and the backslash, and drops a response line's CR; the game's
+ * end closes the bot's stdin; --show captions the decision and the end;
+ * the relay exits with the bot's status. */
+Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300], state[KB_STATE_LEN + 2], first[512], want[1024], buf[2048];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	state_of(state, &pos, 0, 2);
+	snprintf(first, sizeof first, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", state);
+	h.steps = 2;
+	h.reply[0] = first;
+	h.reply[1] = "Voittaja: B\nEND\n";
+	h.listen_fd = listen_any(&p);
+	cr_assert_geq(h.listen_fd, 0);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--show",
+			"--transcript", "tx", "--", "/bin/sh", "-c",
+			"printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE "1\\n'; cat > got2; exit 7", NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "== the bot moves piece 1\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner B\n") != NULL, "%s", err);
+	cr_assert_null(strstr(err, "(the bot)"), "%s", err);
+	cr_assert_str_eq(h.got[0], "v001222\r\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "1\n");
+	cr_assert_str_eq(test_read_file(dir, "got1"), first);
+	cr_assert_str_eq(test_read_file(dir, "got2"), "Voittaja: B\nEND\n");
+	state[KB_STATE_LEN] = 0;
+	snprintf(want, sizeof want,
+		 "# connected to 127.0.0.1 port %d\n"
+		 "> v001222\\x0d\\x0a\n"
+		 "< " TOKEN_LINE "\n"
+		 "< ~ \\x5c\\x1f\\x7f\n"
+		 "< %s\n"
+		 "< END\n"
+		 "> " TOKEN_LINE "1\\x0a\n"
+		 "< Voittaja: B\n"
+		 "< END\n"
+		 "# bot exited with status 7\n", p, state);
+	cr_assert_str_eq(untimed(test_read_file(dir, "tx"), buf, sizeof buf), want);
+}
+
+/* A bot killed by a signal: the relay's status is 128 + the signal. */
+Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = TOKEN_LINE "\nEND\n";
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
+			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 2 >/dev/null; kill -TERM $$", NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
 }
