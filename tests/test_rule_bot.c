@@ -1823,3 +1823,151 @@ Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
 }
+
+/* ---- rollouts: the simulated games decide among the close candidates ------- */
+
+/* A (6 ... no: pieces at 4 and 1) rolls a 2: piece 0 to square 6
+ * captures B's piece at progress 27, which wins with its next 1; piece 1
+ * to 3 leaves it there.  With zero weights the search sees two equal
+ * leaves; rollouts (no weights either: only wins count) see B win most
+ * samples after piece 1, none after piece 0. */
+Test(bot_rules, rollouts_see_the_capture_the_leaves_miss, .timeout = 30)
+{
+	static kb_weights zero;
+	static const kb_rollout_params on = {2, 64, 20, 0.5, 2};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "4 1", "31 30 29 27", NULL, NULL);
+	const double v[KB_PIECES] = {0.5, 0.5, -1, -1};
+	int off_picks[KB_PIECES] = {0};
+
+	cr_assert_eq(kb_legal(&pos, 0, 2), 0x3u);
+	for (uint64_t seed = 0; seed < 12; seed++) {
+		kb_bot bot;
+		kb_bot_init(&bot, 0x3, opp, seed, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 2), 0, "seed %d", (int)seed);
+		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 3), -1, "more leaves than max_leaves");
+		bot.rollout = &on;
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0, "seed %d: the search with rollouts",
+			     (int)seed);
+		/* a second decision: its own leaves (2) count, not the bot's total */
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0);
+		kb_rollout_params few = on;
+		few.max_leaves = 1;
+		bot.rollout = &few;
+		off_picks[kb_bot_decide(&bot, &pos, 2, 0x3, NULL)]++;
+	}
+	cr_assert(off_picks[0] > 0 && off_picks[1] > 0, "without rollouts the tie-break decides: %d %d",
+		  off_picks[0], off_picks[1]);
+}
+
+/* Candidates: within margin of the best (the bound included), at most
+ * `candidates` of them, best first. */
+Test(bot_rules, rollout_candidates_within_the_margin, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "4 1", "31 30 29 27", NULL, NULL);
+	kb_bot bot;
+
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	bot.w = &zero;
+	kb_rollout_params rp = {2, 16, 20, 0.25, 100};
+	const double close[KB_PIECES] = {0.25, 0.5, -1, -1};
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), 0, "0.5 - 0.25 is within");
+	rp.margin = 0.2;
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), -1, "one candidate");
+	rp.candidates = 1;
+	rp.margin = 1;
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), -1, "at most one compared");
+	rp.candidates = 2;
+	rp.horizon = 1000; /* capped at KB_ROLLOUT_MAX_HORIZON */
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), 0);
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x1, close, 0), -1, "one legal move");
+}
+
+/* ---- kimble-bot's options ------------------------------------------------------- */
+
+/* Run kimble-bot with args, input on stdin; its stdout into out. */
+static int run_bot(const char *const *args, const char *input, char *out, size_t size, const char *dir)
+{
+	char bin[512], errp[300];
+	char *argv[16] = {(char *)test_bin("kimble-bot", bin, sizeof bin)};
+	int n = 1;
+	test_proc proc;
+	test_reader rd;
+
+	while (*args && n < 15)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/bot.err", dir);
+	unlink(errp); /* test_spawn appends */
+	cr_assert_eq(test_spawn(&proc, argv, dir, 1, 1, errp), 0);
+	test_write_all(proc.in, input, strlen(input));
+	close(proc.in);
+	test_reader_init(&rd, proc.out);
+	size_t len = 0;
+	long k;
+	while (len + 1 < size && (k = test_getline(&rd, out + len, size - len - 1, 20000)) >= 0) {
+		len += (size_t)k;
+		out[len++] = '\n';
+	}
+	out[len] = 0;
+	close(proc.out);
+	return test_wait(&proc, 20000);
+}
+
+/* The start message from OPPONENTS, the move with --explain's lines,
+ * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
+Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
+{
+	char dir[256], store[300], data[400], out[512], st[KB_STATE_LEN + 2], input[512];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	snprintf(data, sizeof data, "%s/data.mdb", store);
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
+	unsetenv("KIMBLE_LEARN");
+	const char *explain[] = {"easy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
+	int rc = run_bot(explain, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	cr_assert(strncmp(out, "v001100\n" TOKEN_LINE, 8 + 65) == 0 && strlen(out) == 8 + 67, "%s", out);
+	const char *err = test_read_file(dir, "bot.err");
+	cr_assert(strstr(err, "kimble-bot: die 2, piece 0 (progress 12): win 0.") == err, "%s", err);
+	cr_assert(strstr(err, "\nkimble-bot: die 2, piece 1 (progress 3): win 0.") != NULL, "%s", err);
+	cr_assert(strstr(err, "kimble-bot: standard input ended before the game was over\n") != NULL, "%s", err);
+	cr_assert_eq(access(data, F_OK), 0, "the store was created");
+
+	char other[300], other_data[400];
+	snprintf(other, sizeof other, "%s/other", dir);
+	snprintf(other_data, sizeof other_data, "%s/data.mdb", other);
+	const char *quiet[] = {"hard,-", "5", "--no-learn", "--state", other, NULL};
+	rc = run_bot(quiet, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d: %s", rc, test_read_file(dir, "bot.err"));
+	cr_assert(strncmp(out, "v001200\n", 8) == 0, "%s", out);
+	cr_assert_null(strstr(test_read_file(dir, "bot.err"), "win 0."), "no --explain: no values");
+	cr_assert_eq(access(other, F_OK), -1, "--no-learn: no store");
+	setenv("KIMBLE_LEARN", "0", 1);
+	const char *frozen[] = {"hard", "5", "--state", other, NULL};
+	rc = run_bot(frozen, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
+	cr_assert_eq(access(other, F_OK), -1, "KIMBLE_LEARN=0: no store created");
+	setenv("KIMBLE_LEARN", "1", 1);
+	rc = run_bot(frozen, input, out, sizeof out, dir);
+	cr_assert_eq(access(other_data, F_OK), 0, "KIMBLE_LEARN=1 learns");
+	unsetenv("KIMBLE_LEARN");
+	const char *help[] = {"-h", NULL};
+	rc = run_bot(help, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-bot - ", 22) == 0, "%s", out);
+	const char *unknown[] = {"-x", "hard", "1", NULL};
+	rc = run_bot(unknown, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_EXIT_USAGE);
+	cr_assert(strstr(test_read_file(dir, "bot.err"), "unknown option \"-x\"") != NULL);
+	const char *dash[] = {"-,easy", "1", NULL};
+	rc = run_bot(dash, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
+	cr_assert_str_eq(out, "v001010\n");
+}
