@@ -1642,6 +1642,18 @@ Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 	cr_assert(strstr(text, "kimble-bot: learning frozen: no store at ") == text, "%s", text);
 	free(text);
 	cr_assert_eq(access(missing, F_OK), -1);
+	/* a path too long for the store: said, not learning */
+	char longpath[700];
+	memset(longpath, 'p', sizeof longpath - 1);
+	longpath[0] = '/';
+	longpath[sizeof longpath - 1] = 0;
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, longpath, 0x3, names, NULL, diag);
+	fclose(diag);
+	cr_assert_null(l.store);
+	cr_assert_str_eq(text, "kimble-bot: learning: not learning this game: the store path is too long\n");
+	free(text);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1);
 }
 
 /* ---- the built-in opponent models ------------------------------------------------ */
@@ -1970,4 +1982,39 @@ Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 	rc = run_bot(dash, "", out, sizeof out, dir);
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
 	cr_assert_str_eq(out, "v001010\n");
+}
+
+/* 1 MiB from the bot without a whole message (spaces: a prefix of the
+ * next one), or from the server without END: the relay gives up, named. */
+Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
+{
+	static char big[(1 << 20) + 1];
+	char dir[256], relay[512], port[16], errp[300];
+	int p;
+
+	for (int side = 0; side < 2; side++) {
+		script_server h = {0};
+		pthread_t th;
+		test_tmpdir(dir, sizeof dir);
+		memset(big, 'y', sizeof big - 1);
+		h.steps = 1;
+		h.reply[0] = side ? big : TOKEN_LINE "\n";
+		h.listen_fd = listen_any(&p);
+		snprintf(port, sizeof port, "%d", p);
+		pthread_create(&th, NULL, serve_script, &h);
+		char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
+				"/bin/sh", "-c",
+				side ? "printf 'v001200\\n'; exec sleep 30"
+				     : "printf 'v001200\\n'; head -c 1048576 /dev/zero | tr '\\0' ' '; exec cat >/dev/null",
+				NULL};
+		test_proc proc;
+		snprintf(errp, sizeof errp, "%s/relay.err", dir);
+		cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+		int st = test_wait(&proc, 30000);
+		pthread_join(th, NULL);
+		close(h.listen_fd);
+		const char *err = test_read_file(dir, "relay.err");
+		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "side %d: relay status %d: %s", side, st, err);
+		cr_assert_str_eq(err, "kimble-relay: more than 1048576 bytes without a complete message or response\n");
+	}
 }
