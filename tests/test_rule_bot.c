@@ -6,7 +6,9 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1819,12 +1821,12 @@ Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 
 	test_tmpdir(dir, sizeof dir);
 	h.steps = 1;
-	h.reply[0] = TOKEN_LINE "\nEND\n";
+	h.reply[0] = "END\n"; /* a response of END alone is whole too */
 	h.listen_fd = listen_any(&p);
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve_script, &h);
 	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
-			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 2 >/dev/null; kill -TERM $$", NULL};
+			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 1 >got; kill -TERM $$", NULL};
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
@@ -1834,6 +1836,7 @@ Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(test_read_file(dir, "got"), "END\n");
 }
 
 /* ---- rollouts: the simulated games decide among the close candidates ------- */
@@ -2017,4 +2020,74 @@ Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
 		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "side %d: relay status %d: %s", side, st, err);
 		cr_assert_str_eq(err, "kimble-relay: more than 1048576 bytes without a complete message or response\n");
 	}
+}
+
+typedef struct flood_server {
+	int listen_fd;
+	const char *fifo; /* the bot writes a line here once it has flooded */
+	char start[64];
+	size_t x_bytes;   /* bytes of the next message that were 'x' */
+} flood_server;
+
+/* Read the start message; wait for the bot's word that its flood is
+ * written; answer; then read 500,000 bytes of the next message. */
+static void *serve_flood(void *arg)
+{
+	flood_server *h = arg;
+	static char buf[500000];
+	char word[8];
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	read_message(c, h->start);
+	int fd = open(h->fifo, O_RDONLY);
+	if (fd < 0 || read(fd, word, sizeof word) <= 0)
+		return NULL;
+	close(fd);
+	test_write_all(c, TOKEN_LINE "\nEND\n", KB_TOKEN_LEN + 5);
+	size_t n = 0;
+	while (n < sizeof buf) {
+		struct pollfd pc = {c, POLLIN, 0};
+		ssize_t k;
+		if (poll(&pc, 1, 20000) <= 0 || (k = read(c, buf + n, sizeof buf - n)) <= 0)
+			break;
+		n += (size_t)k;
+	}
+	while (h->x_bytes < n && buf[h->x_bytes] == 'x')
+		h->x_bytes++;
+	close(c);
+	return NULL;
+}
+
+/* While a message waits for its response the bot writes 600,000 bytes
+ * without a line end (one bad message, passed on as it is): the relay
+ * keeps them (its buffer holds 1 MiB) and sends them unchanged. */
+Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
+{
+	flood_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300], fifo[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	h.fifo = fifo;
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_flood, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--", "/bin/sh", "-c",
+			"printf 'v001200\\n'; head -c 600000 /dev/zero | tr '\\0' x; echo >fifo; exec sleep 30", NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	test_kill(&proc, SIGTERM);
+	test_wait(&proc, 10000);
+	cr_assert_str_eq(h.start, "v001200\n");
+	cr_assert_eq(h.x_bytes, 500000, "the flood arrived as sent: %zu bytes of 'x' first (%s)", h.x_bytes,
+		     test_read_file(dir, "relay.err"));
 }
