@@ -2091,3 +2091,133 @@ Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
 	cr_assert_eq(h.x_bytes, 500000, "the flood arrived as sent: %zu bytes of 'x' first (%s)", h.x_bytes,
 		     test_read_file(dir, "relay.err"));
 }
+
+/* Serve two connections: the first reads the message and stays silent
+ * (open, no byte); the second reads the resent message and ends the game. */
+static void *serve_silent_then_win(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+
+	int first = accept_message(h, 0);
+	int second = accept_message(h, 1);
+	if (second >= 0) {
+		char sink[64];
+		test_write_all(second, win, sizeof win - 1);
+		struct pollfd pc = {second, POLLIN, 0};
+		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
+			;
+		close(second);
+	}
+	if (first >= 0)
+		close(first);
+	return NULL;
+}
+
+/* A server that accepted the message and says nothing for
+ * KB_RELAY_SILENCE_MS (3 s) is given up: the message is resent on a new
+ * connection. */
+Test(bot_rules, relay_resends_after_silence, .timeout = 60)
+{
+	half_server h = {0};
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = relay_against(serve_silent_then_win, &h, "3000", "echo v001200; head -n 2 >got.txt", dir);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(h.got[1], "v001200\n", "resent on the second connection");
+	cr_assert_str_eq(test_read_file(dir, "got.txt"), "Voittaja: B\nEND\n");
+	cr_assert(strstr(test_read_file(dir, "tx"), "# no response; reconnecting and resending\n") != NULL, "%s",
+		  test_read_file(dir, "tx"));
+}
+
+/* After the game the relay waits for the bot (here: stdout closed, then
+ * idle until the grace ends) without reading its own standard input:
+ * what follows the relay in a shell's input is still there. */
+Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], cmd[1200], path[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/in", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("keep me\n", f);
+	fclose(f);
+	h.steps = 1;
+	h.reply[0] = "Voittaja: B\nEND\n";
+	h.listen_fd = listen_any(&p);
+	pthread_create(&th, NULL, serve_script, &h);
+	snprintf(cmd, sizeof cmd,
+		 "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
+		 "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out",
+		 test_bin("kimble-relay", relay, sizeof relay), p);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	test_proc proc;
+	snprintf(path, sizeof path, "%s/sh.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, path), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));
+}
+
+/* SIGTERM to the relay ends the bot's whole process group too: the pipe
+ * the bot holds as its stderr reaches end of file. */
+Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], fifo[300], buf[64];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(fifo, sizeof fifo, "%s/err", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(rd, 0);
+	h.steps = 1;
+	h.reply[0] = "";
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--", "/bin/sh", "-c",
+			"printf 'v001200\\n'; echo up >&2; exec sleep 30", NULL};
+	test_proc proc;
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, fifo), 0);
+	size_t n = 0;
+	while (n < 3) {
+		struct pollfd pf = {rd, POLLIN, 0};
+		ssize_t k;
+		cr_assert_gt(poll(&pf, 1, 20000), 0, "the bot did not start");
+		if ((k = read(rd, buf + n, sizeof buf - n)) > 0)
+			n += (size_t)k;
+	}
+	cr_assert(strncmp(buf, "up\n", 3) == 0);
+	test_kill(&proc, SIGTERM);
+	int st = test_wait(&proc, 20000);
+	cr_assert(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "relay status %d", st);
+	int eof = 0;
+	for (;;) {
+		struct pollfd pf = {rd, POLLIN, 0};
+		if (poll(&pf, 1, 20000) <= 0)
+			break;
+		ssize_t k = read(rd, buf, sizeof buf);
+		if (k == 0) {
+			eof = 1;
+			break;
+		}
+		if (k < 0)
+			break;
+	}
+	cr_assert(eof, "the bot still holds its stderr: it outlived the relay");
+	close(rd);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+}
