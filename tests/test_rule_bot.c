@@ -432,6 +432,7 @@ Test(bot_rules, bot_init_sets_every_field)
 	cr_assert_eq(bot.opp[1], &kb_opponent_easy);
 	cr_assert_eq(bot.opp[2], &kb_opponent_hard, "a present seat without a model plays hard");
 	cr_assert_null(bot.opp[3], "absent");
+	cr_assert_eq(bot.types[0], 0, "seat A is evaluated as the bot");
 	cr_assert_eq(bot.types[1], 1, "easy is evaluated as easy");
 	cr_assert_eq(bot.types[2], 2);
 	for (int s = 0; s < KB_SEATS; s++)
@@ -2220,4 +2221,26 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 	close(rd);
 	pthread_join(th, NULL);
 	close(h.listen_fd);
+}
+
+/* Equal search values keep index order, and equal rollout results go to
+ * the first candidate: with zero weights and a horizon too short for
+ * anyone to win every sample is worth 1/2, so the lowest index wins,
+ * whether two, three or four candidates are compared. */
+Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "12 9 5 2", "20", NULL, NULL);
+	const double v[KB_PIECES] = {0.5, 0.5, 0.5, 0.5};
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xfu);
+	for (int n = 2; n <= 4; n++) {
+		kb_rollout_params rp = {n, 8, 5, 0.1, 100};
+		kb_bot bot;
+		kb_bot_init(&bot, 0x3, opp, 3, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xf, v, 0), 0, "%d candidates", n);
+		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xe, v, 0), 1, "%d candidates", n);
+	}
 }
