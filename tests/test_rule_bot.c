@@ -2207,7 +2207,7 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 	int eof = 0;
 	for (;;) {
 		struct pollfd pf = {rd, POLLIN, 0};
-		if (poll(&pf, 1, 20000) <= 0)
+		if (poll(&pf, 1, 10000) <= 0)
 			break;
 		ssize_t k = read(rd, buf, sizeof buf);
 		if (k == 0) {
@@ -2243,4 +2243,21 @@ Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
 		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xf, v, 0), 0, "%d candidates", n);
 		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xe, v, 0), 1, "%d candidates", n);
 	}
+}
+
+/* --spsa: the win rate before and after (4000 games per lineup, seeds
+ * from 7), one line per step between them. */
+Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 120)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "0", "--spsa", "1", "--spsa-games", "1", "--spsa-step", "0", NULL};
+	char want[128];
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	double before = kb_fit_winrate(&kb_weights_default, 0, 4000, 7);
+	snprintf(want, sizeof want, "kimble-tune: win rate before SPSA %.4f\nkimble-tune: spsa 1: ", before);
+	cr_assert(strncmp(err, want, strlen(want)) == 0, "want %s\ngot %s", want, err);
+	snprintf(want, sizeof want, "\nkimble-tune: win rate after SPSA %.4f\n", before);
+	cr_assert(strstr(err, want) != NULL, "step 0 changes nothing: %s", err);
+	cr_assert(strstr(out, " --spsa 1 --spsa-games 1 --spsa-step 0 --td 0 ") != NULL, "%.300s", out);
 }
