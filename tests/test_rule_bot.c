@@ -1073,6 +1073,14 @@ Test(bot_rules, tracker_reports_opponents_choices)
 	cr_assert_eq(track(&t, &b2, 1, 4, &err), -1);
 	cr_assert(strstr(err.msg, "B4: this seat is not the next to roll") != NULL, "%s", err.msg);
 	cr_assert_eq(seen.n, 1, "nothing reported for a refused line");
+	/* B with one legal move (a 4: 1 -> 5 is its own square): no choice,
+	 * nothing reported */
+	kb_tracker_init(&t, 0x3, count_obs, &seen);
+	cr_assert_eq(track(&t, &a3, 1, 4, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_count(t.mask), 1);
+	kb_pos b4 = test_pos(0x3, "13", "9 1", NULL, NULL);
+	cr_assert_eq(track(&t, &b4, 0, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "a forced move is not a choice");
 }
 
 Test(bot_rules, tracker_refuses_what_no_game_shows)
@@ -1747,6 +1755,7 @@ static const char *untimed(const char *tx, char *out, size_t size)
 	while (*tx && n + 1 < size) {
 		const char *sp = strchr(tx, ' '), *dot = strchr(tx, '.');
 		cr_assert(sp && dot && dot < sp && sp - dot == 4, "record time: %.40s", tx);
+		cr_assert(atof(tx) >= 0 && atof(tx) < 60, "seconds since the relay started: %.40s", tx);
 		const char *eol = strchr(tx, '\n');
 		cr_assert_not_null(eol);
 		n += (size_t)snprintf(out + n, size - n, "%.*s", (int)(eol + 1 - (sp + 1)), sp + 1);
@@ -2167,6 +2176,8 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 	close(h.listen_fd);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "sh.err"),
+			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
 }
 
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe
@@ -2260,4 +2271,176 @@ Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 120)
 	snprintf(want, sizeof want, "\nkimble-tune: win rate after SPSA %.4f\n", before);
 	cr_assert(strstr(err, want) != NULL, "step 0 changes nothing: %s", err);
 	cr_assert(strstr(out, " --spsa 1 --spsa-games 1 --spsa-step 0 --td 0 ") != NULL, "%.300s", out);
+}
+
+/* ---- every option's bounds: the bound itself accepted, one past refused ---- */
+
+typedef struct bound_case {
+	const char *opt, *ok, *bad;
+} bound_case;
+
+/* OPT OK --bogus fails on --bogus (OK was accepted); OPT BAD fails on OPT. */
+static void check_bounds(const char *prog, const char *const *lead, const bound_case *cases, size_t n)
+{
+	const char *err;
+	char want[128];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *args[8];
+		int k = 0;
+		for (const char *const *l = lead; *l; l++)
+			args[k++] = *l;
+		int at = k;
+		args[k++] = cases[i].opt;
+		args[k++] = cases[i].ok;
+		args[k++] = "--bogus";
+		args[k] = NULL;
+		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].ok);
+		cr_assert(strstr(err, "unknown option \"--bogus\"") != NULL, "%s %s accepted? %s", cases[i].opt,
+			  cases[i].ok, err);
+		args[at + 1] = cases[i].bad;
+		args[at + 2] = NULL;
+		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].bad);
+		snprintf(want, sizeof want, "%s \"%s\": out of range", cases[i].opt, cases[i].bad);
+		cr_assert(strstr(err, want) != NULL, "want %s, got %s", want, err);
+	}
+}
+
+Test(bot_rules, option_bounds_of_the_three_programs, .timeout = 120)
+{
+	static const bound_case tune[] = {
+		{"--rounds", "0", "-1"}, {"--rounds", "1000000", "1000001"},
+		{"--games", "1", "0"}, {"--games", "1000000000000", "1000000000001"},
+		{"--depth", "0", "-1"}, {"--depth", "100", "101"},
+		{"--epochs", "0", "-1"}, {"--epochs", "1000000", "1000001"},
+		{"--spsa", "0", "-1"}, {"--spsa", "1000000000000", "1000000000001"},
+		{"--spsa-games", "0", "-1"}, {"--spsa-games", "1000000000000", "1000000000001"},
+		{"--td", "0", "-1"}, {"--td", "1000000000000", "1000000000001"},
+		{"--report", "0", "-1"}, {"--report", "1000000000000", "1000000000001"},
+		{"--report-level", "0", "-1"}, {"--report-level", "100", "101"},
+		{"--seed", "0", "-1"}, {"--seed", "1000000000000000", "1000000000000001"},
+		{"--spsa-step", "0", "-0.001"}, {"--spsa-step", "1000000", "1000000.01"},
+		{"--td-lambda", "0", "-0.001"}, {"--td-lambda", "1", "1.001"},
+		{"--td-rate", "0", "-0.001"}, {"--td-rate", "10", "10.001"},
+	};
+	static const bound_case relay[] = {
+		{"--port", "1", "0"}, {"--port", "65535", "65536"},
+		{"--retry-ms", "0", "-1"}, {"--retry-ms", "3600000", "3600001"},
+		{"--grace-ms", "0", "-1"}, {"--grace-ms", "60000", "60001"},
+	};
+	static const bound_case bot[] = {
+		{"--budget-ms", "0", "-1"}, {"--budget-ms", "100000", "100001"},
+	};
+	const char *none[] = {NULL}, *bot_lead[] = {"hard", "1", NULL};
+
+	check_bounds("kimble-tune", none, tune, sizeof tune / sizeof tune[0]);
+	check_bounds("kimble-relay", none, relay, sizeof relay / sizeof relay[0]);
+	check_bounds("kimble-bot", bot_lead, bot, sizeof bot / sizeof bot[0]);
+}
+
+/* kimble-bot: a word starting with '-' is an option unless it is a
+ * lineup ("-", "-,...") or a negative number (a SEED out of range). */
+Test(bot_rules, bot_dash_words, .timeout = 60)
+{
+	static const char *const cases[][3] = {
+		{"-0", "hard", "SEED \"-0\""}, {"-9", "hard", "SEED \"-9\""},
+		{"-/", "hard", "unknown option \"-/\""}, {"-:", "hard", "unknown option \"-:\""},
+		{"--x", "hard", "unknown option \"--x\""},
+	};
+	const char *err, *out;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = {cases[i][1], cases[i][0], NULL};
+		cr_assert_eq(test_run_prog("kimble-bot", args, NULL, &err), KB_EXIT_USAGE, "%s", cases[i][0]);
+		cr_assert(strstr(err, cases[i][2]) != NULL, "%s: want %s, got %s", cases[i][0], cases[i][2], err);
+	}
+	const char *lineup[] = {"-", "7", NULL};
+	cr_assert_eq(test_run_prog("kimble-bot", lineup, &out, &err), KB_CLIENT_IO, "%s", err);
+	cr_assert_str_eq(out, "v001000\n");
+}
+
+/* kimble-relay: a bot that cannot be run (status 127, named), the other
+ * usage errors. */
+Test(bot_rules, relay_command_and_usage_errors, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char port[16], want[128];
+	const char *err;
+	int p;
+
+	h.steps = 0;
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	const char *missing[] = {"--port", port, "--", "./no-such-bot", "x", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", missing, NULL, &err), 127, "%s", err);
+	cr_assert(strstr(err, "kimble-relay: cannot run ./no-such-bot: No such file or directory\n") != NULL, "%s", err);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	const char *tx[] = {"--transcript", "/nonexistent/dir/tx", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", tx, NULL, &err), KB_EXIT_USAGE);
+	cr_assert(strstr(err, "--transcript /nonexistent/dir/tx: cannot open for writing") != NULL, "%s", err);
+	const char *extra[] = {"bot", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", extra, NULL, &err), KB_EXIT_USAGE);
+	cr_assert(strstr(err, "unexpected argument \"bot\": the bot's COMMAND goes after --") != NULL, "%s", err);
+	/* --host: a host with no server (127.0.0.2 with our port: refused) */
+	const char *host[] = {"--host", "127.0.0.2", "--port", port, "--retry-ms", "0", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", host, NULL, &err), 69, "%s", err);
+	snprintf(want, sizeof want, "kimble-relay: no Kimble server reachable at 127.0.0.2 port %s\n", port);
+	cr_assert_str_eq(err, want);
+	const char *help[] = {"-h", NULL};
+	const char *out;
+	cr_assert_eq(test_run_prog("kimble-relay", help, &out, &err), 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-relay - ", 24) == 0, "%.80s", out);
+}
+
+/* A learned model's picks, not the type's, decide what a seat threatens
+ * at the leaves: with easy and hard weighted alike, hard's type with
+ * easy's model scores as easy's type does. */
+Test(bot_rules, eval_models_decide_the_danger)
+{
+	static kb_weights w;
+	kb_pos pos = test_pos(0x3, "11 10", "2 0", NULL, NULL);
+	const kb_opponent *easy_model[KB_SEATS] = {NULL, &kb_opponent_easy, NULL, NULL};
+
+	w = kb_weights_default;
+	memcpy(&w.piece[1], &w.piece[2], sizeof w.piece[1]);
+	memcpy(&w.pair[1], &w.pair[2], sizeof w.pair[1]);
+	memcpy(&w.hit[1], &w.hit[2], sizeof w.hit[1]);
+	memcpy(&w.behind[1], &w.behind[2], sizeof w.behind[1]);
+	w.danger[1] = w.danger[2], w.dprog[1] = w.dprog[2], w.tempo[1] = w.tempo[2];
+	w.danger[0] = -2.0f;
+	double as_easy = kb_eval(&w, kinds_easy, &pos, 1);
+	double as_hard = kb_eval(&w, kinds_hard, &pos, 1);
+	cr_assert(fabs(as_easy - as_hard) > 1e-6, "%f %f", as_easy, as_hard);
+	cr_assert_float_eq(kb_eval_models(&w, kinds_hard, easy_model, &pos, 1), as_easy, 1e-12);
+	cr_assert_float_eq(kb_eval_models(&w, kinds_hard, NULL, &pos, 1), as_hard, 1e-12);
+}
+
+/* The gradient step, weight by weight: each term's weight moves by delta
+ * times its feature (a hit's by delta / 6), nothing else moves. */
+Test(bot_rules, eval_step_moves_each_weight_by_its_feature)
+{
+	static kb_weights w, want;
+	kb_seat_features f;
+	const int t = 4;
+	const double d = 0.5;
+
+	memset(&f, 0, sizeof f);
+	f.bucket[0] = 5, f.bucket[1] = 3;
+	f.danger = 0.5, f.dprog = 0.25, f.tempo = 1;
+	f.nhit = 2, f.hit[0] = 4, f.hit[1] = 7;
+	f.nnear = 2, f.near[0] = 1 * KB_EVAL_ZONES + 2, f.near[1] = 2 * KB_EVAL_ZONES + 6;
+	memset(&w, 0, sizeof w);
+	memset(&want, 0, sizeof want);
+	kb_eval_step(&w, t, &f, d);
+	want.danger[t] = 0.25f, want.dprog[t] = 0.125f, want.tempo[t] = 0.5f;
+	want.piece[t][5] = 0.5f, want.piece[t][3] = 0.5f, want.piece[t][0] = 1.0f;
+	want.pair[t][5][3] = 0.5f, want.pair[t][5][0] = 1.0f, want.pair[t][3][0] = 1.0f, want.pair[t][0][0] = 0.5f;
+	want.hit[t][4] = want.hit[t][7] = (float)(d / 6);
+	want.behind[t][1][2] = 0.5f, want.behind[t][2][6] = 0.5f;
+	const float *a = (const float *)&w, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof w / sizeof(float); i++)
+		cr_assert_eq(a[i], b[i], "weight %zu: %f, expected %f", i, a[i], b[i]);
 }
