@@ -842,6 +842,21 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 		seen[pick]++;
 	}
 	cr_assert(seen[2] > 0 && seen[3] > 0 && seen[2] + seen[3] == 24, "%d %d", seen[2], seen[3]);
+	/* a decision without a tie draws nothing from the stream: a bot that
+	 * first made one (level 1: piece 2 is best) breaks the tie as a fresh
+	 * bot of its seed does */
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		kb_bot used, fresh;
+		kb_bot_init(&used, 0x3, opp, seed, 0);
+		kb_bot_init(&fresh, 0x3, opp, seed, 0);
+		used.w = fresh.w = &zero;
+		kb_bot_set_level(&used, 1);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), 2);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0x8, NULL), 3, "one legal move");
+		kb_bot_set_level(&used, 0);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), kb_bot_decide(&fresh, &pos, 1, 0xc, NULL),
+			     "seed %d", (int)seed);
+	}
 }
 
 /* ---- the protocol client in-process ---------------------------------------------- */
@@ -1195,6 +1210,11 @@ Test(bot_rules, fit_train_one_step_by_hand)
 	kb_fit_train(&w, &d, 1, 0.1, 0.5, 5);
 	kb_fit_train(&no_l2, &d, 1, 0.1, 0.0, 5);
 	cr_assert_float_eq(no_l2.piece[2][21] - w.piece[2][21], 0.1 * 0.5 * 2.0, 1e-6);
+	/* no samples: a loss of 0, nothing learned */
+	kb_fit_data empty = {NULL, 0, 0, 0, 0};
+	no_l2 = w;
+	cr_assert_eq(kb_fit_train(&w, &empty, 2, 0.1, 0.0, 5), 0.0);
+	cr_assert(memcmp(&w, &no_l2, sizeof w) == 0);
 }
 
 /* The mean over the six documented lineups, each measured alone. */
