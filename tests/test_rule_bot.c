@@ -2464,3 +2464,88 @@ Test(bot_rules, eval_step_moves_each_weight_by_its_feature)
 	for (size_t i = 0; i < sizeof w / sizeof(float); i++)
 		cr_assert_eq(a[i], b[i], "weight %zu: %f, expected %f", i, a[i], b[i]);
 }
+
+/* ---- rollouts against a reference written from rollout.h ------------------ */
+
+#define REF_ROLLOUT_TAG (KB_TAG_USER + 7) /* rollout.c's dice streams */
+
+/* Play on from pos, seat s rolling dice[s][0], dice[s][1]...: A greedy,
+ * the others by their model (hard for a single legal move); the value
+ * reached after horizon rolls, or 1 / 0 at a win. */
+static double ref_play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon, int8_t dice[KB_SEATS][64])
+{
+	int used[KB_SEATS] = {0, 0, 0, 0};
+
+	for (int t = 0; t < horizon; t++) {
+		int d = dice[turn][used[turn]++];
+		unsigned mask = kb_legal(&pos, turn, d);
+		if (mask) {
+			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
+				  : kb_count(mask) == 1 ? __builtin_ctz(mask)
+				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
+			kb_apply(&pos, turn, idx, d);
+			if (kb_has_won(&pos, turn))
+				return turn == 0 ? 1.0 : 0.0;
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+	return kb_eval(bot->w, bot->types, &pos, turn);
+}
+
+/* The pick: the candidates (all legal moves here: equal values), each
+ * played on with the same K dice sequences, sample k's from stream
+ * (seed, tag, k) with seed the bot's next tie-break draw; the best sum,
+ * the first candidate among equals. */
+static int ref_rollout_pick(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die, unsigned mask)
+{
+	int cand[KB_PIECES], n = 0, best = 0;
+	double sum[KB_PIECES] = {0, 0, 0, 0};
+	static int8_t dice[KB_SEATS][64];
+	uint64_t seed = kb_rng_next(&bot->tiebreak);
+
+	for (int i = 0; i < KB_PIECES; i++)
+		if (mask >> i & 1)
+			cand[n++] = i;
+	for (int k = 0; k < rp->samples; k++) {
+		kb_rng rng;
+		kb_rng_stream(&rng, seed, REF_ROLLOUT_TAG, (uint64_t)k);
+		for (int s = 0; s < KB_SEATS; s++)
+			for (int t = 0; t < rp->horizon && kb_present(pos, s); t++)
+				dice[s][t] = (int8_t)kb_rng_die(&rng);
+		for (int c = 0; c < n; c++) {
+			kb_pos p = *pos;
+			kb_apply(&p, 0, cand[c], die);
+			sum[c] += ref_play_out(bot, p, kb_next_seat(&p, 0, die), rp->horizon, dice);
+		}
+	}
+	for (int c = 1; c < n; c++)
+		if (sum[c] > sum[best] + 1e-9)
+			best = c;
+	return cand[best];
+}
+
+/* Four seats, the committed weights, one short sample per decision: the
+ * pick depends on every die of it, and equals the reference's. */
+Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, &kb_opponent_hard};
+	kb_pos pos = test_pos(0xf, "20 9 2", "12 4", "15 3", "6 1");
+	const double v[KB_PIECES] = {0.4, 0.4, 0.4, -1};
+	int picks[KB_PIECES] = {0};
+
+	cr_assert_eq(kb_pos_check(&pos), 0);
+	for (int die = 1; die <= 5; die += 4) {
+		unsigned mask = kb_legal(&pos, 0, die);
+		cr_assert_eq(mask, 0x7u, "die %d", die);
+		for (uint64_t seed = 0; seed < 40; seed++) {
+			kb_rollout_params rp = {3, 1 + (int)(seed % 3), 8 + (int)(seed % 5), 1.0, 100};
+			kb_bot bot, ref;
+			kb_bot_init(&bot, 0xf, opp, seed, 0);
+			kb_bot_init(&ref, 0xf, opp, seed, 0);
+			int pick = kb_rollout_choose(&bot, &rp, &pos, die, mask, v, 0);
+			cr_assert_eq(pick, ref_rollout_pick(&ref, &rp, &pos, die, mask), "die %d seed %d", die, (int)seed);
+			picks[pick]++;
+		}
+	}
+	cr_assert(picks[0] && picks[1] && picks[2], "every candidate wins some: %d %d %d", picks[0], picks[1], picks[2]);
+}
