@@ -333,6 +333,12 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert(third.n * 3 >= every.n - 12 && third.n * 3 <= every.n + 12, "%zu of %zu", third.n,
 		  every.n);
 	cr_assert_eq(third.wins, every.wins, "the same games");
+	/* keep 0 (or less) keeps every roll, as 1 does */
+	kb_fit_data zero_keep = {0};
+	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
+	cr_assert_eq(zero_keep.n, every.n);
+	cr_assert(memcmp(zero_keep.s, every.s, every.n * sizeof *every.s) == 0);
+	kb_fit_free(&zero_keep);
 	kb_fit_free(&every);
 	kb_fit_free(&third);
 }
@@ -820,6 +826,11 @@ Test(bot_rules, search_values_by_hand, .timeout = 30)
 	cr_assert_str_eq(out, "kimble-bot: die 1, piece 2 (progress 27): win 0.5829\n"
 			      "kimble-bot: die 1, piece 3 (progress 25): win 0.5000\n");
 	free(out);
+	bot.explain = open_memstream(&out, &len);
+	cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0x8, NULL), 3);
+	fclose(bot.explain);
+	cr_assert_str_eq(out, "", "a single legal move is not explained");
+	free(out);
 }
 
 /* Level 0 scores the two positions after the move: two leaves, equal
@@ -889,6 +900,7 @@ static void run_client(client_run *r, const char *input, unsigned present)
 
 	kb_bot_init(&bot, present, opp, 1, 0);
 	memset(r, 0, sizeof *r);
+	r->c.decisions = 99, r->c.lines = 77, r->c.winner = 5; /* results start afresh */
 	r->c.bot = &bot;
 	for (int s = 1; s < KB_SEATS; s++)
 		r->c.lineup[s - 1] = present >> s & 1 ? 2 : 0;
