@@ -1736,6 +1736,8 @@ Test(bot_rules, opponent_models_pick_and_probs)
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 1);
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x5), 2);
 	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x1), 0);
+	p[0] = 0.95;
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 0, "the first index the most probable");
 }
 
 /* ---- the relay against a scripted server ---------------------------------------- */
