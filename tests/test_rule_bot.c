@@ -2658,3 +2658,131 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	cr_assert_eq(bot.types[2], 1, "mostly rearmost: the easy evaluation");
 	kb_learn_close(&l);
 }
+
+/* ---- the search against a reference written from search.h ----------------- */
+
+static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls);
+
+/* After a move by mover, seat turn to roll, k bot rolls still to expand:
+ * a win is 1 or 0; with no bot roll left, the position is scored when
+ * the bot is to roll, or after its own move unless the level finishes
+ * the round. */
+static double ref_after(const kb_bot *b, const kb_pos *pos, int mover, int turn, int k, int opp_rolls)
+{
+	if (kb_has_won(pos, mover))
+		return mover == 0 ? 1.0 : 0.0;
+	if (k == 0 && (turn == 0 || (mover == 0 && !b->finish_round)))
+		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+	return ref_chance(b, pos, turn, k, opp_rolls);
+}
+
+/* The mean over the six dice: the bot's best move, an opponent's model
+ * move (its only move when it has one), a pass; at most
+ * KB_SEARCH_OPP_ROLLS opponent rolls per round, then the position is
+ * scored. */
+static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls)
+{
+	double sum = 0;
+
+	if ((turn == 0 && k == 0) || (turn != 0 && opp_rolls >= KB_SEARCH_OPP_ROLLS))
+		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		if (turn == 0) {
+			double best = -1;
+			for (int i = 0; i < KB_PIECES; i++) {
+				if (!(mask >> i & 1))
+					continue;
+				kb_pos p = *pos;
+				kb_apply(&p, 0, i, d);
+				double v = ref_after(b, &p, 0, kb_next_seat(&p, 0, d), k - 1, 0);
+				best = v > best ? v : best;
+			}
+			sum += mask ? best : ref_after(b, pos, 0, kb_next_seat(pos, 0, d), k - 1, 0);
+		} else {
+			kb_pos p = *pos;
+			if (mask)
+				kb_apply(&p, turn, kb_count(mask) == 1 ? __builtin_ctz(mask)
+							 : kb_opponent_pick(b->opp[turn], pos, turn, d, mask), d);
+			sum += ref_after(b, &p, turn, kb_next_seat(&p, turn, d), k, opp_rolls + 1);
+		}
+	}
+	return sum / 6;
+}
+
+/* Levels 0..3 with one opponent and 0..2 with two (an easy one), the
+ * committed weights: every legal move's value is the reference's, and the
+ * choice is the best of them. */
+Test(bot_rules, search_matches_the_reference, .timeout = 60)
+{
+	const kb_opponent *opp1[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	const kb_opponent *opp2[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, NULL};
+	const kb_pos one = test_pos(0x3, "26 14 5", "20 3", NULL, NULL);
+	const kb_pos two = test_pos(0x7, "26 14 5", "20 3", "9", NULL);
+	const struct {
+		const kb_pos *pos;
+		const kb_opponent *const *opp;
+		int levels;
+	} cases[] = {{&one, opp1, 3}, {&two, opp2, 2}};
+
+	for (int c = 0; c < 2; c++) {
+		const kb_pos *pos = cases[c].pos;
+		cr_assert_eq(kb_pos_check(pos), 0);
+		for (int level = 0; level <= cases[c].levels; level++) {
+			for (int die = 1; die <= 6; die++) {
+				unsigned mask = kb_legal(pos, 0, die);
+				double v[KB_PIECES], best = -1;
+				kb_bot bot;
+				if (kb_count(mask) < 2)
+					continue;
+				kb_bot_init(&bot, pos->present, cases[c].opp, 1, 0);
+				kb_bot_set_level(&bot, level);
+				int pick = kb_bot_decide(&bot, pos, die, mask, v);
+				for (int i = 0; i < KB_PIECES; i++) {
+					if (!(mask >> i & 1))
+						continue;
+					kb_pos p = *pos;
+					kb_apply(&p, 0, i, die);
+					double want = ref_after(&bot, &p, 0, kb_next_seat(&p, 0, die), bot.depth, 0);
+					cr_assert_float_eq(v[i], want, 1e-12, "case %d level %d die %d piece %d", c, level, die, i);
+					best = want > best ? want : best;
+				}
+				cr_assert_float_eq(v[pick], best, 1e-12, "case %d level %d die %d", c, level, die);
+			}
+		}
+	}
+}
+
+/* --show when A wins with the move it sent: the end is drawn from its
+ * decision line, the winner named as the bot. */
+Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], port[16], errp[300], state[KB_STATE_LEN + 2], first[256];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	state_of(state, &pos, 0, 2);
+	snprintf(first, sizeof first, TOKEN_LINE "\n%sEND\n", state);
+	h.steps = 2;
+	h.reply[0] = first;
+	h.reply[1] = "Voittaja: A\nEND\n";
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--show", "--",
+			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE "0\\n'; cat >/dev/null",
+			NULL};
+	test_proc proc;
+	snprintf(errp, sizeof errp, "%s/relay.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
+}
