@@ -1799,6 +1799,57 @@ static const char *untimed(const char *tx, char *out, size_t size)
 	return out;
 }
 
+typedef struct relay_proc {
+	pthread_t th;
+	int *listen_fd;
+	int port;
+	test_proc proc;
+} relay_proc;
+
+/* Start serve(srv) on a fresh port (its socket in *listen_fd) and
+ * kimble-relay --port PORT OPTS... -- /bin/sh -c SCRIPT in dir, stderr to
+ * err_path (NULL: a fresh dir/relay.err). */
+static void relay_start(relay_proc *rp, void *(*serve)(void *), void *srv, int *listen_fd,
+			const char *const *opts, const char *script, const char *dir, const char *err_path)
+{
+	static char relay[512], port[16], errp[300];
+	char *argv[16];
+	int n = 0;
+
+	*listen_fd = listen_any(&rp->port);
+	cr_assert_geq(*listen_fd, 0);
+	rp->listen_fd = listen_fd;
+	snprintf(port, sizeof port, "%d", rp->port);
+	pthread_create(&rp->th, NULL, serve, srv);
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	argv[n++] = "--port";
+	argv[n++] = port;
+	while (opts && *opts && n < 10)
+		argv[n++] = (char *)*opts++;
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = (char *)script;
+	argv[n] = NULL;
+	if (!err_path) {
+		snprintf(errp, sizeof errp, "%s/relay.err", dir);
+		unlink(errp);
+		err_path = errp;
+	}
+	cr_assert_eq(test_spawn(&rp->proc, argv, dir, 0, 0, err_path), 0);
+}
+
+/* Wait for the server thread, send the relay sig (when not 0), wait up
+ * to 30 s for it; returns its wait status. */
+static int relay_finish(relay_proc *rp, int sig)
+{
+	pthread_join(rp->th, NULL);
+	close(*rp->listen_fd);
+	if (sig)
+		test_kill(&rp->proc, sig);
+	return test_wait(&rp->proc, 30000);
+}
+
 /* The bot's bytes go out unchanged (CR LF included) and the server's
  * come back unchanged; the transcript escapes what is not printable
  * ASCII and the backslash, and drops a response line's CR; the game's
@@ -1807,10 +1858,10 @@ static const char *untimed(const char *tx, char *out, size_t size)
 Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 {
 	script_server h = {0};
-	pthread_t th;
-	char dir[256], relay[512], port[16], errp[300], state[KB_STATE_LEN + 2], first[512], want[1024], buf[2048];
+	relay_proc rp;
+	char dir[256], state[KB_STATE_LEN + 2], first[512], want[1024], buf[2048];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
-	int p;
+	const char *opts[] = {"--show", "--transcript", "tx", NULL};
 
 	test_tmpdir(dir, sizeof dir);
 	state_of(state, &pos, 0, 2);
@@ -1818,19 +1869,9 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	h.steps = 2;
 	h.reply[0] = first;
 	h.reply[1] = "Voittaja: B\nEND\n";
-	h.listen_fd = listen_any(&p);
-	cr_assert_geq(h.listen_fd, 0);
-	snprintf(port, sizeof port, "%d", p);
-	pthread_create(&th, NULL, serve_script, &h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--show",
-			"--transcript", "tx", "--", "/bin/sh", "-c",
-			"printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE "1\\n'; cat > got2; exit 7", NULL};
-	test_proc proc;
-	snprintf(errp, sizeof errp, "%s/relay.err", dir);
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
-	int st = test_wait(&proc, 30000);
-	pthread_join(th, NULL);
-	close(h.listen_fd);
+	relay_start(&rp, serve_script, &h, &h.listen_fd, opts,
+		    "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE "1\\n'; cat > got2; exit 7", dir, NULL);
+	int st = relay_finish(&rp, 0);
 	const char *err = test_read_file(dir, "relay.err");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
@@ -1852,7 +1893,7 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "> " TOKEN_LINE "1\\x0a\n"
 		 "< Voittaja: B\n"
 		 "< END\n"
-		 "# bot exited with status 7\n", p, state);
+		 "# bot exited with status 7\n", rp.port, state);
 	cr_assert_str_eq(untimed(test_read_file(dir, "tx"), buf, sizeof buf), want);
 }
 
@@ -1860,24 +1901,15 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
 	script_server h = {0};
-	pthread_t th;
-	char dir[256], relay[512], port[16], errp[300];
-	int p;
+	relay_proc rp;
+	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
 	h.steps = 1;
 	h.reply[0] = "END\n"; /* a response of END alone is whole too */
-	h.listen_fd = listen_any(&p);
-	snprintf(port, sizeof port, "%d", p);
-	pthread_create(&th, NULL, serve_script, &h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
-			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 1 >got; kill -TERM $$", NULL};
-	test_proc proc;
-	snprintf(errp, sizeof errp, "%s/relay.err", dir);
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
-	int st = test_wait(&proc, 30000);
-	pthread_join(th, NULL);
-	close(h.listen_fd);
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 1 >got; kill -TERM $$",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
@@ -1886,7 +1918,7 @@ Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 
 /* ---- rollouts: the simulated games decide among the close candidates ------- */
 
-/* A (6 ... no: pieces at 4 and 1) rolls a 2: piece 0 to square 6
+/* A (pieces at progress 4 and 1) rolls a 2: piece 0 to square 6
  * captures B's piece at progress 27, which wins with its next 1; piece 1
  * to 3 leaves it there.  With zero weights the search sees two equal
  * leaves; rollouts (no weights either: only wins count) see B win most
@@ -2037,30 +2069,20 @@ Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
 {
 	static char big[(1 << 20) + 1];
-	char dir[256], relay[512], port[16], errp[300];
-	int p;
+	char dir[256];
 
 	for (int side = 0; side < 2; side++) {
 		script_server h = {0};
-		pthread_t th;
+		relay_proc rp;
 		test_tmpdir(dir, sizeof dir);
 		memset(big, 'y', sizeof big - 1);
 		h.steps = 1;
 		h.reply[0] = side ? big : TOKEN_LINE "\n";
-		h.listen_fd = listen_any(&p);
-		snprintf(port, sizeof port, "%d", p);
-		pthread_create(&th, NULL, serve_script, &h);
-		char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--",
-				"/bin/sh", "-c",
-				side ? "printf 'v001200\\n'; exec sleep 30"
-				     : "printf 'v001200\\n'; head -c 1048576 /dev/zero | tr '\\0' ' '; exec cat >/dev/null",
-				NULL};
-		test_proc proc;
-		snprintf(errp, sizeof errp, "%s/relay.err", dir);
-		cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
-		int st = test_wait(&proc, 30000);
-		pthread_join(th, NULL);
-		close(h.listen_fd);
+		relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
+			    side ? "printf 'v001200\\n'; exec sleep 30"
+				 : "printf 'v001200\\n'; head -c 1048576 /dev/zero | tr '\\0' ' '; exec cat >/dev/null",
+			    dir, NULL);
+		int st = relay_finish(&rp, 0);
 		const char *err = test_read_file(dir, "relay.err");
 		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "side %d: relay status %d: %s", side, st, err);
 		cr_assert_str_eq(err, "kimble-relay: more than 1048576 bytes without a complete message or response\n");
@@ -2112,26 +2134,16 @@ static void *serve_flood(void *arg)
 Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
 {
 	flood_server h = {0};
-	pthread_t th;
-	char dir[256], relay[512], port[16], errp[300], fifo[300];
-	int p;
+	relay_proc rp;
+	char dir[256], fifo[300];
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	h.fifo = fifo;
-	h.listen_fd = listen_any(&p);
-	snprintf(port, sizeof port, "%d", p);
-	pthread_create(&th, NULL, serve_flood, &h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--", "/bin/sh", "-c",
-			"printf 'v001200\\n'; head -c 600000 /dev/zero | tr '\\0' x; echo >fifo; exec sleep 30", NULL};
-	test_proc proc;
-	snprintf(errp, sizeof errp, "%s/relay.err", dir);
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
-	pthread_join(th, NULL);
-	close(h.listen_fd);
-	test_kill(&proc, SIGTERM);
-	test_wait(&proc, 10000);
+	relay_start(&rp, serve_flood, &h, &h.listen_fd, NULL,
+		    "printf 'v001200\\n'; head -c 600000 /dev/zero | tr '\\0' x; echo >fifo; exec sleep 30", dir, NULL);
+	relay_finish(&rp, SIGTERM);
 	cr_assert_str_eq(h.start, "v001200\n");
 	cr_assert_eq(h.x_bytes, 500000, "the flood arrived as sent: %zu bytes of 'x' first (%s)", h.x_bytes,
 		     test_read_file(dir, "relay.err"));
@@ -2220,9 +2232,8 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 {
 	script_server h = {0};
-	pthread_t th;
-	char dir[256], relay[512], port[16], fifo[300], buf[64];
-	int p;
+	relay_proc rp;
+	char dir[256], fifo[300], buf[64];
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(fifo, sizeof fifo, "%s/err", dir);
@@ -2231,13 +2242,8 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 	cr_assert_geq(rd, 0);
 	h.steps = 1;
 	h.reply[0] = "";
-	h.listen_fd = listen_any(&p);
-	snprintf(port, sizeof port, "%d", p);
-	pthread_create(&th, NULL, serve_script, &h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--", "/bin/sh", "-c",
-			"printf 'v001200\\n'; echo up >&2; exec sleep 30", NULL};
-	test_proc proc;
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, fifo), 0);
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; echo up >&2; exec sleep 30", dir,
+		    fifo);
 	size_t n = 0;
 	while (n < 3) {
 		struct pollfd pf = {rd, POLLIN, 0};
@@ -2247,8 +2253,8 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 			n += (size_t)k;
 	}
 	cr_assert(strncmp(buf, "up\n", 3) == 0);
-	test_kill(&proc, SIGTERM);
-	int st = test_wait(&proc, 20000);
+	test_kill(&rp.proc, SIGTERM);
+	int st = test_wait(&rp.proc, 20000);
 	cr_assert(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "relay status %d", st);
 	int eof = 0;
 	for (;;) {
@@ -2265,7 +2271,7 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 	}
 	cr_assert(eof, "the bot still holds its stderr: it outlived the relay");
 	close(rd);
-	pthread_join(th, NULL);
+	pthread_join(rp.th, NULL);
 	close(h.listen_fd);
 }
 
@@ -2759,10 +2765,10 @@ Test(bot_rules, search_matches_the_reference, .timeout = 60)
 Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 {
 	script_server h = {0};
-	pthread_t th;
-	char dir[256], relay[512], port[16], errp[300], state[KB_STATE_LEN + 2], first[256];
+	relay_proc rp;
+	char dir[256], state[KB_STATE_LEN + 2], first[256];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
-	int p;
+	const char *show[] = {"--show", NULL};
 
 	test_tmpdir(dir, sizeof dir);
 	state_of(state, &pos, 0, 2);
@@ -2770,18 +2776,9 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	h.steps = 2;
 	h.reply[0] = first;
 	h.reply[1] = "Voittaja: A\nEND\n";
-	h.listen_fd = listen_any(&p);
-	snprintf(port, sizeof port, "%d", p);
-	pthread_create(&th, NULL, serve_script, &h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port, "--show", "--",
-			"/bin/sh", "-c", "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE "0\\n'; cat >/dev/null",
-			NULL};
-	test_proc proc;
-	snprintf(errp, sizeof errp, "%s/relay.err", dir);
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
-	int st = test_wait(&proc, 30000);
-	pthread_join(th, NULL);
-	close(h.listen_fd);
+	relay_start(&rp, serve_script, &h, &h.listen_fd, show,
+		    "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE "0\\n'; cat >/dev/null", dir, NULL);
+	int st = relay_finish(&rp, 0);
 	const char *err = test_read_file(dir, "relay.err");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
