@@ -6,9 +6,13 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -17,6 +21,11 @@
 #include "core/err.h"
 
 #include "bot/client.h"
+#include "bot/eval.h"
+#include "bot/opponent.h"
+#include "bot/tune/td.h"
+#include "core/board.h"
+#include "core/wire.h"
 #include "bot/tune/fit.h"
 #include "bot/learn.h"
 #include "core/policy.h"
@@ -324,6 +333,12 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert(third.n * 3 >= every.n - 12 && third.n * 3 <= every.n + 12, "%zu of %zu", third.n,
 		  every.n);
 	cr_assert_eq(third.wins, every.wins, "the same games");
+	/* keep 0 (or less) keeps every roll, as 1 does */
+	kb_fit_data zero_keep = {0};
+	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
+	cr_assert_eq(zero_keep.n, every.n);
+	cr_assert(memcmp(zero_keep.s, every.s, every.n * sizeof *every.s) == 0);
+	kb_fit_free(&zero_keep);
 	kb_fit_free(&every);
 	kb_fit_free(&third);
 }
@@ -423,6 +438,7 @@ Test(bot_rules, bot_init_sets_every_field)
 	cr_assert_eq(bot.opp[1], &kb_opponent_easy);
 	cr_assert_eq(bot.opp[2], &kb_opponent_hard, "a present seat without a model plays hard");
 	cr_assert_null(bot.opp[3], "absent");
+	cr_assert_eq(bot.types[0], 0, "seat A is evaluated as the bot");
 	cr_assert_eq(bot.types[1], 1, "easy is evaluated as easy");
 	cr_assert_eq(bot.types[2], 2);
 	for (int s = 0; s < KB_SEATS; s++)
@@ -455,7 +471,7 @@ Test(bot_rules, search_values_are_probabilities, .timeout = 60)
 		kb_bot bot;
 		kb_game_init(&g, seed, ctl);
 		kb_bot_init(&bot, g.pos.present, opp, seed, 0);
-		kb_bot_set_level(&bot, 2);
+		kb_bot_set_level(&bot, 1); /* level 2: search_values_by_hand */
 		while (kb_game_advance(&g, NULL) == 0) {
 			unsigned mask = kb_game_pending_mask(&g);
 			double v[KB_PIECES];
@@ -585,4 +601,2186 @@ Test(bot_rules, bot_records_its_opponents_decisions, .timeout = 60)
 	cr_assert_gt(rec.model.decisions, 0, "the opponents' decisions were observed");
 	cr_assert_eq(rec.model.hard_hits, rec.model.decisions, "hard always plays the foremost piece");
 	kb_store_close(st);
+}
+
+/* ---- the evaluation's features on constructed positions -------------------- */
+
+static const uint8_t kinds_hard[KB_SEATS] = {0, 2, 2, 2};
+static const uint8_t kinds_easy[KB_SEATS] = {0, 1, 1, 1};
+
+/* B (progress 2 and 0: squares 9 and 7) rolls next against A's pieces at
+ * progress 11 and 10 (squares 11 and 10).  Hard moves the foremost piece:
+ * a 1 hits square 10, a 2 square 11.  Easy moves the rearmost: a 1 moves
+ * it to square 8; a 2 moves the front piece (the rear one would land on
+ * its own), hitting square 11; a 3 and a 4 hit squares 10 and 11. */
+Test(bot_rules, eval_danger_is_the_next_rolls_hits)
+{
+	kb_pos pos = test_pos(0x3, "11 10", "2 0", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nhit, 2);
+	cr_assert_float_eq(f[0].danger, 2.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, (11 + 12) / 168.0, 1e-12, "(progress + 1) / (6 x 28) per hit");
+	cr_assert_eq(f[0].hit[0], 11, "a 1 hits the piece at progress 10: bucket 11");
+	cr_assert_eq(f[0].hit[1], 12);
+	cr_assert_eq(f[1].nhit, 0, "A's rolls hit nothing of B");
+	cr_assert_eq(f[1].danger, 0.0);
+	cr_assert_eq(f[1].dprog, 0.0);
+
+	kb_eval_features(&pos, kinds_easy, 0, f);
+	cr_assert_eq(f[0].nhit, 3);
+	cr_assert_float_eq(f[0].danger, 3.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, (12 + 11 + 12) / 168.0, 1e-12);
+	cr_assert_eq(f[0].hit[0], 12);
+	cr_assert_eq(f[0].hit[1], 11);
+	cr_assert_eq(f[0].hit[2], 12);
+}
+
+/* B at progress 25 (square 4) against A at progress 7 and 6 (squares 7
+ * and 6): a 2 takes it to progress 27, square 6, a hit; a 3 takes it into
+ * its goal (progress 28, which would be square 7 on the ring): no hit.
+ * With a 6 hard moves that piece into the goal, easy brings a piece out
+ * onto B's start square 7: a hit. */
+Test(bot_rules, eval_danger_stops_at_the_goal)
+{
+	kb_pos pos = test_pos(0x3, "7 6", "25", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 1, f);
+	cr_assert_eq(f[0].nhit, 1);
+	cr_assert_eq(f[0].hit[0], kb_eval_bucket(6));
+	cr_assert_float_eq(f[0].danger, 1.0 / 6, 1e-12);
+	cr_assert_float_eq(f[0].dprog, 7 / 168.0, 1e-12);
+	cr_assert_eq(f[0].tempo, 0);
+	cr_assert_eq(f[1].tempo, 1, "B rolls next");
+	kb_eval_features(&pos, kinds_easy, 1, f);
+	cr_assert_eq(f[0].nhit, 2);
+	cr_assert_eq(f[0].hit[0], kb_eval_bucket(6));
+	cr_assert_eq(f[0].hit[1], kb_eval_bucket(7));
+	for (int i = 0; i < KB_PIECES; i++)
+		cr_assert_eq(f[1].bucket[i], i == 0 ? 26 : 0, "B's buckets: 26 and home");
+}
+
+/* A at progress 6 (square 6): B at progress 20 (square 27) is 7 behind
+ * and reaches square 6 at progress 27, its last ring square: counted; C
+ * at progress 8 (square 22) 12 behind: counted; D at progress 0 (square
+ * 21) 13 behind: too far.  Then a piece right behind: 1. */
+Test(bot_rules, eval_near_counts_reach_1_to_12)
+{
+	kb_pos pos = test_pos(0xf, "6", "20", "8", "0");
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 2);
+	cr_assert_eq(f[0].near[0], 7 * KB_EVAL_ZONES + 1, "k 7, zone 6 / 4");
+	cr_assert_eq(f[0].near[1], 12 * KB_EVAL_ZONES + 1, "k 12, zone 1");
+	pos = test_pos(0x3, "10", "2", NULL, NULL);
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 1);
+	cr_assert_eq(f[0].near[0], 1 * KB_EVAL_ZONES + 2, "k 1, zone 10 / 4");
+	cr_assert_eq(f[1].nnear, 0);
+}
+
+/* A deterministic weight set with a different value in every cell. */
+static void distinct_weights(kb_weights *w)
+{
+	float *v = (float *)w;
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof *w / sizeof(float); i++) {
+		x = x * 1664525u + 1013904223u;
+		v[i] = (float)(x >> 8) / (float)(1u << 24) - 0.5f;
+	}
+}
+
+/* The score is the sum the header spells out, term by term. */
+Test(bot_rules, eval_score_is_the_documented_sum)
+{
+	static kb_weights w;
+	kb_seat_features f;
+	const int t = 4;
+
+	distinct_weights(&w);
+	memset(&f, 0, sizeof f);
+	f.bucket[0] = 5, f.bucket[1] = 3;
+	f.danger = 0.5, f.dprog = 0.25, f.tempo = 1;
+	f.nhit = 2, f.hit[0] = 4, f.hit[1] = 7;
+	f.nnear = 2, f.near[0] = 1 * KB_EVAL_ZONES + 2, f.near[1] = 2 * KB_EVAL_ZONES + 6;
+	double want = w.danger[t] * 0.5 + w.dprog[t] * 0.25 + w.tempo[t] +
+		      w.piece[t][5] + w.piece[t][3] + 2.0 * w.piece[t][0] +
+		      w.pair[t][5][3] + 2.0 * w.pair[t][5][0] + 2.0 * w.pair[t][3][0] + w.pair[t][0][0] +
+		      (w.hit[t][4] + (double)w.hit[t][7]) / 6 + w.behind[t][1][2] + w.behind[t][2][6];
+	cr_assert_float_eq(kb_eval_score(&w, t, &f), want, 1e-9);
+	f.tempo = 0;
+	cr_assert_float_eq(kb_eval_score(&w, t, &f), want - w.tempo[t], 1e-9);
+	f.nhit = f.nnear = 0;
+	f.danger = f.dprog = 0;
+	cr_assert_float_eq(kb_eval_score(&w, 2, &f), w.piece[2][5] + w.piece[2][3] + 2.0 * w.piece[2][0] +
+			   w.pair[2][5][3] + 2.0 * w.pair[2][5][0] + 2.0 * w.pair[2][3][0] + w.pair[2][0][0],
+			   1e-9);
+}
+
+/* The estimate is the softmax of the scores: zero weights give every
+ * present seat the same chance; a tempo weight of log 3 for the seat
+ * rolling next triples its share; a won position is 1 or 0. */
+Test(bot_rules, eval_is_the_softmax_of_the_scores)
+{
+	static kb_weights w;
+	kb_pos two = test_pos(0x3, "10 3", "12", NULL, NULL);
+	kb_pos four = test_pos(0xf, "10 3", "12", "4", "");
+
+	memset(&w, 0, sizeof w);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 0), 0.5, 1e-12);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 0), 0.25, 1e-12);
+	w.tempo[0] = (float)log(3.0); /* the bot, one opponent */
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 0), 0.75, 1e-6);
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &two, 1), 0.5, 1e-12, "B's tempo weight is 0");
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 0), 0.25, 1e-12, "type 6 for three opponents");
+	w.tempo[2 + 3 * 2] = (float)log(2.0); /* hard, three opponents */
+	cr_assert_float_eq(kb_eval(&w, kinds_hard, &four, 1), 0.2, 1e-6, "1 / (1 + 2 + 1 + 1)");
+	cr_assert_float_eq(kb_eval(&w, kinds_easy, &four, 1), 0.25, 1e-6, "easy seats: type 7");
+	kb_pos won = test_pos(0x3, "31 30 29 28", "12", NULL, NULL);
+	kb_pos lost = test_pos(0x3, "12", "31 30 29 28", NULL, NULL);
+	cr_assert_eq(kb_eval(&kb_weights_default, kinds_hard, &won, 1), 1.0);
+	cr_assert_eq(kb_eval(&kb_weights_default, kinds_hard, &lost, 0), 0.0);
+}
+
+/* Greedy: the move whose position scores best (a capture, whatever its
+ * index), the lowest index among equals, the only move at once. */
+Test(bot_rules, eval_greedy_takes_the_best_then_the_lowest)
+{
+	static kb_weights w;
+
+	memset(&w, 0, sizeof w);
+	for (int t = 0; t < KB_EVAL_TYPES; t++)
+		for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+			w.piece[t][b] = 0.125f * (float)b;
+	/* a 2: piece 1 from 3 to 5 (square 5) captures B's piece at 26 */
+	kb_pos cap = test_pos(0x3, "12 3", "26", NULL, NULL);
+	cr_assert_eq(kb_legal(&cap, 0, 2), 0x3u);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x3), 1);
+	/* no capture either way: the same score, the lowest index */
+	kb_pos even = test_pos(0x3, "12 3", "20", NULL, NULL);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &even, 2, 0x3), 0);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x2), 1, "the only legal move");
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x1), 0, "the only legal move");
+}
+
+/* ---- the search on constructed positions -------------------------------------- */
+
+/* The calibration: leaves 2 x 12R after level 1, then x R and x 12 in
+ * turn (R = 15, 71, 113 for 1, 2, 3 opponents), affordable 5000 x budget;
+ * at least level 1 for a budget of 1 ms, at most level 6. */
+Test(bot_rules, search_level_for_budget_table)
+{
+	static const int cases[][3] = {
+		/* budget, opponents, level */
+		{0, 1, 0}, {0, 3, 0}, {1, 1, 1}, {1, 3, 1}, {2, 1, 2}, {12, 1, 2}, {13, 1, 3},
+		{194, 1, 3}, {195, 1, 4}, {2332, 1, 4}, {2333, 1, 5}, {34991, 1, 5},
+		{34992, 1, 6}, /* 174,960,000 leaves: exactly affordable */
+		{100000, 1, 6}, {1000000, 1, 6}, {24, 2, 1}, {25, 2, 2}, {290, 2, 2}, {291, 2, 3},
+		{20615, 2, 3}, {20616, 2, 4}, {100000, 2, 4}, {61, 3, 1}, {62, 3, 2}, {735, 3, 2},
+		{736, 3, 3}, {83110, 3, 3}, {83111, 3, 4}, {2, 0, 2}, {13, 0, 3}, {62, 5, 2}, {61, 5, 1},
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_assert_eq(kb_bot_level_for_budget(cases[i][0], cases[i][1]), cases[i][2],
+			     "budget %d ms, %d opponents", cases[i][0], cases[i][1]);
+}
+
+/* With zero weights every leaf is worth 1/2 and a won game 1, so the
+ * values are what the dice give.  A (goal 31, 30; pieces at 27 and 25)
+ * rolls a 1: piece 2 into goal square 28 leaves 25 needing a 4; piece 3
+ * to 26 leaves two pieces out, no win in one roll.  B (progress 25,
+ * square 4) cannot reach A.  Level 1 and 2: B's round (three sixes end
+ * it at a leaf: 1/216), then A's roll wins with a 4. */
+Test(bot_rules, search_values_by_hand, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
+	const double win_next = 0.5 + (215.0 / 216) * (1.0 / 6) * 0.5;
+	double v[KB_PIECES];
+	kb_bot bot;
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xcu);
+	for (int level = 1; level <= 2; level++) {
+		kb_bot_init(&bot, 0x3, opp, 1, 0);
+		bot.w = &zero;
+		kb_bot_set_level(&bot, level);
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0xc, v), 2, "level %d", level);
+		cr_assert_eq(v[0], -1.0);
+		cr_assert_eq(v[1], -1.0);
+		cr_assert_float_eq(v[2], win_next, 1e-12, "level %d: %.6f", level, v[2]);
+		cr_assert_float_eq(v[3], 0.5, 1e-12, "level %d: %.6f", level, v[3]);
+	}
+	char *out = NULL;
+	size_t len = 0;
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	bot.w = &zero;
+	kb_bot_set_level(&bot, 1);
+	bot.explain = open_memstream(&out, &len);
+	kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+	fclose(bot.explain);
+	cr_assert_str_eq(out, "kimble-bot: die 1, piece 2 (progress 27): win 0.5829\n"
+			      "kimble-bot: die 1, piece 3 (progress 25): win 0.5000\n");
+	free(out);
+	bot.explain = open_memstream(&out, &len);
+	cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0x8, NULL), 3);
+	fclose(bot.explain);
+	cr_assert_str_eq(out, "", "a single legal move is not explained");
+	free(out);
+}
+
+/* Level 0 scores the two positions after the move: two leaves, equal
+ * (zero weights), so the tie-break stream chooses, the same for a seed. */
+Test(bot_rules, search_ties_go_to_the_seeded_stream)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
+	int seen[KB_PIECES] = {0};
+
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		kb_bot bot, again;
+		kb_bot_init(&bot, 0x3, opp, seed, 0);
+		kb_bot_init(&again, 0x3, opp, seed, 0);
+		bot.w = again.w = &zero;
+		int pick = kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+		cr_assert_eq(bot.nodes, 2, "one leaf per move");
+		cr_assert_eq(kb_bot_decide(&again, &pos, 1, 0xc, NULL), pick);
+		seen[pick]++;
+	}
+	cr_assert(seen[2] > 0 && seen[3] > 0 && seen[2] + seen[3] == 24, "%d %d", seen[2], seen[3]);
+	/* a decision without a tie draws nothing from the stream: a bot that
+	 * first made one (level 1: piece 2 is best) breaks the tie as a fresh
+	 * bot of its seed does */
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		kb_bot used, fresh;
+		kb_bot_init(&used, 0x3, opp, seed, 0);
+		kb_bot_init(&fresh, 0x3, opp, seed, 0);
+		used.w = fresh.w = &zero;
+		kb_bot_set_level(&used, 1);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), 2);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0x8, NULL), 3, "one legal move");
+		kb_bot_set_level(&used, 0);
+		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), kb_bot_decide(&fresh, &pos, 1, 0xc, NULL),
+			     "seed %d", (int)seed);
+	}
+}
+
+/* ---- the protocol client in-process ---------------------------------------------- */
+
+/* The state line of pos with seat to roll die, with its '\n'. */
+static const char *state_of(char out[KB_STATE_LEN + 2], const kb_pos *pos, int seat, int die)
+{
+	char board[KB_BOARD_LEN];
+
+	kb_board_format(pos, board);
+	kb_fmt_state(out, board, seat, die);
+	out[KB_STATE_LEN + 1] = 0;
+	return out;
+}
+
+typedef struct client_run {
+	int rc;
+	kb_client c;
+	kb_err err;
+	char out[512], diag[512];
+} client_run;
+
+/* Run the client (bot with hard x1 model, learning off) on input. */
+static void run_client(client_run *r, const char *input, unsigned present)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, &kb_opponent_hard};
+	static kb_bot bot;
+	char *out = NULL, *diag = NULL;
+	size_t outlen = 0, diaglen = 0;
+
+	kb_bot_init(&bot, present, opp, 1, 0);
+	memset(r, 0, sizeof *r);
+	r->c.decisions = 99, r->c.lines = 77, r->c.winner = 5; /* results start afresh */
+	r->c.bot = &bot;
+	for (int s = 1; s < KB_SEATS; s++)
+		r->c.lineup[s - 1] = present >> s & 1 ? 2 : 0;
+	r->c.present = present;
+	FILE *in = fmemopen((void *)input, strlen(input), "r");
+	FILE *o = open_memstream(&out, &outlen);
+	r->c.diag = open_memstream(&diag, &diaglen);
+	r->rc = kb_client_run(&r->c, in, o, &r->err);
+	fclose(in);
+	fclose(o);
+	fclose(r->c.diag);
+	snprintf(r->out, sizeof r->out, "%s", out);
+	snprintf(r->diag, sizeof r->diag, "%s", diag);
+	free(out);
+	free(diag);
+}
+
+/* A refused move (the same decision line again) gets the other legal
+ * index; refusing that too leaves nothing to send. */
+Test(bot_rules, client_refused_move_gets_the_other_index)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	char st[KB_STATE_LEN + 2], input[1024], want[256];
+	client_run r;
+
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_IO, "%s", r.err.msg);
+	cr_assert_eq(r.c.decisions, 2);
+	cr_assert_eq(r.c.lines, 1, "the repeated line is not a new one");
+	int first = r.out[8 + KB_TOKEN_LEN] - '0';
+	cr_assert(first == 0 || first == 1, "%s", r.out);
+	snprintf(want, sizeof want, "v001200\n" TOKEN_LINE "%d\n" TOKEN_LINE "%d\n", first, 1 - first);
+	cr_assert_str_eq(r.out, want);
+	snprintf(want, sizeof want, "kimble-bot: the server refused piece %d; choosing again\n", first);
+	cr_assert_str_eq(r.diag, want);
+
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n%sEND\n%sEND\n", st, st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "the server refused every legal move of state line") != NULL, "%s",
+		  r.err.msg);
+	cr_assert_eq(r.c.decisions, 2);
+}
+
+/* A's single legal move wins: the winner line ends the game (END may be
+ * missing), no move is sent. */
+Test(bot_rules, client_game_ends_at_the_winner_line)
+{
+	kb_pos pos = test_pos(0x3, "31 30 29 27", "10", NULL, NULL);
+	char st[KB_STATE_LEN + 2], input[512];
+	client_run r;
+
+	state_of(st, &pos, 0, 1);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_OK, "%s", r.err.msg);
+	cr_assert_eq(r.c.winner, 0);
+	cr_assert_eq(r.c.lines, 1);
+	cr_assert_eq(r.c.decisions, 0);
+	cr_assert_str_eq(r.out, "v001200\n");
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_OK, "no END after the winner: %s", r.err.msg);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "after the winner line, expected END") != NULL, "%s", r.err.msg);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: B\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "\"Voittaja: B\" but the last roll was A's");
+	cr_assert_eq(r.c.winner, -1);
+}
+
+/* Responses out of order, each with its message. */
+Test(bot_rules, client_protocol_errors_named)
+{
+	kb_pos dec = test_pos(0x3, "12 3", "20", NULL, NULL), single = test_pos(0x3, "12", "20", NULL, NULL);
+	char st[KB_STATE_LEN + 2], one[KB_STATE_LEN + 2], input[1024], longline[200];
+	client_run r;
+	static const struct {
+		const char *fmt; /* %1$s the decision line, %2$s a line without choice */
+		int rc;
+		const char *msg;
+	} cases[] = {
+		{"%1$s", KB_CLIENT_PROTOCOL, "state line before the token line"},
+		{"END\n", KB_CLIENT_PROTOCOL, "response ended (END) before a token line"},
+		{TOKEN_LINE "\nEND\n", KB_CLIENT_PROTOCOL, "response had no state line and no winner"},
+		{TOKEN_LINE "\n%2$sEND\n", KB_CLIENT_PROTOCOL, "offers A no choice"},
+		{TOKEN_LINE "\n" TOKEN_LINE "\n", KB_CLIENT_PROTOCOL, "a second token line"},
+		{TOKEN_LINE "\n%1$s%1$s", KB_CLIENT_PROTOCOL, "follows an A decision line in the same response"},
+		{TOKEN_LINE "\nVirhe: tuntematon viesti\n", KB_CLIENT_SERVER, "the server answered \"Virhe: tuntematon viesti\""},
+		{TOKEN_LINE "\n%1$sEND\n", KB_CLIENT_IO, "standard input ended before the game was over"},
+		{TOKEN_LINE, KB_CLIENT_IO, "standard input ended before the game was over"},
+		{"", KB_CLIENT_IO, "standard input ended before the game was over"},
+	};
+
+	state_of(st, &dec, 0, 2);
+	state_of(one, &single, 0, 1);
+	cr_assert_eq(kb_count(kb_legal(&single, 0, 1)), 1);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		snprintf(input, sizeof input, cases[i].fmt, st, one);
+		run_client(&r, input, 0x3);
+		cr_assert_eq(r.rc, cases[i].rc, "case %zu: %d %s", i, r.rc, r.err.msg);
+		cr_assert(strstr(r.err.msg, cases[i].msg) != NULL, "case %zu: %s", i, r.err.msg);
+	}
+	/* lines of 128 characters are read (and parsed), longer ones refused */
+	memset(longline, 'x', sizeof longline);
+	snprintf(input, sizeof input, "%.128s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_null(strstr(r.err.msg, "longer than"), "%s", r.err.msg);
+	snprintf(input, sizeof input, "%.129s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
+}
+
+Test(bot_rules, lineup_names_up_to_64_characters)
+{
+	char name[80];
+	uint8_t l[3];
+	unsigned present;
+	const kb_opponent *opp[KB_SEATS];
+	kb_err err;
+
+	memset(name, 'n', sizeof name);
+	snprintf(name + 64, sizeof name - 64, ",easy");
+	cr_assert_eq(kb_lineup_parse(name, l, &present, opp, &err), 0, "%s", err.msg);
+	cr_assert_eq(present, 0x7u);
+	cr_assert(l[0] == 2 && l[1] == 1 && l[2] == 0);
+	cr_assert(opp[0] == NULL && opp[1] == &kb_opponent_hard && opp[2] == &kb_opponent_easy && opp[3] == NULL);
+	memset(name, 'n', sizeof name);
+	name[65] = 0;
+	cr_assert_eq(kb_lineup_parse(name, l, &present, opp, &err), -1);
+	cr_assert(strstr(err.msg, "seat B: expected a name") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_lineup_parse("random", l, &present, opp, &err), 0);
+	cr_assert_eq(opp[1], &kb_opponent_random);
+	cr_assert_eq(l[0], 2);
+}
+
+/* ---- the tracker: following a game line by line ------------------------------ */
+
+typedef struct seen_obs {
+	int n;
+	kb_observation last;
+} seen_obs;
+
+static void count_obs(void *ctx, const kb_observation *ob)
+{
+	seen_obs *s = ctx;
+
+	s->n++;
+	s->last = *ob;
+}
+
+static int track(kb_tracker *t, const kb_pos *pos, int seat, int die, kb_err *err)
+{
+	char st[KB_STATE_LEN + 2];
+	kb_line ln;
+
+	state_of(st, pos, seat, die);
+	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	return kb_tracker_line(t, &ln, err);
+}
+
+/* An opponent's roll with a choice is reported with the index it played;
+ * a roll without one is not. */
+Test(bot_rules, tracker_reports_opponents_choices)
+{
+	kb_tracker t;
+	seen_obs seen = {0};
+	kb_err err;
+	kb_pos b = test_pos(0x3, "10", "5 0", NULL, NULL);
+
+	kb_tracker_init(&t, 0x3, count_obs, &seen);
+	cr_assert_eq(track(&t, &b, 1, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.mask, 0x3u);
+	kb_pos after = test_pos(0x3, "10", "5 1", NULL, NULL);
+	cr_assert_eq(track(&t, &after, 0, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1);
+	cr_assert_eq(seen.last.seat, 1);
+	cr_assert_eq(seen.last.die, 1);
+	cr_assert_eq(seen.last.mask, 0x3u);
+	cr_assert_eq(seen.last.index, 1, "the rear piece moved");
+	cr_assert(memcmp(&seen.last.pos, &b, sizeof b) == 0);
+	cr_assert_eq(t.lines, 2);
+	/* A's roll of 3 (one piece: no choice), then B rolls */
+	kb_pos a3 = test_pos(0x3, "13", "5 1", NULL, NULL);
+	cr_assert_eq(track(&t, &a3, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "A's moves are not observations");
+	/* B's 2 with pieces at 5 and 1: both may move; B to roll a 6 next
+	 * is not B's turn again after a 2 */
+	kb_pos b2 = test_pos(0x3, "13", "7 1", NULL, NULL);
+	cr_assert_eq(track(&t, &b2, 1, 4, &err), -1);
+	cr_assert(strstr(err.msg, "B4: this seat is not the next to roll") != NULL, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "nothing reported for a refused line");
+	/* B with one legal move (a 4: 1 -> 5 is its own square): no choice,
+	 * nothing reported */
+	kb_tracker_init(&t, 0x3, count_obs, &seen);
+	cr_assert_eq(track(&t, &a3, 1, 4, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_count(t.mask), 1);
+	kb_pos b4 = test_pos(0x3, "13", "9 1", NULL, NULL);
+	cr_assert_eq(track(&t, &b4, 0, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.n, 1, "a forced move is not a choice");
+}
+
+Test(bot_rules, tracker_refuses_what_no_game_shows)
+{
+	kb_tracker t;
+	kb_err err;
+	kb_pos a = test_pos(0x3, "12 3", "20", NULL, NULL);
+	kb_line ln;
+
+	kb_tracker_init(&t, 0x3, NULL, NULL);
+	cr_assert_eq(kb_line_parse("Voittaja: A", 11, &ln, NULL), 0);
+	cr_assert_eq(kb_tracker_line(&t, &ln, &err), -1);
+	cr_assert(strstr(err.msg, "expected a state line") != NULL, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: A\" before any state line");
+	cr_assert_eq(track(&t, &a, 2, 3, &err), -1, "C does not play");
+	cr_assert(strstr(err.msg, "the rolling seat does not play in this game") != NULL, "%s", err.msg);
+	kb_pos won = test_pos(0x3, "12", "31 30 29 28", NULL, NULL);
+	cr_assert_eq(track(&t, &won, 0, 3, &err), -1);
+	cr_assert(strstr(err.msg, "a seat has already won on this board") != NULL, "%s", err.msg);
+	cr_assert_eq(t.have, 0);
+	cr_assert_eq(t.lines, 0);
+	/* A decides with a 2: piece 0 to 14 or piece 1 to 5 */
+	cr_assert_eq(track(&t, &a, 0, 2, &err), 0, "%s", err.msg);
+	kb_tracker_own_move(&t, 1);
+	kb_pos moved0 = test_pos(0x3, "14 3", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &moved0, 1, 2, &err), -1);
+	cr_assert(strstr(err.msg, "its board is not the result of the bot's own move") != NULL, "%s", err.msg);
+	kb_pos other = test_pos(0x3, "12 4", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &other, 1, 2, &err), -1);
+	cr_assert(strstr(err.msg, "not the result of any legal move of the previous roll") != NULL, "%s", err.msg);
+	kb_pos moved1 = test_pos(0x3, "12 5", "20", NULL, NULL);
+	cr_assert_eq(track(&t, &moved1, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.own_index, -1, "a new line has no own move yet");
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: B\" but no legal move of the last roll wins");
+	cr_assert_eq(kb_tracker_winner(&t, 0, &err), -1);
+	cr_assert_str_eq(err.msg, "\"Voittaja: A\" but the last roll was B's");
+	/* a board that does not parse (a piece of absent C) */
+	char st[KB_STATE_LEN + 2];
+	kb_pos c = test_pos(0x7, "12 5", "20", "3", NULL);
+	state_of(st, &c, 0, 2);
+	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	cr_assert_eq(kb_tracker_line(&t, &ln, &err), -1);
+	cr_assert(strncmp(err.msg, "state line ", 11) == 0 && strlen(err.msg) > 60, "%s", err.msg);
+}
+
+/* The winner line: the pending roll's move that wins. */
+Test(bot_rules, tracker_accepts_the_winning_roll)
+{
+	kb_tracker t;
+	kb_err err;
+	kb_pos b = test_pos(0x3, "12", "31 30 29 26", NULL, NULL);
+
+	kb_tracker_init(&t, 0x3, NULL, NULL);
+	cr_assert_eq(track(&t, &b, 1, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(t.have, 0, "the game is over");
+	cr_assert_eq(track(&t, &b, 1, 3, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1, "a 3 does not win");
+}
+
+/* ---- the tuner: fit, SPSA, TD(lambda), the command line ---------------------- */
+
+/* One sample, zero weights: both seats 1/2, so the loss is log 2 and one
+ * SGD step moves each seat's base weights by lr x (p - won) x feature:
+ * A (won; pieces at 10 and 3, two home; rolls next; B's 4 from square 27
+ * hits its piece at 3) up, B (20, three home) down. */
+Test(bot_rules, fit_train_one_step_by_hand)
+{
+	static kb_weights w;
+	kb_fit_sample s;
+	kb_fit_data d = {&s, 1, 1, 1, 1};
+
+	memset(&w, 0, sizeof w);
+	memset(&s, 0, sizeof s);
+	s.pos = test_pos(0x3, "10 3", "20", NULL, NULL);
+	s.types[0] = 0, s.types[1] = 2, s.types[2] = s.types[3] = 0xff;
+	s.turn = 0, s.winner = 0;
+	double loss = kb_fit_train(&w, &d, 1, 0.1, 0.0, 5); /* once: the macro reads it twice */
+	cr_assert_float_eq(loss, log(2.0), 1e-12);
+	cr_assert_float_eq(w.piece[0][11], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][4], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][0], 0.1, 1e-7, "two home pieces");
+	cr_assert_float_eq(w.piece[2][21], -0.05, 1e-7);
+	cr_assert_float_eq(w.piece[2][0], -0.15, 1e-7, "three home pieces");
+	cr_assert_float_eq(w.tempo[0], 0.05, 1e-7);
+	cr_assert_eq(w.tempo[2], 0.0f, "B does not roll next");
+	cr_assert_float_eq(w.danger[0], 0.05 / 6, 1e-7);
+	cr_assert_float_eq(w.dprog[0], 0.05 * 4 / 168, 1e-7);
+	cr_assert_eq(w.danger[2], 0.0f);
+	float piece_sum = 0;
+	for (int b = 0; b < KB_EVAL_BUCKETS; b++)
+		piece_sum += fabsf(w.piece[0][b]) + fabsf(w.piece[2][b]);
+	cr_assert_float_eq(piece_sum, 0.4f, 1e-6, "no other piece value moved");
+	/* B won: the loss is the same, the signs turn; the learning rate
+	 * decays to a tenth over the run (second step 0.55 x lr) */
+	memset(&w, 0, sizeof w);
+	s.winner = 1;
+	loss = kb_fit_train(&w, &d, 1, 0.1, 0.0, 5);
+	cr_assert_float_eq(loss, log(2.0), 1e-12);
+	cr_assert_float_eq(w.piece[2][21], 0.05, 1e-7);
+	cr_assert_float_eq(w.piece[0][11], -0.05, 1e-7);
+	memset(&w, 0, sizeof w);
+	kb_fit_train(&w, &d, 2, 0.1, 0.0, 5);
+	cr_assert(w.piece[2][21] > 0.05f && w.piece[2][21] < 0.05f + 0.055f * 0.5f,
+		  "second step smaller: %f", w.piece[2][21]);
+	/* L2 pulls a piece value towards 0 */
+	memset(&w, 0, sizeof w);
+	w.piece[2][21] = 2.0f;
+	kb_weights no_l2 = w;
+	kb_fit_train(&w, &d, 1, 0.1, 0.5, 5);
+	kb_fit_train(&no_l2, &d, 1, 0.1, 0.0, 5);
+	cr_assert_float_eq(no_l2.piece[2][21] - w.piece[2][21], 0.1 * 0.5 * 2.0, 1e-6);
+	/* no samples: a loss of 0, nothing learned */
+	kb_fit_data empty = {NULL, 0, 0, 0, 0};
+	no_l2 = w;
+	cr_assert_eq(kb_fit_train(&w, &empty, 2, 0.1, 0.0, 5), 0.0);
+	cr_assert(memcmp(&w, &no_l2, sizeof w) == 0);
+}
+
+/* The mean over the six documented lineups, each measured alone. */
+Test(bot_rules, fit_winrate_is_the_mean_of_six_lineups, .timeout = 60)
+{
+	static const uint8_t lineups[6][3] = {
+		{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY}, {KB_HARD, 0, 0},
+		{KB_EASY, KB_HARD, KB_EASY}, {KB_EASY, 0, 0}, {KB_HARD, KB_EASY, 0},
+	};
+	double sum = 0;
+
+	for (int l = 0; l < 6; l++)
+		sum += kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l], 6, 3);
+	cr_assert_float_eq(kb_fit_winrate(&kb_weights_default, 0, 6, 3), sum / 6, 1e-12);
+	double rate[KB_TD_LINEUPS];
+	kb_td_winrates(&kb_weights_default, 0, 6, 3, rate);
+	for (int l = 0; l < KB_TD_LINEUPS; l++)
+		cr_assert_float_eq(rate[l], kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l < 3 ? l : 3], 6, 3),
+				   1e-12, "lineup %d", l);
+	cr_assert_str_eq(kb_td_lineup_names[2], "hard alone");
+	cr_assert(memcmp(kb_td_lineups[3], lineups[3], 3) == 0);
+}
+
+/* SPSA: every base weight moves by +-a (y+ - y-) / (2 x 0.05) with a =
+ * step / (1 + it / 50), the interaction tables not at all. */
+Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
+{
+	static kb_weights w;
+	char *log_text = NULL;
+	size_t len = 0;
+	double yp[2], ym[2];
+
+	w = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_fit_spsa(&w, 2, 4, 0.01, 7, log);
+	fclose(log);
+	cr_assert_eq(sscanf(log_text, "kimble-tune: spsa 1: %lf vs %lf\nkimble-tune: spsa 2: %lf vs %lf\n",
+			    &yp[0], &ym[0], &yp[1], &ym[1]), 4, "%s", log_text);
+	free(log_text);
+	double g0 = 0.01 * (yp[0] - ym[0]) / 0.1, g1 = 0.01 / (1 + 1 / 50.0) * (yp[1] - ym[1]) / 0.1;
+	cr_assert(fabs(g0) > 1e-3 || fabs(g1) > 1e-3, "no difference measured: %f %f", g0, g1);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		const float *now[3] = {&w.danger[t], &w.dprog[t], &w.tempo[t]};
+		const float *was[3] = {&kb_weights_default.danger[t], &kb_weights_default.dprog[t],
+				       &kb_weights_default.tempo[t]};
+		for (int b = 0; b < KB_EVAL_BUCKETS + 3; b++) {
+			double moved = b < KB_EVAL_BUCKETS ? w.piece[t][b] - kb_weights_default.piece[t][b]
+							   : *now[b - KB_EVAL_BUCKETS] - *was[b - KB_EVAL_BUCKETS];
+			double m = fabs(moved);
+			cr_assert(fabs(m - fabs(g0 + g1)) < 2e-4 || fabs(m - fabs(g0 - g1)) < 2e-4,
+				  "type %d weight %d moved %f, expected +-%f +-%f", t, b, moved, g0, g1);
+		}
+	}
+	cr_assert(memcmp(w.pair, kb_weights_default.pair, sizeof w.pair) == 0);
+	cr_assert(memcmp(w.hit, kb_weights_default.hit, sizeof w.hit) == 0);
+	cr_assert(memcmp(w.behind, kb_weights_default.behind, sizeof w.behind) == 0);
+}
+
+/* ---- TD(lambda), against a reference written from td.h ---------------------- */
+
+#define REF_TD_TAG (KB_TAG_USER + 9) /* td.c's dice and lineup stream */
+
+typedef struct ref_game {
+	uint8_t types[KB_SEATS];
+	kb_pos pos[4096];
+	int8_t turn[4096];
+	int n, winner;
+} ref_game;
+
+static void ref_predict(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+			int turn, kb_seat_features f[KB_SEATS], double p[KB_SEATS])
+{
+	double mx = -1e30, sum = 0;
+
+	kb_eval_features(pos, types, turn, f);
+	for (int s = 0; s < KB_SEATS; s++) {
+		p[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]) : 0;
+		if (kb_present(pos, s) && p[s] > mx)
+			mx = p[s];
+	}
+	for (int s = 0; s < KB_SEATS; s++)
+		if (kb_present(pos, s))
+			sum += p[s] = exp(p[s] - mx);
+	for (int s = 0; s < KB_SEATS; s++)
+		p[s] /= sum;
+}
+
+/* The game: the first roller the k-th present seat (k uniform), A greedy
+ * by w, the others their policy; the position before every roll. */
+static void ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, ref_game *g)
+{
+	unsigned present = 1;
+	kb_pos pos;
+
+	g->types[0] = 0;
+	for (int s = 1; s < KB_SEATS; s++) {
+		g->types[s] = ctl[s] == KB_EASY ? 1 : 2;
+		present |= ctl[s] ? 1u << s : 0;
+	}
+	kb_pos_init(&pos, present);
+	int k = (int)kb_rng_below(rng, (uint32_t)__builtin_popcount(present)), turn = 0;
+	while (!kb_present(&pos, turn) || k > 0) {
+		if (kb_present(&pos, turn))
+			k--;
+		turn++;
+	}
+	g->n = 0;
+	g->winner = -1;
+	for (;;) {
+		g->pos[g->n] = pos;
+		g->turn[g->n++] = (int8_t)turn;
+		int d = kb_rng_die(rng);
+		unsigned mask = kb_legal(&pos, turn, d);
+		if (mask) {
+			int idx = turn == 0 ? kb_eval_greedy(w, g->types, &pos, d, mask)
+				  : ctl[turn] == KB_EASY ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
+			kb_apply(&pos, turn, idx, d);
+			if (kb_has_won(&pos, turn)) {
+				g->winner = turn;
+				return;
+			}
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+}
+
+/* Backwards from the end: each position's prediction moves towards its
+ * target, the outcome blended with the following predictions (those of
+ * the weights the game was played with). */
+static void ref_learn(kb_weights *w, ref_game *g, double lambda, double rate)
+{
+	static float pred[4096][KB_SEATS];
+	kb_seat_features f[KB_SEATS];
+	double p[KB_SEATS], target[KB_SEATS];
+
+	for (int t = 0; t < g->n; t++) {
+		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		for (int s = 0; s < KB_SEATS; s++)
+			pred[t][s] = (float)p[s];
+	}
+	for (int s = 0; s < KB_SEATS; s++)
+		target[s] = s == g->winner ? 1.0 : 0.0;
+	for (int t = g->n - 1; t >= 0; t--) {
+		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		for (int s = 0; s < KB_SEATS; s++)
+			if (kb_present(&g->pos[t], s))
+				kb_eval_step(w, kb_eval_type(&g->pos[t], g->types[s]), &f[s], rate * (target[s] - p[s]));
+		for (int s = 0; s < KB_SEATS; s++)
+			target[s] = (1 - lambda) * pred[t][s] + lambda * target[s];
+	}
+}
+
+/* Games alternate: even ones the measured lineups in turn, odd ones a
+ * random lineup with an opponent; the rate decays linearly to a tenth;
+ * progress every tenth of the run with the bot's win rate since the last. */
+Test(bot_rules, td_train_matches_the_reference, .timeout = 60)
+{
+	static kb_weights got, want;
+	static ref_game g;
+	kb_td_params p = {10, 0.7, 0.02, 4, NULL};
+	char *log_text = NULL, expect[2048] = "";
+	size_t len = 0;
+	kb_rng rng;
+
+	got = want = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	kb_rng_stream(&rng, p.seed, REF_TD_TAG, 0);
+	for (long k = 0; k < p.games; k++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+		if (k % 2 == 0) {
+			memcpy(ctl + 1, kb_td_lineups[(k / 2) % KB_TD_LINEUPS], 3);
+		} else {
+			while (!ctl[1] && !ctl[2] && !ctl[3])
+				for (int s = 1; s < KB_SEATS; s++)
+					ctl[s] = (uint8_t)kb_rng_below(&rng, 3);
+		}
+		ref_play(&want, ctl, &rng, &g);
+		ref_learn(&want, &g, p.lambda, p.rate * (1.0 - 0.9 * (double)k / (double)p.games));
+		snprintf(expect + strlen(expect), sizeof expect - strlen(expect),
+			 "kimble-tune: td %ld/10 games, bot won %.1f%%\n", k + 1, g.winner == 0 ? 100.0 : 0.0);
+	}
+	cr_assert_str_eq(log_text, expect);
+	free(log_text);
+	const float *a = (const float *)&got, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof got / sizeof(float); i++)
+		cr_assert(fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(b[i])), "weight %zu: %f, reference %f", i, a[i], b[i]);
+	cr_assert(memcmp(&got, &kb_weights_default, sizeof got) != 0);
+}
+
+/* One lineup only, and a log only every tenth of the run. */
+Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
+{
+	static kb_weights got, want;
+	static ref_game g;
+	static const uint8_t easy_two[3] = {KB_EASY, 0, KB_EASY};
+	kb_td_params p = {20, 1.0, 0.01, 9, easy_two};
+	char *log_text = NULL;
+	size_t len = 0;
+	kb_rng rng;
+	const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EASY, 0, KB_EASY};
+
+	got = want = kb_weights_default;
+	FILE *log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	kb_rng_stream(&rng, p.seed, REF_TD_TAG, 0);
+	for (long k = 0; k < p.games; k++) {
+		ref_play(&want, ctl, &rng, &g);
+		ref_learn(&want, &g, p.lambda, p.rate * (1.0 - 0.9 * (double)k / (double)p.games));
+	}
+	int lines = 0;
+	for (const char *q = log_text; (q = strstr(q, "kimble-tune: td ")) != NULL; q++)
+		lines++;
+	cr_assert_eq(lines, 10, "%s", log_text);
+	cr_assert(strstr(log_text, "kimble-tune: td 2/20 games, bot won ") == log_text, "%s", log_text);
+	free(log_text);
+	const float *a = (const float *)&got, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof got / sizeof(float); i++)
+		cr_assert(fabsf(a[i] - b[i]) <= 1e-6f * (1 + fabsf(b[i])), "weight %zu: %f, reference %f", i, a[i], b[i]);
+	p.games = 9; /* fewer than 10: no progress lines */
+	log = open_memstream(&log_text, &len);
+	kb_td_train(&got, &p, log);
+	fclose(log);
+	cr_assert_str_eq(log_text, "");
+	free(log_text);
+}
+
+/* kimble-tune with nothing to do prints the compiled-in weights as
+ * bot/weights.h is, with its command line as the comment. */
+Test(bot_rules, tune_prints_the_weights_and_its_command, .timeout = 60)
+{
+	char path[512];
+	const char *out, *err;
+	static char file[1 << 18];
+	const char *none[] = {"--rounds", "0", NULL};
+
+	snprintf(file, sizeof file, "%s", test_read_file(NULL, test_root_path("bot/weights.h", path, sizeof path)));
+	cr_assert_eq(test_run_prog("kimble-tune", none, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(err, "");
+	const char *head = "/* weights.h - evaluation weights fitted by bot/tune/tune.sh; do not edit.\n"
+			   " * kimble-tune --rounds 0 --games 4000 --depth 0 --epochs 4 --seed 1 --spsa 0 "
+			   "--spsa-games 3000 --spsa-step 2 --td 0 --td-lambda 0.8 --td-rate 0.005 */\n";
+	cr_assert(strncmp(out, head, strlen(head)) == 0, "%.300s", out);
+	cr_assert_str_eq(out + strlen(head), strstr(file, " */\n#include") + 4);
+
+	const char *init[] = {"--init", "--rounds", "0", "--td-lineup", "021", "--seed", "5", NULL};
+	cr_assert_eq(test_run_prog("kimble-tune", init, &out, &err), 0, "%s", err);
+	cr_assert(strstr(out, " --seed 5 --spsa 0 --spsa-games 3000 --spsa-step 2 --td 0 --td-lambda 0.8 "
+			      "--td-rate 0.005 --td-lineup 021 */\n") != NULL, "%.400s", out);
+	const char *init_head = "/* weights.h - evaluation weights fitted by bot/tune/tune.sh; do not edit.\n"
+				" * kimble-tune --init --rounds 0 ";
+	cr_assert(strncmp(out, init_head, strlen(init_head)) == 0, "%.200s", out);
+	/* --init: piece values 0.12 per bucket up to 29, then flat; danger
+	 * -0.5, dprog -1, tempo 0.1; the interaction tables zero */
+	const char *row = "{0.00000f, 0.12000f, 0.24000f, 0.36000f, 0.48000f, 0.60000f, 0.72000f, 0.84000f,\n"
+			  "\t\t 0.96000f, 1.08000f, 1.20000f, 1.32000f, 1.44000f, 1.56000f, 1.68000f, 1.80000f,\n"
+			  "\t\t 1.92000f, 2.04000f, 2.16000f, 2.28000f, 2.40000f, 2.52000f, 2.64000f, 2.76000f,\n"
+			  "\t\t 2.88000f, 3.00000f, 3.12000f, 3.24000f, 3.36000f, 3.48000f, 3.48000f, 3.48000f,\n"
+			  "\t\t 3.48000f},\n";
+	int rows = 0;
+	for (const char *q = out; (q = strstr(q, row)) != NULL; q++)
+		rows++;
+	cr_assert_eq(rows, KB_EVAL_TYPES);
+	cr_assert(strstr(out, "\t{-0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f, -0.50000f},\n"
+			      "\t{-1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f, -1.00000f},\n"
+			      "\t{0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f, 0.10000f},\n") != NULL);
+	const char *tables = strstr(out, ".pair = {");
+	cr_assert_not_null(tables);
+	cr_assert_null(strchr(tables, 'f'), "every interaction weight is 0");
+}
+
+/* The rounds, the report and TD as asked, each on stderr; bad values. */
+Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "2", "--games", "2", "--epochs", "1", "--report", "2", "--report-level", "0",
+			      "--td", "10", "--td-lineup", "200", "--depth", "0", NULL};
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: round 1: 2 games, bot won ") != NULL, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
+	cr_assert_null(strstr(err, "round 3"), "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: td 10/10 games, bot won ") != NULL, "%s", err);
+	cr_assert(strstr(err, "\nkimble-tune: after, level 0, 2 games: hard x3 ") != NULL, "%s", err);
+	cr_assert(strstr(err, "%, easy x3 ") && strstr(err, "%, hard alone ") && strstr(err, "%, easy,hard,easy "), "%s", err);
+	cr_assert(strstr(out, " * kimble-tune --rounds 2 --games 2 --depth 0 --epochs 1 --seed 1 --spsa 0 "
+			      "--spsa-games 3000 --spsa-step 2 --td 10 --td-lambda 0.8 --td-rate 0.005 --td-lineup 200 */\n"),
+		  "%.300s", out);
+
+	static const char *const bad[][3] = {
+		{"--td-lineup", "000", "--td-lineup \"000\": expected three digits 0-2 for seats B, C, D, not all 0"},
+		{"--td-lineup", "300", "--td-lineup \"300\": expected three digits"},
+		{"--td-lineup", "20", "--td-lineup \"20\": expected three digits"},
+		{"--td-lineup", "2000", "--td-lineup \"2000\": expected three digits"},
+		{"--depth", "101", "--depth \"101\": out of range"},
+		{"--td-lambda", "1.5", "--td-lambda \"1.5\""},
+		{"--games", "0", "--games \"0\""},
+		{"--bogus", "1", "unknown option \"--bogus\""},
+		{"-x", "1", "unknown option \"-x\""},
+		{"extra", NULL, "unexpected argument \"extra\""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *a[] = {bad[i][0], bad[i][1], NULL};
+		cr_assert_eq(test_run_prog("kimble-tune", a, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0], bad[i][1], err);
+		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
+	}
+	const char *help[] = {"--help", NULL};
+	cr_assert_eq(test_run_prog("kimble-tune", help, &out, &err), 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
+}
+
+/* ---- learning: names, the end-of-game record --------------------------------- */
+
+Test(bot_rules, learn_names_of_the_lineup)
+{
+	char names[KB_SEATS][KB_NAME_MAX + 1], spec[200];
+
+	memset(names, 'x', sizeof names);
+	kb_learn_names("pat,-,none", names);
+	cr_assert_str_eq(names[0], "");
+	cr_assert_str_eq(names[1], "pat");
+	cr_assert_str_eq(names[2], "", "\"-\" is an absent seat");
+	cr_assert_str_eq(names[3], "", "\"none\" is an absent seat");
+	kb_learn_names("-x,nonex,", names);
+	cr_assert_str_eq(names[1], "-x");
+	cr_assert_str_eq(names[2], "nonex");
+	cr_assert_str_eq(names[3], "");
+	kb_learn_names(",a", names);
+	cr_assert_str_eq(names[1], "");
+	cr_assert_str_eq(names[2], "a");
+	cr_assert_str_eq(names[3], "", "a missing field is absent");
+	/* the longest name kept whole, a longer one dropped */
+	memset(spec, 'n', sizeof spec);
+	spec[KB_NAME_MAX] = ',';
+	memset(spec + KB_NAME_MAX + 1, 'm', KB_NAME_MAX + 1);
+	spec[2 * KB_NAME_MAX + 2] = 0;
+	kb_learn_names(spec, names);
+	cr_assert_eq(strlen(names[1]), KB_NAME_MAX);
+	cr_assert_str_eq(names[2], "", "longer than KB_NAME_MAX");
+}
+
+/* Seat s's choice with pieces at progress 5 and 0 and a 1: the rearmost
+ * (easy's); A stands at 20, out of the way. */
+static void observe_easy_choice(kb_learn *l, int seat)
+{
+	const char *spec[KB_SEATS] = {"20", "", "", ""};
+
+	spec[seat] = "5 0";
+	kb_pos pos = test_pos(0xf, spec[0], spec[1], spec[2], spec[3]);
+	kb_observation ob = {pos, seat, 1, kb_legal(&pos, seat, 1), 1};
+
+	cr_assert_eq(ob.mask, 0x3u);
+	kb_learn_observe(l, &ob);
+}
+
+static kb_opp_rec stored(const char *dir, const char *name)
+{
+	kb_store *st;
+	kb_err err;
+	kb_opp_rec rec;
+
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, name, &rec, &err), KB_REC_OK, "%s: %s", name, err.msg);
+	kb_store_close(st);
+	return rec;
+}
+
+/* One game per name (two seats of one name count once, lost if either
+ * won), won when A won; the seats' decisions summed; seat A and unnamed
+ * seats observe nothing; a frozen store is left alone. */
+Test(bot_rules, learn_commit_records_one_game_per_name, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "pat", "pat", "kim"};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
+	cr_assert_not_null(l.store);
+	observe_easy_choice(&l, 1);
+	observe_easy_choice(&l, 2);
+	observe_easy_choice(&l, 2);
+	observe_easy_choice(&l, 0);
+	cr_assert_eq(kb_learn_commit(&l, 2), 0);
+	kb_learn_close(&l);
+	kb_opp_rec pat = stored(dir, "pat"), kim = stored(dir, "kim");
+	cr_assert(pat.games == 1 && pat.won == 0 && pat.lost == 1, "%lu %lu %lu", (unsigned long)pat.games,
+		  (unsigned long)pat.won, (unsigned long)pat.lost);
+	cr_assert_eq(pat.model.decisions, 3);
+	cr_assert_eq(pat.model.easy_hits, 3);
+	cr_assert_eq(pat.model.hard_hits, 0);
+	cr_assert(kim.games == 1 && kim.won == 0 && kim.lost == 0);
+	cr_assert_eq(kim.model.decisions, 0);
+
+	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
+	cr_assert_eq(l.easy_like[1], 1, "3 easy hits, 0 hard");
+	cr_assert_eq(l.easy_like[3], 0);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	pat = stored(dir, "pat");
+	cr_assert(pat.games == 2 && pat.won == 1 && pat.lost == 1);
+
+	kb_learn_open_frozen(&l, dir, 0xf, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	pat = stored(dir, "pat");
+	cr_assert(pat.games == 2 && pat.model.decisions == 3, "frozen: nothing recorded");
+
+	/* a seat absent from present is not named, nothing is recorded */
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	cr_assert_str_eq(l.name[1], "pat");
+	cr_assert_str_eq(l.name[2], "");
+	cr_assert_str_eq(l.name[3], "");
+	kb_learn_close(&l);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1, "no store: nothing recorded");
+}
+
+/* The store's map bound from the environment: a bad value is named and
+ * ignored; learning goes on. */
+Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	kb_learn l;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	setenv(KB_STORE_ENV_MAP_MAX, "12x", 1);
+	FILE *diag = open_memstream(&text, &len);
+	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text, "%s", text);
+	cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
+	free(text);
+	setenv(KB_STORE_ENV_MAP_MAX, "1048576", 1);
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert_str_eq(text, "", "a good bound is used quietly");
+	free(text);
+	/* frozen with no store: said, nothing created */
+	char missing[300];
+	snprintf(missing, sizeof missing, "%s/none", dir);
+	diag = open_memstream(&text, &len);
+	kb_learn_open_frozen(&l, missing, 0x3, names, NULL, diag);
+	fclose(diag);
+	cr_assert_null(l.store);
+	cr_assert(strstr(text, "kimble-bot: learning frozen: no store at ") == text, "%s", text);
+	free(text);
+	cr_assert_eq(access(missing, F_OK), -1);
+	/* a path too long for the store: said, not learning */
+	char longpath[700];
+	memset(longpath, 'p', sizeof longpath - 1);
+	longpath[0] = '/';
+	longpath[sizeof longpath - 1] = 0;
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, longpath, 0x3, names, NULL, diag);
+	fclose(diag);
+	cr_assert_null(l.store);
+	cr_assert_str_eq(text, "kimble-bot: learning: not learning this game: the store path is too long\n");
+	free(text);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1);
+}
+
+/* ---- the built-in opponent models ------------------------------------------------ */
+
+static void probs_fixed(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
+			double prob[KB_PIECES])
+{
+	const double *p = ctx;
+
+	(void)pos, (void)seat, (void)die, (void)mask;
+	for (int i = 0; i < KB_PIECES; i++)
+		prob[i] = p[i];
+}
+
+Test(bot_rules, opponent_models_pick_and_probs)
+{
+	kb_pos pos = test_pos(0x3, "10", "9 5 2", NULL, NULL);
+	double prob[KB_PIECES];
+
+	cr_assert_eq(kb_opponent_for_name("easy"), &kb_opponent_easy);
+	cr_assert_eq(kb_opponent_for_name("random"), &kb_opponent_random);
+	cr_assert_eq(kb_opponent_for_name("hard"), &kb_opponent_hard);
+	cr_assert_eq(kb_opponent_for_name("other"), &kb_opponent_hard);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_easy, &pos, 1, 1, 0x7), 2);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_hard, &pos, 1, 1, 0x6), 1);
+	cr_assert_eq(kb_opponent_pick(&kb_opponent_hard, &pos, 1, 1, 0), -1);
+	kb_opponent_easy.probs(NULL, &pos, 1, 1, 0x7, prob);
+	cr_assert(prob[0] == 0 && prob[1] == 0 && prob[2] == 1 && prob[3] == 0);
+	kb_opponent_hard.probs(NULL, &pos, 1, 1, 0x6, prob);
+	cr_assert(prob[0] == 0 && prob[1] == 1 && prob[2] == 0 && prob[3] == 0);
+	kb_opponent_random.probs(NULL, &pos, 1, 1, 0x5, prob);
+	cr_assert(prob[0] == 0.5 && prob[1] == 0 && prob[2] == 0.5 && prob[3] == 0);
+	/* a model without a hint or a pick: its most probable legal index,
+	 * the lowest among equals, an illegal one never */
+	double p[KB_PIECES] = {0.2, 0.3, 0.3, 0.9};
+	kb_opponent m = {probs_fixed, p, 0, "fixed", NULL};
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 1);
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x5), 2);
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x1), 0);
+	p[0] = 0.95;
+	cr_assert_eq(kb_opponent_pick(&m, &pos, 1, 1, 0x7), 0, "the first index the most probable");
+}
+
+/* ---- the relay against a scripted server ---------------------------------------- */
+
+typedef struct script_server {
+	int listen_fd;
+	int steps;
+	const char *reply[4]; /* written after reading message k */
+	char got[4][128];     /* message k as received, with its line end */
+} script_server;
+
+/* One connection: read a message line, write its reply, steps times;
+ * then read until the relay closes. */
+static void *serve_script(void *arg)
+{
+	script_server *h = arg;
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+	char sink[256];
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	if (c < 0)
+		return NULL;
+	for (int k = 0; k < h->steps; k++) {
+		size_t n = 0;
+		while (n < sizeof h->got[k] - 1) {
+			struct pollfd pc = {c, POLLIN, 0};
+			if (poll(&pc, 1, 20000) <= 0 || read(c, h->got[k] + n, 1) != 1)
+				break;
+			if (h->got[k][n++] == '\n')
+				break;
+		}
+		h->got[k][n] = 0;
+		test_write_all(c, h->reply[k], strlen(h->reply[k]));
+	}
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+/* The transcript's records without their times (checked: "S.mmm "). */
+static const char *untimed(const char *tx, char *out, size_t size)
+{
+	size_t n = 0;
+
+	while (*tx && n + 1 < size) {
+		const char *sp = strchr(tx, ' '), *dot = strchr(tx, '.');
+		cr_assert(sp && dot && dot < sp && sp - dot == 4, "record time: %.40s", tx);
+		cr_assert(atof(tx) >= 0 && atof(tx) < 60, "seconds since the relay started: %.40s", tx);
+		const char *eol = strchr(tx, '\n');
+		cr_assert_not_null(eol);
+		n += (size_t)snprintf(out + n, size - n, "%.*s", (int)(eol + 1 - (sp + 1)), sp + 1);
+		tx = eol + 1;
+	}
+	return out;
+}
+
+typedef struct relay_proc {
+	pthread_t th;
+	int *listen_fd;
+	int port;
+	test_proc proc;
+} relay_proc;
+
+/* Start serve(srv) on a fresh port (its socket in *listen_fd) and
+ * kimble-relay --port PORT OPTS... -- /bin/sh -c SCRIPT in dir, stderr to
+ * err_path (NULL: a fresh dir/relay.err). */
+static void relay_start(relay_proc *rp, void *(*serve)(void *), void *srv, int *listen_fd,
+			const char *const *opts, const char *script, const char *dir, const char *err_path)
+{
+	static char relay[512], port[16], errp[300];
+	char *argv[16];
+	int n = 0;
+
+	*listen_fd = listen_any(&rp->port);
+	cr_assert_geq(*listen_fd, 0);
+	rp->listen_fd = listen_fd;
+	snprintf(port, sizeof port, "%d", rp->port);
+	pthread_create(&rp->th, NULL, serve, srv);
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	argv[n++] = "--port";
+	argv[n++] = port;
+	while (opts && *opts && n < 10)
+		argv[n++] = (char *)*opts++;
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = (char *)script;
+	argv[n] = NULL;
+	if (!err_path) {
+		snprintf(errp, sizeof errp, "%s/relay.err", dir);
+		unlink(errp);
+		err_path = errp;
+	}
+	cr_assert_eq(test_spawn(&rp->proc, argv, dir, 0, 0, err_path), 0);
+}
+
+/* Wait for the server thread, send the relay sig (when not 0), wait up
+ * to 30 s for it; returns its wait status. */
+static int relay_finish(relay_proc *rp, int sig)
+{
+	pthread_join(rp->th, NULL);
+	close(*rp->listen_fd);
+	if (sig)
+		test_kill(&rp->proc, sig);
+	return test_wait(&rp->proc, 30000);
+}
+
+/* The bot's bytes go out unchanged (CR LF included) and the server's
+ * come back unchanged; the transcript escapes what is not printable
+ * ASCII and the backslash, and drops a response line's CR; the game's
+ * end closes the bot's stdin; --show captions the decision and the end;
+ * the relay exits with the bot's status. */
+Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], state[KB_STATE_LEN + 2], first[512], want[1024], buf[2048];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	const char *opts[] = {"--show", "--transcript", "tx", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	state_of(state, &pos, 0, 2);
+	snprintf(first, sizeof first, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", state);
+	h.steps = 2;
+	h.reply[0] = first;
+	h.reply[1] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, opts,
+		    "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE "1\\n'; cat > got2; exit 7", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "== the bot moves piece 1\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner B\n") != NULL, "%s", err);
+	cr_assert_null(strstr(err, "(the bot)"), "%s", err);
+	cr_assert_str_eq(h.got[0], "v001222\r\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "1\n");
+	cr_assert_str_eq(test_read_file(dir, "got1"), first);
+	cr_assert_str_eq(test_read_file(dir, "got2"), "Voittaja: B\nEND\n");
+	state[KB_STATE_LEN] = 0;
+	snprintf(want, sizeof want,
+		 "# connected to 127.0.0.1 port %d\n"
+		 "> v001222\\x0d\\x0a\n"
+		 "< " TOKEN_LINE "\n"
+		 "< ~ \\x5c\\x1f\\x7f\n"
+		 "< %s\n"
+		 "< END\n"
+		 "> " TOKEN_LINE "1\\x0a\n"
+		 "< Voittaja: B\n"
+		 "< END\n"
+		 "# bot exited with status 7\n", rp.port, state);
+	cr_assert_str_eq(untimed(test_read_file(dir, "tx"), buf, sizeof buf), want);
+}
+
+/* A bot killed by a signal: the relay's status is 128 + the signal. */
+Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = "END\n"; /* a response of END alone is whole too */
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 1 >got; kill -TERM $$",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(test_read_file(dir, "got"), "END\n");
+}
+
+/* ---- rollouts: the simulated games decide among the close candidates ------- */
+
+/* A (pieces at progress 4 and 1) rolls a 2: piece 0 to square 6
+ * captures B's piece at progress 27, which wins with its next 1; piece 1
+ * to 3 leaves it there.  With zero weights the search sees two equal
+ * leaves; rollouts (no weights either: only wins count) see B win most
+ * samples after piece 1, none after piece 0. */
+Test(bot_rules, rollouts_see_the_capture_the_leaves_miss, .timeout = 30)
+{
+	static kb_weights zero;
+	static const kb_rollout_params on = {2, 64, 20, 0.5, 2};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "4 1", "31 30 29 27", NULL, NULL);
+	const double v[KB_PIECES] = {0.5, 0.5, -1, -1};
+	int off_picks[KB_PIECES] = {0};
+
+	cr_assert_eq(kb_legal(&pos, 0, 2), 0x3u);
+	for (uint64_t seed = 0; seed < 12; seed++) {
+		kb_bot bot;
+		kb_bot_init(&bot, 0x3, opp, seed, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 2), 0, "seed %d", (int)seed);
+		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 3), -1, "more leaves than max_leaves");
+		bot.rollout = &on;
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0, "seed %d: the search with rollouts",
+			     (int)seed);
+		/* a second decision: its own leaves (2) count, not the bot's total */
+		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0);
+		kb_rollout_params few = on;
+		few.max_leaves = 1;
+		bot.rollout = &few;
+		off_picks[kb_bot_decide(&bot, &pos, 2, 0x3, NULL)]++;
+	}
+	cr_assert(off_picks[0] > 0 && off_picks[1] > 0, "without rollouts the tie-break decides: %d %d",
+		  off_picks[0], off_picks[1]);
+}
+
+/* Candidates: within margin of the best (the bound included), at most
+ * `candidates` of them, best first. */
+Test(bot_rules, rollout_candidates_within_the_margin, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "4 1", "31 30 29 27", NULL, NULL);
+	kb_bot bot;
+
+	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	bot.w = &zero;
+	kb_rollout_params rp = {2, 16, 20, 0.25, 100};
+	const double close[KB_PIECES] = {0.25, 0.5, -1, -1};
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), 0, "0.5 - 0.25 is within");
+	rp.margin = 0.2;
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), -1, "one candidate");
+	rp.candidates = 1;
+	rp.margin = 1;
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), -1, "at most one compared");
+	rp.candidates = 2;
+	rp.horizon = 1000; /* capped at KB_ROLLOUT_MAX_HORIZON */
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x3, close, 0), 0);
+	cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 2, 0x1, close, 0), -1, "one legal move");
+}
+
+/* ---- kimble-bot's options ------------------------------------------------------- */
+
+/* Run kimble-bot with args, input on stdin; its stdout into out. */
+static int run_bot(const char *const *args, const char *input, char *out, size_t size, const char *dir)
+{
+	char bin[512], errp[300];
+	char *argv[16] = {(char *)test_bin("kimble-bot", bin, sizeof bin)};
+	int n = 1;
+	test_proc proc;
+	test_reader rd;
+
+	while (*args && n < 15)
+		argv[n++] = (char *)*args++;
+	argv[n] = NULL;
+	snprintf(errp, sizeof errp, "%s/bot.err", dir);
+	unlink(errp); /* test_spawn appends */
+	cr_assert_eq(test_spawn(&proc, argv, dir, 1, 1, errp), 0);
+	test_write_all(proc.in, input, strlen(input));
+	close(proc.in);
+	test_reader_init(&rd, proc.out);
+	size_t len = 0;
+	long k;
+	while (len + 1 < size && (k = test_getline(&rd, out + len, size - len - 1, 20000)) >= 0) {
+		len += (size_t)k;
+		out[len++] = '\n';
+	}
+	out[len] = 0;
+	close(proc.out);
+	return test_wait(&proc, 20000);
+}
+
+/* The start message from OPPONENTS, the move with --explain's lines,
+ * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
+Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
+{
+	char dir[256], store[300], data[400], out[512], st[KB_STATE_LEN + 2], input[512];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	snprintf(data, sizeof data, "%s/data.mdb", store);
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
+	unsetenv("KIMBLE_LEARN");
+	const char *explain[] = {"easy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
+	int rc = run_bot(explain, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	cr_assert(strncmp(out, "v001100\n" TOKEN_LINE, 8 + 65) == 0 && strlen(out) == 8 + 67, "%s", out);
+	const char *err = test_read_file(dir, "bot.err");
+	cr_assert(strstr(err, "kimble-bot: die 2, piece 0 (progress 12): win 0.") == err, "%s", err);
+	cr_assert(strstr(err, "\nkimble-bot: die 2, piece 1 (progress 3): win 0.") != NULL, "%s", err);
+	cr_assert(strstr(err, "kimble-bot: standard input ended before the game was over\n") != NULL, "%s", err);
+	cr_assert_eq(access(data, F_OK), 0, "the store was created");
+
+	char other[300], other_data[400];
+	snprintf(other, sizeof other, "%s/other", dir);
+	snprintf(other_data, sizeof other_data, "%s/data.mdb", other);
+	const char *quiet[] = {"hard,-", "5", "--no-learn", "--state", other, NULL};
+	rc = run_bot(quiet, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d: %s", rc, test_read_file(dir, "bot.err"));
+	cr_assert(strncmp(out, "v001200\n", 8) == 0, "%s", out);
+	cr_assert_null(strstr(test_read_file(dir, "bot.err"), "win 0."), "no --explain: no values");
+	cr_assert_eq(access(other, F_OK), -1, "--no-learn: no store");
+	setenv("KIMBLE_LEARN", "0", 1);
+	const char *frozen[] = {"hard", "5", "--state", other, NULL};
+	rc = run_bot(frozen, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
+	cr_assert_eq(access(other, F_OK), -1, "KIMBLE_LEARN=0: no store created");
+	setenv("KIMBLE_LEARN", "1", 1);
+	rc = run_bot(frozen, input, out, sizeof out, dir);
+	cr_assert_eq(access(other_data, F_OK), 0, "KIMBLE_LEARN=1 learns");
+	unsetenv("KIMBLE_LEARN");
+	const char *help[] = {"-h", NULL};
+	rc = run_bot(help, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-bot - ", 22) == 0, "%s", out);
+	const char *unknown[] = {"-x", "hard", "1", NULL};
+	rc = run_bot(unknown, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_EXIT_USAGE);
+	cr_assert(strstr(test_read_file(dir, "bot.err"), "unknown option \"-x\"") != NULL);
+	const char *dash[] = {"-,easy", "1", NULL};
+	rc = run_bot(dash, "", out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
+	cr_assert_str_eq(out, "v001010\n");
+}
+
+/* 1 MiB from the bot without a whole message (spaces: a prefix of the
+ * next one), or from the server without END: the relay gives up, named. */
+Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
+{
+	static char big[(1 << 20) + 1];
+	char dir[256];
+
+	for (int side = 0; side < 2; side++) {
+		script_server h = {0};
+		relay_proc rp;
+		test_tmpdir(dir, sizeof dir);
+		memset(big, 'y', sizeof big - 1);
+		h.steps = 1;
+		h.reply[0] = side ? big : TOKEN_LINE "\n";
+		relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
+			    side ? "printf 'v001200\\n'; exec sleep 30"
+				 : "printf 'v001200\\n'; head -c 1048576 /dev/zero | tr '\\0' ' '; exec cat >/dev/null",
+			    dir, NULL);
+		int st = relay_finish(&rp, 0);
+		const char *err = test_read_file(dir, "relay.err");
+		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "side %d: relay status %d: %s", side, st, err);
+		cr_assert_str_eq(err, "kimble-relay: more than 1048576 bytes without a complete message or response\n");
+	}
+}
+
+typedef struct flood_server {
+	int listen_fd;
+	const char *fifo; /* the bot writes a line here once it has flooded */
+	char start[64];
+	size_t x_bytes;   /* bytes of the next message that were 'x' */
+} flood_server;
+
+/* Read the start message; wait for the bot's word that its flood is
+ * written; answer; then read 500,000 bytes of the next message. */
+static void *serve_flood(void *arg)
+{
+	flood_server *h = arg;
+	static char buf[500000];
+	char word[8];
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	read_message(c, h->start);
+	int fd = open(h->fifo, O_RDONLY);
+	if (fd < 0 || read(fd, word, sizeof word) <= 0)
+		return NULL;
+	close(fd);
+	test_write_all(c, TOKEN_LINE "\nEND\n", KB_TOKEN_LEN + 5);
+	size_t n = 0;
+	while (n < sizeof buf) {
+		struct pollfd pc = {c, POLLIN, 0};
+		ssize_t k;
+		if (poll(&pc, 1, 20000) <= 0 || (k = read(c, buf + n, sizeof buf - n)) <= 0)
+			break;
+		n += (size_t)k;
+	}
+	while (h->x_bytes < n && buf[h->x_bytes] == 'x')
+		h->x_bytes++;
+	close(c);
+	return NULL;
+}
+
+/* While a message waits for its response the bot writes 600,000 bytes
+ * without a line end (one bad message, passed on as it is): the relay
+ * keeps them (its buffer holds 1 MiB) and sends them unchanged. */
+Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
+{
+	flood_server h = {0};
+	relay_proc rp;
+	char dir[256], fifo[300];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	h.fifo = fifo;
+	relay_start(&rp, serve_flood, &h, &h.listen_fd, NULL,
+		    "printf 'v001200\\n'; head -c 600000 /dev/zero | tr '\\0' x; echo >fifo; exec sleep 30", dir, NULL);
+	relay_finish(&rp, SIGTERM);
+	cr_assert_str_eq(h.start, "v001200\n");
+	cr_assert_eq(h.x_bytes, 500000, "the flood arrived as sent: %zu bytes of 'x' first (%s)", h.x_bytes,
+		     test_read_file(dir, "relay.err"));
+}
+
+/* Serve two connections: the first reads the message and stays silent
+ * (open, no byte); the second reads the resent message and ends the game. */
+static void *serve_silent_then_win(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+
+	int first = accept_message(h, 0);
+	int second = accept_message(h, 1);
+	if (second >= 0) {
+		char sink[64];
+		test_write_all(second, win, sizeof win - 1);
+		struct pollfd pc = {second, POLLIN, 0};
+		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
+			;
+		close(second);
+	}
+	if (first >= 0)
+		close(first);
+	return NULL;
+}
+
+/* A server that accepted the message and says nothing for
+ * KB_RELAY_SILENCE_MS (3 s) is given up: the message is resent on a new
+ * connection. */
+Test(bot_rules, relay_resends_after_silence, .timeout = 60)
+{
+	half_server h = {0};
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = relay_against(serve_silent_then_win, &h, "3000", "echo v001200; head -n 2 >got.txt", dir);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(h.got[1], "v001200\n", "resent on the second connection");
+	cr_assert_str_eq(test_read_file(dir, "got.txt"), "Voittaja: B\nEND\n");
+	cr_assert(strstr(test_read_file(dir, "tx"), "# no response; reconnecting and resending\n") != NULL, "%s",
+		  test_read_file(dir, "tx"));
+}
+
+/* After the game the relay waits for the bot (here: stdout closed, then
+ * idle until the grace ends) without reading its own standard input:
+ * what follows the relay in a shell's input is still there. */
+Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char dir[256], relay[512], cmd[1200], path[300];
+	int p;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/in", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("keep me\n", f);
+	fclose(f);
+	h.steps = 1;
+	h.reply[0] = "Voittaja: B\nEND\n";
+	h.listen_fd = listen_any(&p);
+	pthread_create(&th, NULL, serve_script, &h);
+	snprintf(cmd, sizeof cmd,
+		 "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
+		 "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out",
+		 test_bin("kimble-relay", relay, sizeof relay), p);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	test_proc proc;
+	snprintf(path, sizeof path, "%s/sh.err", dir);
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, path), 0);
+	int st = test_wait(&proc, 30000);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "sh.err"),
+			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
+}
+
+/* SIGTERM to the relay ends the bot's whole process group too: the pipe
+ * the bot holds as its stderr reaches end of file. */
+Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], fifo[300], buf[64];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(fifo, sizeof fifo, "%s/err", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(rd, 0);
+	h.steps = 1;
+	h.reply[0] = "";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; echo up >&2; exec sleep 30", dir,
+		    fifo);
+	size_t n = 0;
+	while (n < 3) {
+		struct pollfd pf = {rd, POLLIN, 0};
+		ssize_t k;
+		cr_assert_gt(poll(&pf, 1, 20000), 0, "the bot did not start");
+		if ((k = read(rd, buf + n, sizeof buf - n)) > 0)
+			n += (size_t)k;
+	}
+	cr_assert(strncmp(buf, "up\n", 3) == 0);
+	test_kill(&rp.proc, SIGTERM);
+	int st = test_wait(&rp.proc, 20000);
+	cr_assert(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "relay status %d", st);
+	int eof = 0;
+	for (;;) {
+		struct pollfd pf = {rd, POLLIN, 0};
+		if (poll(&pf, 1, 10000) <= 0)
+			break;
+		ssize_t k = read(rd, buf, sizeof buf);
+		if (k == 0) {
+			eof = 1;
+			break;
+		}
+		if (k < 0)
+			break;
+	}
+	cr_assert(eof, "the bot still holds its stderr: it outlived the relay");
+	close(rd);
+	pthread_join(rp.th, NULL);
+	close(h.listen_fd);
+}
+
+/* Equal search values keep index order, and equal rollout results go to
+ * the first candidate: with zero weights and a horizon too short for
+ * anyone to win every sample is worth 1/2, so the lowest index wins,
+ * whether two, three or four candidates are compared. */
+Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
+{
+	static kb_weights zero;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "12 9 5 2", "20", NULL, NULL);
+	const double v[KB_PIECES] = {0.5, 0.5, 0.5, 0.5};
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xfu);
+	for (int n = 2; n <= 4; n++) {
+		kb_rollout_params rp = {n, 8, 5, 0.1, 100};
+		kb_bot bot;
+		kb_bot_init(&bot, 0x3, opp, 3, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xf, v, 0), 0, "%d candidates", n);
+		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xe, v, 0), 1, "%d candidates", n);
+	}
+}
+
+/* --spsa: the win rate before and after (the same games), one line per
+ * step between them. */
+Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 120)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "0", "--spsa", "1", "--spsa-games", "1", "--spsa-step", "0", NULL};
+	char want[128];
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	double before;
+	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: ", &before), 1, "%s", err);
+	cr_assert(before > 0.3 && before < 0.9, "%s", err);
+	snprintf(want, sizeof want, "\nkimble-tune: win rate after SPSA %.4f\n", before);
+	cr_assert(strstr(err, want) != NULL, "step 0 changes nothing, the same games: %s", err);
+	cr_assert(strstr(out, " --spsa 1 --spsa-games 1 --spsa-step 0 --td 0 ") != NULL, "%.300s", out);
+}
+
+/* ---- every option's bounds: the bound itself accepted, one past refused ---- */
+
+typedef struct bound_case {
+	const char *opt, *ok, *bad;
+} bound_case;
+
+/* OPT OK --bogus fails on --bogus (OK was accepted); OPT BAD fails on OPT. */
+static void check_bounds(const char *prog, const char *const *lead, const bound_case *cases, size_t n)
+{
+	const char *err;
+	char want[128];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *args[8];
+		int k = 0;
+		for (const char *const *l = lead; *l; l++)
+			args[k++] = *l;
+		int at = k;
+		args[k++] = cases[i].opt;
+		args[k++] = cases[i].ok;
+		args[k++] = "--bogus";
+		args[k] = NULL;
+		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].ok);
+		cr_assert(strstr(err, "unknown option \"--bogus\"") != NULL, "%s %s accepted? %s", cases[i].opt,
+			  cases[i].ok, err);
+		args[at + 1] = cases[i].bad;
+		args[at + 2] = NULL;
+		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].bad);
+		snprintf(want, sizeof want, "%s \"%s\": out of range", cases[i].opt, cases[i].bad);
+		cr_assert(strstr(err, want) != NULL, "want %s, got %s", want, err);
+	}
+}
+
+Test(bot_rules, option_bounds_of_the_three_programs, .timeout = 120)
+{
+	static const bound_case tune[] = {
+		{"--rounds", "0", "-1"}, {"--rounds", "1000000", "1000001"},
+		{"--games", "1", "0"}, {"--games", "1000000000000", "1000000000001"},
+		{"--depth", "0", "-1"}, {"--depth", "100", "101"},
+		{"--epochs", "0", "-1"}, {"--epochs", "1000000", "1000001"},
+		{"--spsa", "0", "-1"}, {"--spsa", "1000000000000", "1000000000001"},
+		{"--spsa-games", "0", "-1"}, {"--spsa-games", "1000000000000", "1000000000001"},
+		{"--td", "0", "-1"}, {"--td", "1000000000000", "1000000000001"},
+		{"--report", "0", "-1"}, {"--report", "1000000000000", "1000000000001"},
+		{"--report-level", "0", "-1"}, {"--report-level", "100", "101"},
+		{"--seed", "0", "-1"}, {"--seed", "1000000000000000", "1000000000000001"},
+		{"--spsa-step", "0", "-0.001"}, {"--spsa-step", "1000000", "1000000.01"},
+		{"--td-lambda", "0", "-0.001"}, {"--td-lambda", "1", "1.001"},
+		{"--td-rate", "0", "-0.001"}, {"--td-rate", "10", "10.001"},
+	};
+	static const bound_case relay[] = {
+		{"--port", "1", "0"}, {"--port", "65535", "65536"},
+		{"--retry-ms", "0", "-1"}, {"--retry-ms", "3600000", "3600001"},
+		{"--grace-ms", "0", "-1"}, {"--grace-ms", "60000", "60001"},
+	};
+	static const bound_case bot[] = {
+		{"--budget-ms", "0", "-1"}, {"--budget-ms", "100000", "100001"},
+	};
+	const char *none[] = {NULL}, *bot_lead[] = {"hard", "1", NULL};
+
+	check_bounds("kimble-tune", none, tune, sizeof tune / sizeof tune[0]);
+	check_bounds("kimble-relay", none, relay, sizeof relay / sizeof relay[0]);
+	check_bounds("kimble-bot", bot_lead, bot, sizeof bot / sizeof bot[0]);
+}
+
+/* kimble-bot: a word starting with '-' is an option unless it is a
+ * lineup ("-", "-,...") or a negative number (a SEED out of range). */
+Test(bot_rules, bot_dash_words, .timeout = 60)
+{
+	static const char *const cases[][3] = {
+		{"-0", "hard", "SEED \"-0\""}, {"-9", "hard", "SEED \"-9\""},
+		{"-/", "hard", "unknown option \"-/\""}, {"-:", "hard", "unknown option \"-:\""},
+		{"--x", "hard", "unknown option \"--x\""},
+	};
+	const char *err, *out;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = {cases[i][1], cases[i][0], NULL};
+		cr_assert_eq(test_run_prog("kimble-bot", args, NULL, &err), KB_EXIT_USAGE, "%s", cases[i][0]);
+		cr_assert(strstr(err, cases[i][2]) != NULL, "%s: want %s, got %s", cases[i][0], cases[i][2], err);
+	}
+	const char *lineup[] = {"-", "7", NULL};
+	cr_assert_eq(test_run_prog("kimble-bot", lineup, &out, &err), KB_CLIENT_IO, "%s", err);
+	cr_assert_str_eq(out, "v001000\n");
+}
+
+/* kimble-relay: a bot that cannot be run (status 127, named), the other
+ * usage errors. */
+Test(bot_rules, relay_command_and_usage_errors, .timeout = 60)
+{
+	script_server h = {0};
+	pthread_t th;
+	char port[16], want[128];
+	const char *err;
+	int p;
+
+	h.steps = 0;
+	h.listen_fd = listen_any(&p);
+	snprintf(port, sizeof port, "%d", p);
+	pthread_create(&th, NULL, serve_script, &h);
+	const char *missing[] = {"--port", port, "--", "./no-such-bot", "x", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", missing, NULL, &err), 127, "%s", err);
+	cr_assert(strstr(err, "kimble-relay: cannot run ./no-such-bot: No such file or directory\n") != NULL, "%s", err);
+	pthread_join(th, NULL);
+	close(h.listen_fd);
+	const char *tx[] = {"--transcript", "/nonexistent/dir/tx", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", tx, NULL, &err), KB_EXIT_USAGE);
+	cr_assert(strstr(err, "--transcript /nonexistent/dir/tx: cannot open for writing") != NULL, "%s", err);
+	const char *extra[] = {"bot", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", extra, NULL, &err), KB_EXIT_USAGE);
+	cr_assert(strstr(err, "unexpected argument \"bot\": the bot's COMMAND goes after --") != NULL, "%s", err);
+	/* --host: a host with no server (127.0.0.2 with our port: refused) */
+	const char *host[] = {"--host", "127.0.0.2", "--port", port, "--retry-ms", "0", "--", "true", NULL};
+	cr_assert_eq(test_run_prog("kimble-relay", host, NULL, &err), 69, "%s", err);
+	snprintf(want, sizeof want, "kimble-relay: no Kimble server reachable at 127.0.0.2 port %s\n", port);
+	cr_assert_str_eq(err, want);
+	const char *help[] = {"-h", NULL};
+	const char *out;
+	cr_assert_eq(test_run_prog("kimble-relay", help, &out, &err), 0);
+	cr_assert(strncmp(out, "NAME\n    kimble-relay - ", 24) == 0, "%.80s", out);
+}
+
+/* A learned model's picks, not the type's, decide what a seat threatens
+ * at the leaves: with easy and hard weighted alike, hard's type with
+ * easy's model scores as easy's type does. */
+Test(bot_rules, eval_models_decide_the_danger)
+{
+	static kb_weights w;
+	kb_pos pos = test_pos(0x3, "11 10", "2 0", NULL, NULL);
+	const kb_opponent *easy_model[KB_SEATS] = {NULL, &kb_opponent_easy, NULL, NULL};
+
+	w = kb_weights_default;
+	memcpy(&w.piece[1], &w.piece[2], sizeof w.piece[1]);
+	memcpy(&w.pair[1], &w.pair[2], sizeof w.pair[1]);
+	memcpy(&w.hit[1], &w.hit[2], sizeof w.hit[1]);
+	memcpy(&w.behind[1], &w.behind[2], sizeof w.behind[1]);
+	w.danger[1] = w.danger[2], w.dprog[1] = w.dprog[2], w.tempo[1] = w.tempo[2];
+	w.danger[0] = -2.0f;
+	double as_easy = kb_eval(&w, kinds_easy, &pos, 1);
+	double as_hard = kb_eval(&w, kinds_hard, &pos, 1);
+	cr_assert(fabs(as_easy - as_hard) > 1e-6, "%f %f", as_easy, as_hard);
+	cr_assert_float_eq(kb_eval_models(&w, kinds_hard, easy_model, &pos, 1), as_easy, 1e-12);
+	cr_assert_float_eq(kb_eval_models(&w, kinds_hard, NULL, &pos, 1), as_hard, 1e-12);
+}
+
+/* The gradient step, weight by weight: each term's weight moves by delta
+ * times its feature (a hit's by delta / 6), nothing else moves. */
+Test(bot_rules, eval_step_moves_each_weight_by_its_feature)
+{
+	static kb_weights w, want;
+	kb_seat_features f;
+	const int t = 4;
+	const double d = 0.5;
+
+	memset(&f, 0, sizeof f);
+	f.bucket[0] = 5, f.bucket[1] = 3;
+	f.danger = 0.5, f.dprog = 0.25, f.tempo = 1;
+	f.nhit = 2, f.hit[0] = 4, f.hit[1] = 7;
+	f.nnear = 2, f.near[0] = 1 * KB_EVAL_ZONES + 2, f.near[1] = 2 * KB_EVAL_ZONES + 6;
+	memset(&w, 0, sizeof w);
+	memset(&want, 0, sizeof want);
+	kb_eval_step(&w, t, &f, d);
+	want.danger[t] = 0.25f, want.dprog[t] = 0.125f, want.tempo[t] = 0.5f;
+	want.piece[t][5] = 0.5f, want.piece[t][3] = 0.5f, want.piece[t][0] = 1.0f;
+	want.pair[t][5][3] = 0.5f, want.pair[t][5][0] = 1.0f, want.pair[t][3][0] = 1.0f, want.pair[t][0][0] = 0.5f;
+	want.hit[t][4] = want.hit[t][7] = (float)(d / 6);
+	want.behind[t][1][2] = 0.5f, want.behind[t][2][6] = 0.5f;
+	const float *a = (const float *)&w, *b = (const float *)&want;
+	for (size_t i = 0; i < sizeof w / sizeof(float); i++)
+		cr_assert_eq(a[i], b[i], "weight %zu: %f, expected %f", i, a[i], b[i]);
+}
+
+/* ---- rollouts against a reference written from rollout.h ------------------ */
+
+#define REF_ROLLOUT_TAG (KB_TAG_USER + 7) /* rollout.c's dice streams */
+
+/* Play on from pos, seat s rolling dice[s][0], dice[s][1]...: A greedy,
+ * the others by their model (hard for a single legal move); the value
+ * reached after horizon rolls, or 1 / 0 at a win. */
+static double ref_play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon, int8_t dice[KB_SEATS][64])
+{
+	int used[KB_SEATS] = {0, 0, 0, 0};
+
+	for (int t = 0; t < horizon; t++) {
+		int d = dice[turn][used[turn]++];
+		unsigned mask = kb_legal(&pos, turn, d);
+		if (mask) {
+			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
+				  : kb_count(mask) == 1 ? __builtin_ctz(mask)
+				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
+			kb_apply(&pos, turn, idx, d);
+			if (kb_has_won(&pos, turn))
+				return turn == 0 ? 1.0 : 0.0;
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+	return kb_eval(bot->w, bot->types, &pos, turn);
+}
+
+/* The pick: the candidates (all legal moves here: equal values), each
+ * played on with the same K dice sequences, sample k's from stream
+ * (seed, tag, k) with seed the bot's next tie-break draw; the best sum,
+ * the first candidate among equals. */
+static int ref_rollout_pick(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die, unsigned mask)
+{
+	int cand[KB_PIECES], n = 0, best = 0;
+	double sum[KB_PIECES] = {0, 0, 0, 0};
+	static int8_t dice[KB_SEATS][64];
+	uint64_t seed = kb_rng_next(&bot->tiebreak);
+
+	for (int i = 0; i < KB_PIECES; i++)
+		if (mask >> i & 1)
+			cand[n++] = i;
+	for (int k = 0; k < rp->samples; k++) {
+		kb_rng rng;
+		kb_rng_stream(&rng, seed, REF_ROLLOUT_TAG, (uint64_t)k);
+		for (int s = 0; s < KB_SEATS; s++)
+			for (int t = 0; t < rp->horizon && kb_present(pos, s); t++)
+				dice[s][t] = (int8_t)kb_rng_die(&rng);
+		for (int c = 0; c < n; c++) {
+			kb_pos p = *pos;
+			kb_apply(&p, 0, cand[c], die);
+			sum[c] += ref_play_out(bot, p, kb_next_seat(&p, 0, die), rp->horizon, dice);
+		}
+	}
+	for (int c = 1; c < n; c++)
+		if (sum[c] > sum[best] + 1e-9)
+			best = c;
+	return cand[best];
+}
+
+/* Four seats, the committed weights, one short sample per decision: the
+ * pick depends on every die of it, and equals the reference's. */
+Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, &kb_opponent_hard};
+	kb_pos pos = test_pos(0xf, "20 9 2", "12 4", "15 3", "6 1");
+	const double v[KB_PIECES] = {0.4, 0.4, 0.4, -1};
+	int picks[KB_PIECES] = {0};
+
+	cr_assert_eq(kb_pos_check(&pos), 0);
+	for (int die = 1; die <= 5; die += 4) {
+		unsigned mask = kb_legal(&pos, 0, die);
+		cr_assert_eq(mask, 0x7u, "die %d", die);
+		for (uint64_t seed = 0; seed < 40; seed++) {
+			kb_rollout_params rp = {3, 1 + (int)(seed % 3), 8 + (int)(seed % 5), 1.0, 100};
+			kb_bot bot, ref;
+			kb_bot_init(&bot, 0xf, opp, seed, 0);
+			kb_bot_init(&ref, 0xf, opp, seed, 0);
+			int pick = kb_rollout_choose(&bot, &rp, &pos, die, mask, v, 0);
+			cr_assert_eq(pick, ref_rollout_pick(&ref, &rp, &pos, die, mask), "die %d seed %d", die, (int)seed);
+			picks[pick]++;
+		}
+	}
+	cr_assert(picks[0] && picks[1] && picks[2], "every candidate wins some: %d %d %d", picks[0], picks[1], picks[2]);
+}
+
+/* ---- learned models replace the defaults only where they are sure --------- */
+
+/* Store under name the statistics of n decisions of seat B playing rule
+ * r (A plays hard) in two-seat games. */
+static void store_decisions(const char *dir, const char *name, enum kb_rule r, int n)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EXTERNAL, 0, 0};
+	kb_store_add a;
+	kb_store *st;
+	kb_err err;
+	kb_game g;
+	int seen = 0;
+
+	memset(&a, 0, sizeof a);
+	for (uint64_t seed = 1; seen < n; seed++) {
+		kb_game_init(&g, seed, ctl);
+		while (seen < n && kb_game_advance(&g, NULL) >= 0) {
+			unsigned mask = kb_game_pending_mask(&g);
+			int s = g.pending_seat, idx = kb_pick_hard(mask);
+			if (s == 1) {
+				idx = kb_rule_pick(r, &g.pos, 1, g.pending_die, mask);
+				cr_assert_eq(kb_model_observe(&a.delta.model, &g.pos, 1, g.pending_die, mask, idx), 0);
+				seen++;
+			}
+			kb_game_decide(&g, idx, NULL);
+		}
+	}
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	a.name = name, a.opponent = 1, a.delta.games = 3;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+}
+
+/* A name whose decisions followed a rule exactly plays that rule (easy:
+ * as easy, with easy's evaluation; another rule: its pick, and with leaf
+ * models its danger terms too); the built-in names keep their models;
+ * a name that played as hard keeps the default, which is hard. */
+Test(bot_rules, learned_models_where_sure, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "rearguard", "easy", "careful"};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, &kb_opponent_hard};
+	kb_learn l;
+	kb_bot bot;
+
+	test_tmpdir(dir, sizeof dir);
+	store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	store_decisions(dir, "easy", KB_R_EASY, 60);
+	store_decisions(dir, "careful", KB_R_SAFE_FRONT, 60);
+	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1], &l.opp[1], "a sure model replaces the default");
+	cr_assert_eq(opp[1]->pick_hint, KB_EASY);
+	cr_assert_str_eq(opp[1]->name, "rearguard");
+	cr_assert_eq(opp[2], &kb_opponent_easy, "the built-in easy keeps its model");
+	cr_assert_eq(opp[3], &l.opp[3]);
+	cr_assert_eq(opp[3]->pick_hint, 0);
+	cr_assert_not_null(opp[3]->pick);
+	cr_assert_eq(l.easy_like[1], 1);
+	kb_pos pos = test_pos(0xf, "10", "5 0", "", "");
+	cr_assert_eq(kb_opponent_pick(opp[1], &pos, 1, 1, 0x3), 1, "rearmost");
+	kb_bot_init(&bot, 0xf, opp, 1, 0);
+	l.leaf_models = 1;
+	kb_learn_tune_bot(&l, &bot);
+	cr_assert_eq(bot.types[1], 1, "evaluated as easy");
+	cr_assert_null(bot.leaf_model[1], "an exact easy model needs no leaf model");
+	cr_assert_null(bot.leaf_model[2]);
+	cr_assert_eq(bot.leaf_model[3], &l.opp[3], "a rule's pick decides its danger terms");
+	l.leaf_models = 0;
+	kb_bot_init(&bot, 0xf, opp, 1, 0);
+	kb_learn_tune_bot(&l, &bot);
+	cr_assert_null(bot.leaf_model[3], "leaf models off");
+	kb_learn_close(&l);
+
+	/* a name that played as hard: no better than the default; a rule
+	 * that mostly moves the rearmost piece: evaluated as easy */
+	char dir2[256];
+	const char *const more[KB_SEATS] = {NULL, "hardy", "shy", NULL};
+	const kb_opponent *opp2[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, NULL};
+	test_tmpdir(dir2, sizeof dir2);
+	store_decisions(dir2, "hardy", KB_R_HARD, 60);
+	store_decisions(dir2, "shy", KB_R_SAFE_REAR, 60);
+	kb_learn_open(&l, dir2, 0x7, more, NULL, NULL);
+	kb_learn_models(&l, opp2);
+	cr_assert_eq(opp2[1], &kb_opponent_hard);
+	cr_assert_eq(l.easy_like[1], 0);
+	cr_assert_eq(opp2[2], &l.opp[2]);
+	cr_assert_eq(l.easy_like[2], 1);
+	kb_bot_init(&bot, 0x7, opp2, 1, 0);
+	kb_learn_tune_bot(&l, &bot);
+	cr_assert_eq(bot.types[1], 2);
+	cr_assert_eq(bot.types[2], 1, "mostly rearmost: the easy evaluation");
+	kb_learn_close(&l);
+}
+
+/* ---- the search against a reference written from search.h ----------------- */
+
+static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls);
+
+/* After a move by mover, seat turn to roll, k bot rolls still to expand:
+ * a win is 1 or 0; with no bot roll left, the position is scored when
+ * the bot is to roll, or after its own move unless the level finishes
+ * the round. */
+static double ref_after(const kb_bot *b, const kb_pos *pos, int mover, int turn, int k, int opp_rolls)
+{
+	if (kb_has_won(pos, mover))
+		return mover == 0 ? 1.0 : 0.0;
+	if (k == 0 && (turn == 0 || (mover == 0 && !b->finish_round)))
+		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+	return ref_chance(b, pos, turn, k, opp_rolls);
+}
+
+/* The mean over the six dice: the bot's best move, an opponent's model
+ * move (its only move when it has one), a pass; at most
+ * KB_SEARCH_OPP_ROLLS opponent rolls per round, then the position is
+ * scored. */
+static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls)
+{
+	double sum = 0;
+
+	if ((turn == 0 && k == 0) || (turn != 0 && opp_rolls >= KB_SEARCH_OPP_ROLLS))
+		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		if (turn == 0) {
+			double best = -1;
+			for (int i = 0; i < KB_PIECES; i++) {
+				if (!(mask >> i & 1))
+					continue;
+				kb_pos p = *pos;
+				kb_apply(&p, 0, i, d);
+				double v = ref_after(b, &p, 0, kb_next_seat(&p, 0, d), k - 1, 0);
+				best = v > best ? v : best;
+			}
+			sum += mask ? best : ref_after(b, pos, 0, kb_next_seat(pos, 0, d), k - 1, 0);
+		} else {
+			kb_pos p = *pos;
+			if (mask)
+				kb_apply(&p, turn, kb_count(mask) == 1 ? __builtin_ctz(mask)
+							 : kb_opponent_pick(b->opp[turn], pos, turn, d, mask), d);
+			sum += ref_after(b, &p, turn, kb_next_seat(&p, turn, d), k, opp_rolls + 1);
+		}
+	}
+	return sum / 6;
+}
+
+/* Levels 0..3 with one opponent and 0..2 with two (an easy one), the
+ * committed weights: every legal move's value is the reference's, and the
+ * choice is the best of them. */
+Test(bot_rules, search_matches_the_reference, .timeout = 60)
+{
+	const kb_opponent *opp1[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	const kb_opponent *opp2[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, NULL};
+	const kb_pos one = test_pos(0x3, "26 14 5", "20 3", NULL, NULL);
+	const kb_pos two = test_pos(0x7, "26 14 5", "20 3", "9", NULL);
+	const struct {
+		const kb_pos *pos;
+		const kb_opponent *const *opp;
+		int levels;
+	} cases[] = {{&one, opp1, 3}, {&two, opp2, 2}};
+
+	for (int c = 0; c < 2; c++) {
+		const kb_pos *pos = cases[c].pos;
+		cr_assert_eq(kb_pos_check(pos), 0);
+		for (int level = 0; level <= cases[c].levels; level++) {
+			for (int die = 1; die <= 6; die++) {
+				unsigned mask = kb_legal(pos, 0, die);
+				double v[KB_PIECES], best = -1;
+				kb_bot bot;
+				if (kb_count(mask) < 2)
+					continue;
+				kb_bot_init(&bot, pos->present, cases[c].opp, 1, 0);
+				kb_bot_set_level(&bot, level);
+				int pick = kb_bot_decide(&bot, pos, die, mask, v);
+				for (int i = 0; i < KB_PIECES; i++) {
+					if (!(mask >> i & 1))
+						continue;
+					kb_pos p = *pos;
+					kb_apply(&p, 0, i, die);
+					double want = ref_after(&bot, &p, 0, kb_next_seat(&p, 0, die), bot.depth, 0);
+					cr_assert_float_eq(v[i], want, 1e-12, "case %d level %d die %d piece %d", c, level, die, i);
+					best = want > best ? want : best;
+				}
+				cr_assert_float_eq(v[pick], best, 1e-12, "case %d level %d die %d", c, level, die);
+			}
+		}
+	}
+}
+
+/* --show when A wins with the move it sent: the end is drawn from its
+ * decision line, the winner named as the bot. */
+Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], state[KB_STATE_LEN + 2], first[256];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	const char *show[] = {"--show", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	state_of(state, &pos, 0, 2);
+	snprintf(first, sizeof first, TOKEN_LINE "\n%sEND\n", state);
+	h.steps = 2;
+	h.reply[0] = first;
+	h.reply[1] = "Voittaja: A\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, show,
+		    "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE "0\\n'; cat >/dev/null", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
 }
