@@ -257,7 +257,7 @@ Test(trial, svg_forfeit_lines_fit_the_panel, .timeout = 120)
 
 	test_tmpdir(dir, sizeof dir);
 	for (int i = 0; i < 3; i++) {
-		char folder[8];
+		char folder[16];
 		snprintf(folder, sizeof folder, "d%d", i + 1);
 		bot_dir(dir, folder, names[i], "./testbot", "exit");
 	}
