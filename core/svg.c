@@ -9,6 +9,9 @@
 #define CELL 28
 #define MARGIN 16
 #define PANEL_X (2 * MARGIN + 16 * CELL)
+#define PANEL_BOTTOM (KB_SVG_HEIGHT - 6) /* the lowest baseline */
+
+_Static_assert(PANEL_X == KB_SVG_PANEL_X, "svg.h states where the panel starts");
 
 static const char *const colors[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
 static const char *const tints[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
@@ -216,7 +219,7 @@ static void seat_rows(FILE *f, const kb_frame *fr)
 }
 
 /* The panel's account of the roll: die, legal pieces, the move. */
-static void roll_lines(FILE *f, const kb_facts *fx, int y)
+static int roll_lines(FILE *f, const kb_facts *fx, int y)
 {
 	char line[96], a[24], b[24];
 
@@ -235,7 +238,7 @@ static void roll_lines(FILE *f, const kb_facts *fx, int y)
 			text_at(f, y += 18, 12, "normal", "#444", line);
 		}
 	if (fx->index < 0)
-		return;
+		return y;
 	kb_square_name(fx->from, a, sizeof a);
 	kb_square_name(fx->to, b, sizeof b);
 	snprintf(line, sizeof line, "moves piece %d: %s \xe2\x86\x92 %s", fx->index, a, b);
@@ -244,11 +247,60 @@ static void roll_lines(FILE *f, const kb_facts *fx, int y)
 		snprintf(line, sizeof line, "captures %c: sent home", 'A' + fx->captured);
 		text_at(f, y += 20, 14, "bold", "#b00", line);
 	}
+	return y;
 }
 
-static void panel(FILE *f, const kb_frame *fr)
+/* The characters of UTF-8 text s (its bytes that start one). */
+static size_t chars_of(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* The font size, at most size, at which text fits the panel's width. */
+static int fitting_size(const char *text, int size)
+{
+	size_t n = chars_of(text);
+
+	while (size > 6 && (double)n * 0.6 * size > KB_SVG_PANEL_W)
+		size--;
+	return size;
+}
+
+/* Text from y on, broken at spaces into lines that fit the panel's width
+ * (a word too long for a line is set smaller).  Returns the last line's y. */
+static int wrapped(FILE *f, int y, int size, const char *text)
+{
+	size_t width = (size_t)(KB_SVG_PANEL_W / (0.6 * size));
+	char line[160];
+
+	while (*text) {
+		size_t len = strlen(text), cut = len;
+		if (chars_of(text) > width) {
+			cut = 0;
+			for (size_t i = 1; i < len && i <= width; i++)
+				if (text[i] == ' ')
+					cut = i;
+			if (!cut)
+				cut = strcspn(text, " ");
+		}
+		snprintf(line, sizeof line, "%.*s", (int)cut, text);
+		text_at(f, y, fitting_size(line, size), "normal", "#222", line);
+		text += cut + (text[cut] == ' ');
+		if (*text)
+			y += size + 4;
+	}
+	return y;
+}
+
+/* The panel; returns the y of its last line. */
+static int panel(FILE *f, const kb_frame *fr)
 {
 	char line[160];
+	int y = 70 + 40 * (KB_SEATS - 1) + 15; /* the last seat row */
 
 	if (fr->roll > fr->rolls && fr->rolls)
 		snprintf(line, sizeof line, "final position, %" PRIu32 " rolls", fr->rolls);
@@ -259,37 +311,75 @@ static void panel(FILE *f, const kb_frame *fr)
 	text_at(f, 34, 18, "bold", "#222", line);
 	seat_rows(f, fr);
 	if (fr->fx.seat >= 0)
-		roll_lines(f, &fr->fx, 248);
+		y = roll_lines(f, &fr->fx, 248);
 	if (!fr->over)
-		return;
+		return y;
 	if (fr->winner >= 0) {
 		char name[32];
 		short_name(fr, fr->winner, 24, name);
 		snprintf(line, sizeof line, "winner: %c %s", 'A' + fr->winner, name);
-		text_at(f, 248, 20, "bold", colors[fr->winner], line);
+		text_at(f, 248, fitting_size(line, 20), "bold", colors[fr->winner], line);
 	} else {
 		text_at(f, 248, 20, "bold", "#222", "no winner");
 	}
 	snprintf(line, sizeof line, "ended: %s", fr->result);
-	text_at(f, 274, 13, "normal", "#222", line);
+	return wrapped(f, 274, 13, line);
 }
 
-/* One line per seat whose bot had forfeited by this roll. */
-static void forfeit_lines(FILE *f, const kb_frame *fr)
+/* A seat's forfeit as two lines: who, when, why; what finished the seat.
+ * The name gets what room the first line leaves at 11 px (an ellipsis
+ * marks a cut). */
+static void forfeit_text(const kb_frame *fr, int s, char first[160], char second[64])
 {
-	int y = 300;
+	const kb_frame_forfeit *ff = &fr->forfeit[s];
+	char when[32], tail[80], name[72];
+	int room;
+
+	if (ff->roll)
+		snprintf(when, sizeof when, "at roll %" PRIu32, ff->roll);
+	else
+		snprintf(when, sizeof when, "at the start");
+	snprintf(tail, sizeof tail, " forfeited %s (%s)", when, ff->reason);
+	room = (int)(KB_SVG_PANEL_W / (0.6 * 11)) - 2 - (int)strlen(tail);
+	short_name(fr, s, room > 1 ? (size_t)room : 1, name);
+	if (strlen(name) < strlen(fr->name[s]) && room > 1) {
+		short_name(fr, s, (size_t)room - 1, name);
+		strcat(name, "\xe2\x80\xa6"); /* ... */
+	}
+	snprintf(first, 160, "%c %s%s", 'A' + s, name[0] ? name : "", tail);
+	snprintf(second, 64, "seat finished by %s", ff->replacement);
+}
+
+/* Two lines per seat whose bot had forfeited by this roll, from below the
+ * panel's last line (y) down; closer together when many do not fit. */
+static void forfeit_lines(FILE *f, const kb_frame *fr, int y)
+{
+	int n = 0, step = 14;
 
 	for (int s = 0; s < KB_SEATS; s++)
-		if (fr->forfeit[s][0])
-			text_at(f, y += 18, 12, "bold", colors[s], fr->forfeit[s]);
+		n += fr->forfeit[s].reason[0] != 0;
+	if (!n)
+		return;
+	y += 22;
+	if (y + (2 * n - 1) * step > PANEL_BOTTOM)
+		step = (PANEL_BOTTOM - y) / (2 * n - 1);
+	for (int s = 0; s < KB_SEATS; s++) {
+		char first[160], second[64];
+		if (!fr->forfeit[s].reason[0])
+			continue;
+		forfeit_text(fr, s, first, second);
+		text_at(f, y, fitting_size(first, step < 13 ? step - 2 : 11), "bold", colors[s], first);
+		text_at(f, y + step, fitting_size(second, step < 13 ? step - 2 : 11), "normal",
+			colors[s], second);
+		y += 2 * step;
+	}
 }
 
 void kb_svg_front(FILE *f, const kb_frame *fr)
 {
 	pieces_layer(f, fr);
 	die_face(f, &fr->fx);
-	panel(f, fr);
-	forfeit_lines(f, fr);
+	forfeit_lines(f, fr, panel(f, fr));
 }
 
 void kb_svg_open(FILE *f)

@@ -18,7 +18,11 @@
  * kj_frame_of (a roll of a transcript).
  *
  * From the roll on which a seat's bot forfeited, every picture says so
- * under the panel (who, when, why, and which policy finished the seat).
+ * under the panel, in two lines: who, when and why ("C dier forfeited at
+ * roll 19 (exit)", a long name shortened with "..."), and which policy
+ * finished the seat.  Every line of the panel stays within the picture
+ * (KB_SVG_PANEL_W from x KB_SVG_PANEL_X, at 0.6 x the font size a
+ * character): long lines are wrapped, or set smaller, never cut off.
  */
 #ifndef KB_SVG_H
 #define KB_SVG_H
@@ -30,10 +34,19 @@
 
 #define KB_SVG_WIDTH 780
 #define KB_SVG_HEIGHT 480
+#define KB_SVG_PANEL_X 480 /* the panel's text starts here */
+#define KB_SVG_PANEL_W (KB_SVG_WIDTH - KB_SVG_PANEL_X)
 
 /* Layers of kb_svg_frame: the ring, goals and names (the same for a whole
  * game), and what changes from roll to roll. */
 enum { KB_SVG_BACK = 1, KB_SVG_FRONT = 2, KB_SVG_ALL = 3 };
+
+/* A seat's forfeit as a picture tells it. */
+typedef struct kb_frame_forfeit {
+	uint32_t roll;        /* the roll of the forfeit, 0: before the first */
+	char reason[16];      /* "timeout", "exit", ...; "": no forfeit (yet) */
+	char replacement[16]; /* the policy that finished the seat */
+} kb_frame_forfeit;
 
 /* One frame: a position and what is known about it. */
 typedef struct kb_frame {
@@ -46,7 +59,7 @@ typedef struct kb_frame {
 	int over;                  /* the game has ended (last frame) */
 	int winner;                /* its winner, or -1 */
 	char result[128];          /* how it ended ("win", a forfeit, ...) */
-	char forfeit[KB_SEATS][96]; /* seats whose bot had forfeited by this roll */
+	kb_frame_forfeit forfeit[KB_SEATS]; /* seats whose bot had forfeited by this roll */
 } kb_frame;
 
 /* A frame of a position: board before roll `roll` (0: none yet), seat s

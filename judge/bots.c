@@ -75,7 +75,10 @@ static void find_in_path(kj_bot *bot)
 
 const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn)
 {
-	static char warned[16][512];
+	/* Bot folders warned about (64: KJ_MAX_BOTS).  Workers are forked
+	 * copies of the judge: they inherit this list, so the judge calls this
+	 * once per bot before the games start (main.c) and no game repeats it. */
+	static char warned[64][512];
 	static int nwarned;
 
 	if (!bot->path[0])
@@ -93,7 +96,7 @@ const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn)
 			"--sandbox off for trusted bots.\n",
 			bot->name, bot->cmd, bot->path, bot->syspath[0] ? "running " : "it will not start",
 			bot->syspath[0] ? bot->syspath : "", bot->syspath[0] ? " instead" : "", bot->dir);
-		if (nwarned < 16)
+		if (nwarned < 64)
 			snprintf(warned[nwarned++], sizeof warned[0], "%s", bot->dir);
 	}
 	return bot->syspath[0] ? bot->syspath : bot->path;

@@ -54,7 +54,9 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err);
  * confined is set and that match lies outside what a confined bot may run
  * (kj_sandbox_may_run), the first match inside (bot->syspath) is used
  * instead, if any, and a warning naming both paths and the remedies goes
- * once per bot folder and process to warn (when not NULL). */
+ * once per bot folder and process to warn (when not NULL): a tournament
+ * calls it for every bot before it forks the workers that play the games,
+ * which inherit the record, so the warning comes once per bot and run. */
 const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn);
 
 /* Fingerprint of the bot's learned state, as 16 hex digits: FNV-1a 64

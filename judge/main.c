@@ -84,6 +84,11 @@ static const char usage[] =
 "                       refuses to run bots where they are missing.  off:\n"
 "                       trusted bots only (docs/sandbox.md)\n"
 "      --no-learn       run bots with KIMBLE_LEARN=0 (learning frozen)\n"
+"      --pass-env NAMES also give bots these variables of the judge's\n"
+"                       environment (comma-separated, repeatable; * all).\n"
+"                       Bots get only PATH, HOME (set to their folder), LANG,\n"
+"                       LANGUAGE, LC_*, TZ and KIMBLE_* otherwise, so the\n"
+"                       organiser's tokens and passwords stay out of reach\n"
 "      --html           also write a viewer page per game, OUT/games/NNNNNN.html\n"
 "                       (about 5 KB per roll; OUT/report.html is always written\n"
 "                       and links each game's viewer, else its transcript)\n"
@@ -130,7 +135,7 @@ typedef struct cli {
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
        O_NOFILE, O_PROCS, O_FILE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM,
-       O_HTML };
+       O_HTML, O_PASS_ENV };
 
 static const struct option longopts[] = {
 	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
@@ -144,9 +149,30 @@ static const struct option longopts[] = {
 	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
 	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
 	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM},
-	{"html", 0, 0, O_HTML}, {0, 0, 0, 0}};
+	{"html", 0, 0, O_HTML}, {"pass-env", 1, 0, O_PASS_ENV}, {0, 0, 0, 0}};
 
 static const char *debug_bot;
+
+/* The names of every --pass-env so far, comma-separated (botenv.h). */
+static const char *pass_env(const char *arg)
+{
+	static char names[4096];
+	size_t len = strlen(names);
+	const char *p = strcmp(arg, "*") ? arg : arg + 1;
+
+	if (p == arg)
+		for (; *p; p++)
+			if (!(*p == '_' || *p == ',' || (*p >= 'A' && *p <= 'Z') ||
+			      (*p >= 'a' && *p <= 'z') || (p > arg && *p >= '0' && *p <= '9')))
+				break;
+	if (*p || !*arg)
+		usage_error("--pass-env \"%s\": expected variable names separated by commas, "
+			    "or * for all", arg);
+	if (len + strlen(arg) + 2 > sizeof names)
+		usage_error("--pass-env: at most %zu characters of names in all", sizeof names - 2);
+	snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", arg);
+	return names;
+}
 
 static void parse_option(cli *c, int opt, const char *arg)
 {
@@ -187,6 +213,7 @@ static void parse_option(cli *c, int opt, const char *arg)
 		c->match.limits.sandbox = !strcmp(arg, "on");
 		break;
 	case O_NOLEARN: c->match.limits.learn = 0; break;
+	case O_PASS_ENV: c->match.limits.pass_env = pass_env(arg); break;
 	case O_HTML: c->html = 1; break;
 	case O_NOTIMING: c->match.timing = 0; break;
 	case O_BOTS: c->bots_dir = arg; break;
@@ -376,6 +403,11 @@ static int tournament(cli *c, char **words, int n)
 	int nstarts = 0;
 
 	n = load_bots(c, words, n, bots);
+	/* Any warning about a bot's command now, once: the workers that play
+	 * the games are forked from here and remember it was given. */
+	for (int i = 0; i < n; i++)
+		if (!bots[i].builtin)
+			kj_bot_command(&bots[i], c->match.limits.sandbox, stderr);
 	if (c->sprt) {
 		if (n != 2)
 			usage_error("--sprt: expected exactly two bots, got %d", n);

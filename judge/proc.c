@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "botenv.h"
 #include "core/net.h"
 #include "proc.h"
 #include "sandbox.h"
@@ -89,8 +90,9 @@ static void confine(const kj_bot *bot, const kj_limits *lim)
 
 /* In the vforked child: only system calls from here to the exec (no
  * allocation, no stdio), then _exit on failure.  Never returns. */
-static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], int in, int out,
-		     int errfd, const kj_limits *lim, pid_t parent, const sigset_t *mask)
+static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], char *const envp[],
+		     int in, int out, int errfd, const kj_limits *lim, pid_t parent,
+		     const sigset_t *mask)
 {
 	/* The bot dies with the process that runs it, even one killed with
 	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on). */
@@ -113,9 +115,9 @@ static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], in
 	if (lim->sandbox)
 		confine(bot, lim);
 	if (strchr(file, '/'))
-		execv(file, argv);
+		execve(file, argv, envp);
 	else
-		execvp(file, argv); /* not found in PATH: fails as the shell would */
+		execvpe(file, argv, envp); /* not found in PATH: fails as the shell would */
 	/* nothing on the bot's stderr: the parent reports the error, with the
 	 * command and folder, as the seat's forfeit */
 	exec_errno = errno, exec_step = "execvp";
@@ -131,6 +133,9 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	pid_t pid, parent = getpid();
 	/* resolved here, in the parent: what runs is what -d shows */
 	const char *file = kj_bot_command(bot, lim->sandbox, stderr);
+	kj_env env; /* botenv.h: not the judge's whole environment */
+
+	kj_env_build(&env, bot, lim->learn, lim->pass_env);
 
 	argv[n++] = (char *)bot->cmd;
 	for (int i = 0; i < bot->argc; i++)
@@ -138,16 +143,12 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	argv[n++] = (char *)opponents;
 	argv[n++] = (char *)seed;
 	argv[n] = NULL;
-	if (!lim->learn)
-		setenv("KIMBLE_LEARN", "0", 1);
 	/* vfork: a game starts up to four bots, and copying the judge's page
 	 * tables for each would cost more than the game itself. */
 	exec_errno = 0;
 	pid = vfork();
 	if (pid == 0)
-		exec_bot(bot, file, argv, in, out, errfd, lim, parent, mask);
-	if (!lim->learn)
-		unsetenv("KIMBLE_LEARN");
+		exec_bot(bot, file, argv, env.vars, in, out, errfd, lim, parent, mask);
 	return pid;
 }
 

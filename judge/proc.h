@@ -20,7 +20,8 @@
  * bot (kj_proc_pump) and when the bot is finished.
  *
  * The caller must ignore SIGPIPE (a bot may close its stdin at any time).
- * KIMBLE_LEARN=0 is set in the bot's environment when learning is frozen.
+ * The bot's environment is not the judge's: see botenv.h (KIMBLE_LEARN=0
+ * when learning is frozen, the variables lim->pass_env names).
  * With lim->sandbox the bot is confined to its folder (sandbox.h).
  */
 #ifndef KJ_PROC_H
@@ -45,6 +46,7 @@ typedef struct kj_limits {
 	int sandbox; /* 1: confined (sandbox.h; kj_sandbox_init first) */
 	int procs;   /* confined: RLIMIT_NPROC in its user namespace, 0: none */
 	int file_mb; /* confined: RLIMIT_FSIZE, 0: none */
+	const char *pass_env; /* more of the judge's variables for bots (botenv.h), or NULL */
 } kj_limits;
 
 typedef struct kj_proc {

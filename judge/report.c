@@ -35,6 +35,46 @@ double kj_elo(double m)
 	return e < -1000 ? -1000 : e > 1000 ? 1000 : e;
 }
 
+int kj_no_interval(uint32_t deals, double se, char *why, size_t size)
+{
+	if (deals < KJ_MIN_DEALS)
+		snprintf(why, size, "%u deal%s", deals, deals == 1 ? "" : "s");
+	else if (se == 0)
+		snprintf(why, size, "no spread over %u deals", deals);
+	else
+		return 0;
+	return 1;
+}
+
+const char *kj_interval_text(char *buf, size_t size, const char *fmt, uint32_t deals, double se,
+			     double lo, double hi)
+{
+	char why[64];
+
+	if (kj_no_interval(deals, se, why, sizeof why))
+		snprintf(buf, size, "[n/a: %s]", why);
+	else
+		snprintf(buf, size, fmt, lo, hi);
+	return buf;
+}
+
+void kj_interval_json(FILE *f, const char *lo_key, const char *hi_key, uint32_t deals, double se,
+		      double lo, double hi)
+{
+	char why[64];
+
+	if (kj_no_interval(deals, se, why, sizeof why))
+		fprintf(f, ", \"%s\": null, \"%s\": null, \"no_interval\": \"%s\"", lo_key, hi_key,
+			why);
+	else
+		fprintf(f, ", \"%s\": %.1f, \"%s\": %.1f", lo_key, lo, hi_key, hi);
+}
+
+double kj_pair_se(const kj_pair_elo *p)
+{
+	return p->deals ? sqrt(p->var / p->deals) : 0;
+}
+
 static int bot_index(kj_report *rep, const char *name)
 {
 	for (int i = 0; i < rep->nbots; i++)
@@ -196,9 +236,12 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 				rep->bots[i].first_forfeit_game, rep->bots[i].first_forfeit);
 	for (int i = 0; i < rep->npairs; i++) {
 		const kj_pair_elo *p = &rep->pairs[i];
-		fprintf(f, "elo %s - %s: %+.1f [%+.1f, %+.1f] from %u deals (score %.3f)\n",
-			rep->bots[p->a].name, rep->bots[p->b].name, p->elo, p->lo, p->hi, p->deals,
-			p->mean);
+		char iv[80];
+		fprintf(f, "elo %s - %s: %+.1f %s from %u deals (score %.3f)\n",
+			rep->bots[p->a].name, rep->bots[p->b].name, p->elo,
+			kj_interval_text(iv, sizeof iv, "[%+.1f, %+.1f]", p->deals, kj_pair_se(p),
+					 p->lo, p->hi),
+			p->deals, p->mean);
 	}
 	if (rep->standings)
 		kj_standings_print(f, rep->standings, rep);
@@ -255,8 +298,10 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 		json_str(f, rep->bots[p->a].name);
 		fprintf(f, ", \"b\": ");
 		json_str(f, rep->bots[p->b].name);
-		fprintf(f, ", \"deals\": %u, \"score\": %.4f, \"elo\": %.1f, \"lo\": %.1f, \"hi\": %.1f}",
-			p->deals, p->mean, p->elo, p->lo, p->hi);
+		fprintf(f, ", \"deals\": %u, \"score\": %.4f, \"elo\": %.1f", p->deals, p->mean,
+			p->elo);
+		kj_interval_json(f, "lo", "hi", p->deals, kj_pair_se(p), p->lo, p->hi);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ]");
 	if (rep->standings)

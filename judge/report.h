@@ -77,6 +77,31 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 /* A bot's forfeits as "reason:count,..." ("-" for none). */
 void kj_forfeit_counts(const kj_bot_stats *st, char *out, size_t size);
 
+/* Fewer deals than this give no Elo interval: the normal approximation
+ * behind +-1.96 standard errors needs a sample spread to estimate. */
+#define KJ_MIN_DEALS 5
+
+/* Whether an Elo estimate from deals deals (clusters) with standard error
+ * se has a 95% interval.  Returns 0 when it has; else 1 with why saying
+ * what the sample lacks, "2 deals" (fewer than KJ_MIN_DEALS) or "no
+ * spread over 7 deals" (se 0: every deal scored the same, which is no
+ * certainty).  Tables then print "[n/a: why]", JSON null bounds and
+ * "no_interval": why (docs/judge-results.md). */
+int kj_no_interval(uint32_t deals, double se, char *why, size_t size);
+
+/* The interval text of a table: lo and hi through fmt (two doubles), or
+ * "[n/a: why]" as above.  Returns buf. */
+const char *kj_interval_text(char *buf, size_t size, const char *fmt, uint32_t deals, double se,
+			     double lo, double hi);
+
+/* JSON members lo_key and hi_key (", \"lo\": -1.0, \"hi\": 2.0"), null
+ * with a member "no_interval" when there is no interval (as above). */
+void kj_interval_json(FILE *f, const char *lo_key, const char *hi_key, uint32_t deals, double se,
+		      double lo, double hi);
+
+/* The standard error of the mean score of pair p (0 without deals). */
+double kj_pair_se(const kj_pair_elo *p);
+
 /* Wilson 95% interval of k successes in n trials. */
 void kj_wilson(uint32_t k, uint32_t n, double *lo, double *hi);
 

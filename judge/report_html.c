@@ -47,6 +47,15 @@ static void bot_table(FILE *f, const kj_report *rep)
 	for (int i = 0; i < rep->nbots; i++)
 		bot_row(f, &rep->bots[i]);
 	fprintf(f, "</table>\n");
+	/* what results.txt says of each bot's first forfeit, the reason too */
+	for (int i = 0; i < rep->nbots; i++)
+		if (rep->bots[i].forfeited) {
+			fprintf(f, "<p class=\"forfeit\">first forfeit of ");
+			kb_xml_text(f, rep->bots[i].name);
+			fprintf(f, ": game %u: ", rep->bots[i].first_forfeit_game);
+			kb_xml_text(f, rep->bots[i].first_forfeit);
+			fprintf(f, "</p>\n");
+		}
 }
 
 /* The rating list with each interval drawn on a common scale. */
@@ -92,13 +101,16 @@ static void rating_table(FILE *f, const kj_standings *st, const kj_report *rep)
 		x0 = x0 < 0 ? 0 : x0, x1 = x1 > 300 ? 300 : x1;
 		fprintf(f, "<tr><td>%d</td>", k + 1);
 		name_cell(f, rep->bots[b].name);
-		fprintf(f, "<td>%+.1f</td><td>%+.1f &hellip; %+.1f</td><td class=\"l\">"
+		char iv[80];
+		kj_interval_text(iv, sizeof iv, "%+.1f &hellip; %+.1f", st->rating.clusters,
+				 st->rating.se[b], st->rating.lo[b], st->rating.hi[b]);
+		fprintf(f, "<td>%+.1f</td><td>%s</td><td class=\"l\">"
 			   "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"14\">"
 			   "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"0\" y2=\"14\" stroke=\"#555\" "
 			   "stroke-dasharray=\"2,2\"/>"
 			   "<rect x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"6\" fill=\"#9ec5e8\"/>"
 			   "<circle cx=\"%.1f\" cy=\"7\" r=\"4\" fill=\"#1f77b4\"/></svg></td></tr>\n",
-			st->rating.elo[b], st->rating.lo[b], st->rating.hi[b], z, z, x0,
+			st->rating.elo[b], iv, z, z, x0,
 			x1 - x0 > 1 ? x1 - x0 : 1, xm);
 	}
 	fprintf(f, "</table>\n");
@@ -116,8 +128,11 @@ static void pair_table(FILE *f, const kj_report *rep)
 		fprintf(f, "<tr>");
 		name_cell(f, rep->bots[p->a].name);
 		name_cell(f, rep->bots[p->b].name);
-		fprintf(f, "<td>%+.1f</td><td>%+.1f &hellip; %+.1f</td><td>%u</td><td>%.3f</td></tr>\n",
-			p->elo, p->lo, p->hi, p->deals, p->mean);
+		char iv[80];
+		fprintf(f, "<td>%+.1f</td><td>%s</td><td>%u</td><td>%.3f</td></tr>\n", p->elo,
+			kj_interval_text(iv, sizeof iv, "%+.1f &hellip; %+.1f", p->deals,
+					 kj_pair_se(p), p->lo, p->hi),
+			p->deals, p->mean);
 	}
 	fprintf(f, "</table>\n");
 }
@@ -132,15 +147,19 @@ static void opponent_table(FILE *f, const kj_standings *st, const kj_report *rep
 	for (int i = 0; i < st->nopp; i++) {
 		const kj_opponent *o = &st->opp[i];
 		double lo, hi, olo, ohi;
+		char iv[80];
 		kj_wilson(o->wins, o->games, &lo, &hi);
 		kj_wilson(o->opp_wins, o->games, &olo, &ohi);
 		fprintf(f, "<tr>");
 		name_cell(f, rep->bots[o->bot].name);
 		fprintf(f, "<td>%u</td><td>%.1f%% (%.0f&ndash;%.0f)</td><td>%.1f%% (%.0f&ndash;%.0f)"
-			   "</td><td>%+.1f</td><td>%+.1f &hellip; %+.1f</td><td>%u</td></tr>\n",
+			   "</td><td>%+.1f</td><td>%s</td><td>%u</td></tr>\n",
 			o->games, o->games ? 100.0 * o->wins / o->games : 0.0, 100 * lo, 100 * hi,
 			o->games ? 100.0 * o->opp_wins / o->games : 0.0, 100 * olo, 100 * ohi,
-			o->pair.elo, o->pair.lo, o->pair.hi, o->pair.deals);
+			o->pair.elo,
+			kj_interval_text(iv, sizeof iv, "%+.1f &hellip; %+.1f", o->pair.deals,
+					 kj_pair_se(&o->pair), o->pair.lo, o->pair.hi),
+			o->pair.deals);
 	}
 	fprintf(f, "</table>\n");
 }
@@ -231,6 +250,21 @@ static void game_link(FILE *f, const char *out, uint32_t game)
 		viewer ? "viewer" : "transcript");
 }
 
+/* After a seat's name in the games table: its forfeit's reason, and the
+ * whole account (kj_forfeit_text) when the pointer rests on it. */
+static void forfeit_note(FILE *f, const kj_result *r, int s)
+{
+	char text[400];
+
+	if (r->seat[s].reason) {
+		kj_forfeit_text(r, s, text, sizeof text);
+		fprintf(f, " <span title=\"");
+		kb_xml_text(f, text);
+		fprintf(f, "\">(forfeit: %s)</span>", kj_reason_name(r->seat[s].reason));
+	}
+	fputc(' ', f);
+}
+
 static void games_table(FILE *f, const char *out, const kj_result *res, size_t n)
 {
 	fprintf(f, "<h2>Games</h2>\n");
@@ -246,7 +280,7 @@ static void games_table(FILE *f, const char *out, const kj_result *res, size_t n
 			if (r->seat[s].present) {
 				fprintf(f, "%c&nbsp;", 'A' + s);
 				kb_xml_text(f, r->seat[s].name);
-				fprintf(f, "%s ", r->seat[s].reason ? " (forfeit)" : "");
+				forfeit_note(f, r, s);
 			}
 		fprintf(f, "</td><td class=\"l\">");
 		if (r->winner >= 0 && r->winner < KB_SEATS)

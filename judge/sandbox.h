@@ -8,8 +8,10 @@
  *     the judge is root) but holds no capability outside that namespace,
  *     and its RLIMIT_NPROC counts only its own processes and threads (the
  *     kernel exempts a real root user from RLIMIT_NPROC, so under a root
- *     judge the bot's real user is nobody and only its effective user,
- *     which file access uses, stays root);
+ *     judge the bot's real user is nobody and its effective user, which
+ *     file access uses, root; inside the namespace, which maps neither,
+ *     getuid() and geteuid() both return 65534, yet its files belong to
+ *     root);
  *   - runs with no_new_privs (no setuid or file-capability gains);
  *   - sees the folders of other bots and the judge's output folder, when
  *     they lie inside its own folder, as empty read-only folders (a mount

@@ -211,8 +211,11 @@ void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep)
 			st->rating.games, st->rating.clusters);
 		for (int k = 0; k < rep->nbots; k++) {
 			int b = st->order[k];
-			fprintf(f, "%3d %-16s %+7.1f [%+7.1f, %+7.1f]\n", k + 1, rep->bots[b].name,
-				st->rating.elo[b], st->rating.lo[b], st->rating.hi[b]);
+			char iv[80];
+			fprintf(f, "%3d %-16s %+7.1f %s\n", k + 1, rep->bots[b].name,
+				st->rating.elo[b],
+				kj_interval_text(iv, sizeof iv, "[%+7.1f, %+7.1f]", st->rating.clusters,
+						 st->rating.se[b], st->rating.lo[b], st->rating.hi[b]));
 		}
 	}
 	if (st->subject >= 0) {
@@ -221,13 +224,17 @@ void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep)
 		for (int i = 0; i < st->nopp; i++) {
 			const kj_opponent *o = &st->opp[i];
 			double lo, hi, olo, ohi;
+			char iv[80];
 			kj_wilson(o->wins, o->games, &lo, &hi);
 			kj_wilson(o->opp_wins, o->games, &olo, &ohi);
-			fprintf(f, "%-16s %6u %5.1f%% [%2.0f-%2.0f] %5.1f%% [%2.0f-%2.0f] %+7.1f [%+.0f,%+.0f] (%u)\n",
+			fprintf(f, "%-16s %6u %5.1f%% [%2.0f-%2.0f] %5.1f%% [%2.0f-%2.0f] %+7.1f %s (%u)\n",
 				rep->bots[o->bot].name, o->games,
 				o->games ? 100.0 * o->wins / o->games : 0.0, 100 * lo, 100 * hi,
 				o->games ? 100.0 * o->opp_wins / o->games : 0.0, 100 * olo, 100 * ohi,
-				o->pair.elo, o->pair.lo, o->pair.hi, o->pair.deals);
+				o->pair.elo,
+				kj_interval_text(iv, sizeof iv, "[%+.0f,%+.0f]", o->pair.deals,
+						 kj_pair_se(&o->pair), o->pair.lo, o->pair.hi),
+				o->pair.deals);
 		}
 	}
 	if (st->fixed && st->ncurve > 1) {
@@ -250,8 +257,10 @@ static void rating_json(FILE *f, const kj_standings *st, const kj_report *rep)
 		int b = st->order[k];
 		fprintf(f, "%s\n    {\"rank\": %d, \"name\": ", k ? "," : "", k + 1);
 		kj_json_str(f, rep->bots[b].name);
-		fprintf(f, ", \"elo\": %.1f, \"se\": %.1f, \"lo\": %.1f, \"hi\": %.1f}",
-			st->rating.elo[b], st->rating.se[b], st->rating.lo[b], st->rating.hi[b]);
+		fprintf(f, ", \"elo\": %.1f, \"se\": %.1f", st->rating.elo[b], st->rating.se[b]);
+		kj_interval_json(f, "lo", "hi", st->rating.clusters, st->rating.se[b],
+				 st->rating.lo[b], st->rating.hi[b]);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ]");
 }
@@ -268,10 +277,11 @@ static void opponents_json(FILE *f, const kj_standings *st, const kj_report *rep
 		fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
 		kj_json_str(f, rep->bots[o->bot].name);
 		fprintf(f, ", \"games\": %u, \"wins\": %u, \"win_lo\": %.4f, \"win_hi\": %.4f, "
-			   "\"opponent_wins\": %u, \"deals\": %u, \"elo\": %.1f, \"elo_lo\": %.1f, "
-			   "\"elo_hi\": %.1f}",
-			o->games, o->wins, lo, hi, o->opp_wins, o->pair.deals, o->pair.elo, o->pair.lo,
-			o->pair.hi);
+			   "\"opponent_wins\": %u, \"deals\": %u, \"elo\": %.1f",
+			o->games, o->wins, lo, hi, o->opp_wins, o->pair.deals, o->pair.elo);
+		kj_interval_json(f, "elo_lo", "elo_hi", o->pair.deals, kj_pair_se(&o->pair),
+				 o->pair.lo, o->pair.hi);
+		fputc('}', f);
 	}
 	fprintf(f, "\n  ]}");
 }

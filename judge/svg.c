@@ -29,10 +29,12 @@ int kj_frame_of(const kb_transcript *tx, uint32_t n, kb_frame *fr)
 	fr->rolls = (uint32_t)tx->nrolls;
 	for (int s = 0; s < KB_SEATS; s++) {
 		const kb_tx_forfeit *ff = &tx->forfeit[s];
-		if (ff->seen && ff->roll <= n)
-			snprintf(fr->forfeit[s], sizeof fr->forfeit[s],
-				 "%c %.24s forfeited at roll %" PRIu32 " (%s); %s finished", 'A' + s,
-				 names[s], ff->roll, ff->reason, ff->replacement);
+		if (ff->seen && ff->roll <= n) {
+			kb_frame_forfeit *out = &fr->forfeit[s];
+			out->roll = ff->roll;
+			snprintf(out->reason, sizeof out->reason, "%s", ff->reason);
+			snprintf(out->replacement, sizeof out->replacement, "%s", ff->replacement);
+		}
 	}
 	if (n > tx->nrolls) {
 		fr->over = tx->ended;

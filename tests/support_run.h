@@ -13,4 +13,12 @@
 int test_run_prog(const char *prog, const char *const *args, const char **out_text,
 		  const char **err_text);
 
+/* Run program prog of this test run ($KB_BIN/prog) with args (NULL-
+ * terminated, at most 62) in folder dir with this process's environment,
+ * stdout to dir/NAME.out and stderr to dir/NAME.err; waits up to
+ * timeout_ms.  Returns its wait status, or -1 after killing it when it did
+ * not exit in time.  The program dies with the test (PR_SET_PDEATHSIG). */
+int test_run_in(const char *prog, const char *dir, const char *name, const char *const args[],
+		int timeout_ms);
+
 #endif

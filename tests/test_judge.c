@@ -420,7 +420,8 @@ Test(judge, debug_game_writes_its_transcript, .timeout = 60)
 }
 
 /* The messages name the numbers: -t 3 with two bots says how many seats
- * two bots allow; an even Elo is 0.0, not -0.0. */
+ * two bots allow; an even Elo is 0.0, not -0.0, and one deal gives it no
+ * interval (not a zero-width one). */
 Test(judge, table_message_and_even_elo, .timeout = 60)
 {
 	char dir[512], out[1024], path[1100];
@@ -438,13 +439,14 @@ Test(judge, table_message_and_even_elo, .timeout = 60)
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	text = slurp(path);
 	cr_assert_not_null(text);
-	cr_expect(strstr(text, "elo easy - random: +0.0 [+0.0, +0.0] from 1 deals (score 0.500)"),
+	cr_expect(strstr(text, "elo easy - random: +0.0 [n/a: 1 deal] from 1 deals (score 0.500)"),
 		  "%s", text);
 	free(text);
 	snprintf(path, sizeof path, "%s/results.json", out);
 	text = slurp(path);
 	cr_assert_not_null(text);
-	cr_expect(strstr(text, "\"elo\": 0.0, \"lo\": 0.0, \"hi\": 0.0"), "%s", text);
+	cr_expect(strstr(text, "\"elo\": 0.0, \"lo\": null, \"hi\": null, \"no_interval\": \"1 deal\""),
+		  "%s", text);
 	free(text);
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "support.h"
+#include "support_run.h"
 
 #define RUN_MS 60000
 
@@ -56,28 +57,8 @@ static void test_bot_dir(const char *dir, const char *name, const char *mode)
  * dir/NAME.out, stderr to dir/NAME.err.  Returns the exit status. */
 static int run_judge(const char *dir, const char *name, const char *const args[])
 {
-	char bin[1024], out[1200], err[1200], *argv[64];
-	int n = 0;
-	test_proc p = {.in = -1, .out = -1};
+	int st = test_run_in("kimble-judge", dir, name, args, RUN_MS);
 
-	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
-	while (n < 63 && args[n - 1])
-		argv[n] = (char *)args[n - 1], n++;
-	argv[n] = NULL;
-	snprintf(out, sizeof out, "%s/%s.out", dir, name);
-	snprintf(err, sizeof err, "%s/%s.err", dir, name);
-	p.pid = fork();
-	cr_assert(p.pid >= 0);
-	if (p.pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test takes the judge along */
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (o < 0 || e < 0 || chdir(dir) != 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	int st = test_wait(&p, RUN_MS);
 	cr_assert(st >= 0 && WIFEXITED(st), "kimble-judge %s did not exit normally", name);
 	return WEXITSTATUS(st);
 }
