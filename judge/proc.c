@@ -201,10 +201,20 @@ static uint64_t io_written(pid_t pid)
  * /proc/PID/io is closed to an unprivileged parent.) */
 static pid_t reap_counted(pid_t pid, int *st, int options, uint64_t *bytes)
 {
-	uint64_t before = io_written(0);
-	pid_t r = waitpid(pid, st, options);
+	siginfo_t si;
+	uint64_t before, after;
+	pid_t r;
 
-	*bytes = r > 0 ? io_written(0) - before : 0;
+	*bytes = 0;
+	memset(&si, 0, sizeof si);
+	/* still running (WNOHANG): no need to read our count */
+	if ((options & WNOHANG) &&
+	    (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0))
+		return waitpid(pid, st, options);
+	before = io_written(0);
+	r = waitpid(pid, st, options);
+	after = r > 0 ? io_written(0) : before;
+	*bytes = after > before ? after - before : 0;
 	return r;
 }
 
@@ -279,12 +289,13 @@ static kj_proc *owner(kj_proc *ps[], int n, pid_t pid)
 
 /* SIGKILL every live child of this process: the descendants of bots that
  * left their bot's process group and outlived it.  Scans /proc, so only
- * when there are some. */
-static void kill_children(void)
+ * when there are some.  Returns how many it found. */
+static int kill_children(void)
 {
 	DIR *procs = opendir("/proc");
 	pid_t self = getpid();
 	struct dirent *e;
+	int found = 0;
 
 	while (procs && (e = readdir(procs))) {
 		char path[300], text[512], state;
@@ -301,10 +312,11 @@ static void kill_children(void)
 		const char *close_paren = strrchr(text, ')');
 		if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &parent) == 2 &&
 		    parent == self)
-			kill(pid, SIGKILL);
+			found += kill(pid, SIGKILL) == 0;
 	}
 	if (procs)
 		closedir(procs);
+	return found;
 }
 
 void kj_proc_sweep(kj_proc *ps[], int n)
@@ -318,7 +330,8 @@ void kj_proc_sweep(kj_proc *ps[], int n)
 			return; /* ECHILD: nothing left, the usual case */
 		}
 		if (si.si_pid == 0) { /* only live ones left */
-			kill_children();
+			if (!kill_children())
+				return; /* hidden from us (/proc): never wait on them */
 			if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) != 0)
 				continue;
 		}

@@ -120,6 +120,34 @@ static int listener(int *port)
 	return fd;
 }
 
+/* A temporary folder where the kernel counts each process's writes
+ * (write_bytes): not on tmpfs, which it does not count; a TMPDIR on tmpfs
+ * gives way to the build folder. */
+static void disk_tmpdir(char *dir, size_t size)
+{
+	struct statfs fs;
+	char base[1024];
+
+	test_tmpdir(dir, size);
+	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC)
+		return;
+	setenv("TMPDIR", test_root_path("build", base, sizeof base), 1);
+	test_tmpdir(dir, size);
+}
+
+/* A fresh folder dir for a tournament, with the paths of its bots and out
+ * folders and the test bot "player" playing hard; the test runs on as an
+ * unprivileged user when drop_root and it is root. */
+static void tournament_dir(char dir[512], char bots[1024], char out[1024], int drop_root)
+{
+	disk_tmpdir(dir, 512);
+	if (drop_root)
+		test_drop_root(dir);
+	snprintf(bots, 1024, "%s/bots", dir);
+	snprintf(out, 1024, "%s/out", dir);
+	test_bot_dir(dir, "player", "hard");
+}
+
 /* Each attacker's mode and the error it must see. */
 static const char *attacks[][3] = {
 	{"readsib", "try-read=../sib/secret", "Permission denied"},
@@ -142,13 +170,8 @@ static void hostile_tournament(int drop_root)
 				"--bots", bots, "-o", out, "player", "sib"};
 	int n = 19, port, lfd = listener(&port);
 
-	test_tmpdir(dir, sizeof dir);
-	if (drop_root)
-		test_drop_root(dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
+	tournament_dir(dir, bots, out, drop_root);
 	snprintf(connect_mode, sizeof connect_mode, "try-connect=%d", port);
-	test_bot_dir(dir, "player", "hard");
 	test_bot_dir(dir, "sib", "hard");
 	snprintf(path, sizeof path, "%s/bots/sib/secret", dir);
 	FILE *f = fopen(path, "w");
@@ -189,21 +212,6 @@ Test(sandbox, hostile_bots_are_held_and_the_tournament_finishes, .timeout = 120)
 Test(sandbox, hostile_bots_are_held_under_an_unprivileged_judge, .timeout = 120)
 {
 	hostile_tournament(1);
-}
-
-/* A temporary folder where the kernel counts each process's writes
- * (write_bytes): not on tmpfs, which it does not count; a TMPDIR on tmpfs
- * gives way to the build folder. */
-static void disk_tmpdir(char *dir, size_t size)
-{
-	struct statfs fs;
-	char base[1024];
-
-	test_tmpdir(dir, size);
-	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC)
-		return;
-	setenv("TMPDIR", test_root_path("build", base, sizeof base), 1);
-	test_tmpdir(dir, size);
 }
 
 static uint64_t tree_bytes;
@@ -271,13 +279,8 @@ static void write_budget(int drop_root)
 			      "kid", NULL};
 	const char *names[] = {"spiller", "kid"};
 
-	disk_tmpdir(dir, sizeof dir);
-	if (drop_root)
-		test_drop_root(dir);
+	tournament_dir(dir, bots, out, drop_root);
 	snprintf(mb, sizeof mb, "%d", BUDGET_MB);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	test_bot_dir(dir, "player", "hard");
 	test_bot_dir(dir, "spiller", "spill=256");
 	test_bot_dir(dir, "kid", "spillkid=32");
 	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
