@@ -185,6 +185,8 @@ void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size)
 static void reason_detail(const match *m, const seat *c, int reason, char *out, size_t size)
 {
 	int st = c->proc.status;
+	/* the run's total, which other workers add to (proc.c) */
+	uint64_t written = c->proc.written ? __atomic_load_n(c->proc.written, __ATOMIC_RELAXED) : 0;
 
 	if (reason == KJ_TIMEOUT)
 		snprintf(out, size, "no answer within %d ms", m->opt->move_ms);
@@ -198,10 +200,10 @@ static void reason_detail(const match *m, const seat *c, int reason, char *out, 
 			 : "; its stderr is discarded (meta line 4 is 0)");
 	else if (reason == KJ_UNREAD)
 		snprintf(out, size, "left more than %d bytes of input unread", KJ_OUTBUF);
-	else if (reason == KJ_WRITE && c->proc.written)
+	else if (reason == KJ_WRITE && written)
 		snprintf(out, size, "wrote %" PRIu64 " bytes (%.1f MiB) in this run, over its "
-			 "budget of %d MiB (--max-write-mb)", *c->proc.written,
-			 (double)*c->proc.written / (1 << 20), m->opt->limits.write_mb);
+			 "budget of %d MiB (--max-write-mb)", written,
+			 (double)written / (1 << 20), m->opt->limits.write_mb);
 	else if (reason == KJ_GARBAGE)
 		snprintf(out, size, "sent a line that is not %s", m->nrolls ? "a move" : "v001XYZ");
 	else
