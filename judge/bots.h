@@ -36,6 +36,7 @@ typedef struct kj_bot {
 	char state[256];      /* fingerprinted path, relative to dir */
 	char path[1024];      /* cmd without '/': its first match in PATH, "" none */
 	char syspath[1024];   /* its first match a confined bot may run, "" none */
+	uint64_t *written;    /* bytes written in this run, shared (kj_proc_counters) */
 } kj_bot;
 
 /* Resolve a bot named on the command line: a built-in word, a directory

@@ -72,6 +72,9 @@ static const char usage[] =
 "      --cpu-s N --mem-mb N --nofile N   bot limits (60, 2048, 256; 0 none)\n"
 "      --max-procs N    processes and threads per bot (default 64; 0 none)\n"
 "      --max-file-mb N  size of any one file a bot writes (default 256; 0 none)\n"
+"      --max-write-mb N MiB a bot may write to disk in this run, all its games\n"
+"                       and files together, removed ones too (default 4096;\n"
+"                       0 none); past it the bot forfeits (write) every game\n"
 "      --sandbox on|off confine bots (default on; also for -d and --rerun): a\n"
 "                       bot may read and write its own folder, read and run\n"
 "                       the system's programs and libraries (/usr, /lib*,\n"
@@ -134,8 +137,8 @@ typedef struct cli {
 } cli;
 
 enum { O_STARTS = 256, O_SHARD, O_SPRT, O_MOVE, O_STARTUP, O_ERRORS, O_TIMEOUTS, O_CPU, O_MEM,
-       O_NOFILE, O_PROCS, O_FILE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT, O_STEP, O_COLOR, O_RERUN, O_ANIM,
-       O_HTML, O_PASS_ENV };
+       O_NOFILE, O_PROCS, O_FILE_MB, O_WRITE_MB, O_SANDBOX, O_NOLEARN, O_NOTIMING, O_BOTS, O_AT,
+       O_STEP, O_COLOR, O_RERUN, O_ANIM, O_HTML, O_PASS_ENV };
 
 static const struct option longopts[] = {
 	{"format", 1, 0, 'f'}, {"table", 1, 0, 't'}, {"games", 1, 0, 'g'},
@@ -146,6 +149,7 @@ static const struct option longopts[] = {
 	{"max-errors", 1, 0, O_ERRORS}, {"max-timeouts", 1, 0, O_TIMEOUTS},
 	{"cpu-s", 1, 0, O_CPU}, {"mem-mb", 1, 0, O_MEM}, {"nofile", 1, 0, O_NOFILE},
 	{"max-procs", 1, 0, O_PROCS}, {"max-file-mb", 1, 0, O_FILE_MB}, {"sandbox", 1, 0, O_SANDBOX},
+	{"max-write-mb", 1, 0, O_WRITE_MB},
 	{"no-learn", 0, 0, O_NOLEARN}, {"no-timing", 0, 0, O_NOTIMING}, {"bots", 1, 0, O_BOTS},
 	{"at", 1, 0, O_AT}, {"step", 0, 0, O_STEP}, {"color", 0, 0, O_COLOR},
 	{"rerun", 0, 0, O_RERUN}, {"anim", 0, 0, O_ANIM},
@@ -207,6 +211,7 @@ static void parse_option(cli *c, int opt, const char *arg)
 	case O_NOFILE: c->match.limits.nofile = (int)number("--nofile", arg, 0, 1 << 20); break;
 	case O_PROCS: c->match.limits.procs = (int)number("--max-procs", arg, 0, 1 << 20); break;
 	case O_FILE_MB: c->match.limits.file_mb = (int)number("--max-file-mb", arg, 0, 1 << 30); break;
+	case O_WRITE_MB: c->match.limits.write_mb = (int)number("--max-write-mb", arg, 0, 1 << 30); break;
 	case O_SANDBOX:
 		if (strcmp(arg, "on") && strcmp(arg, "off"))
 			usage_error("--sandbox \"%s\": expected on or off", arg);
@@ -274,7 +279,8 @@ static void parse(cli *c, int argc, char **argv)
 	c->match = (kj_match_opts){.move_ms = 1000, .startup_ms = 5000, .max_errors = 3,
 				   .grace_ms = 500, .timing = 1,
 				   .limits = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1,
-					      .sandbox = 1, .procs = 64, .file_mb = 256}};
+					      .sandbox = 1, .procs = 64, .file_mb = 256,
+					      .write_mb = 4096}};
 	opterr = 0; /* our messages, our exit status */
 	while ((opt = getopt_long(argc, argv, ":f:t:g:s:j:o:qhd:", longopts, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
@@ -392,6 +398,13 @@ static void parse_shard(const char *arg, kj_run_opts *ro)
 	ro->shard_k = (int)number("--shard K", buf, 1, ro->shard_n);
 }
 
+/* Write counters for bots[0..n), one per bot for the whole run. */
+static void share_counters(kj_bot *bots, int n)
+{
+	if (kj_proc_counters(bots, n))
+		die(2, "cannot count the bots' writes: %s", strerror(errno));
+}
+
 static int tournament(cli *c, char **words, int n)
 {
 	static kj_bot bots[KJ_MAX_BOTS];
@@ -408,6 +421,7 @@ static int tournament(cli *c, char **words, int n)
 	for (int i = 0; i < n; i++)
 		if (!bots[i].builtin)
 			kj_bot_command(&bots[i], c->match.limits.sandbox, stderr);
+	share_counters(bots, n);
 	if (c->sprt) {
 		if (n != 2)
 			usage_error("--sprt: expected exactly two bots, got %d", n);
@@ -524,6 +538,8 @@ static int debug_game(cli *c, char **words, int n)
 			resolve(c, "hard", &bots[++n]);
 	for (k = 0; k <= n; k++)
 		seats[kj_table_seat(n + 1, k)] = &bots[k];
+	share_counters(bots, KB_SEATS);
+	kj_proc_adopt();
 	c->match.debug = stdout;
 	FILE *tx = debug_transcript(c, tx_path, sizeof tx_path);
 	if (kj_match_play(seats, kb_stream_seed(c->seed, KB_TAG_GAME, 0), &c->match, tx, &res,
@@ -614,6 +630,8 @@ static int replay(cli *c, char **args, int n)
 	}
 	check_sandbox(c);
 	rerun_bots(c, &tx, args + 1, n - 1, bots, seats);
+	share_counters(bots, KB_SEATS);
+	kj_proc_adopt();
 	rc = kj_rerun(stdout, &tx, seats, &c->match, &err);
 	kb_tx_free(&tx);
 	if (rc < 0)

@@ -13,7 +13,7 @@
 
 static const char *const reason_names[KJ_REASONS] = {
 	"none", "timeout", "startup", "crash", "exit", "garbage", "illegal", "token", "unread",
-	"nostart"};
+	"nostart", "write"};
 
 const char *kj_reason_name(int reason)
 {
@@ -185,6 +185,8 @@ void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size)
 static void reason_detail(const match *m, const seat *c, int reason, char *out, size_t size)
 {
 	int st = c->proc.status;
+	/* the run's total, which other workers add to (proc.c) */
+	uint64_t written = c->proc.written ? __atomic_load_n(c->proc.written, __ATOMIC_RELAXED) : 0;
 
 	if (reason == KJ_TIMEOUT)
 		snprintf(out, size, "no answer within %d ms", m->opt->move_ms);
@@ -198,6 +200,10 @@ static void reason_detail(const match *m, const seat *c, int reason, char *out, 
 			 : "; its stderr is discarded (meta line 4 is 0)");
 	else if (reason == KJ_UNREAD)
 		snprintf(out, size, "left more than %d bytes of input unread", KJ_OUTBUF);
+	else if (reason == KJ_WRITE && written)
+		snprintf(out, size, "wrote %" PRIu64 " bytes (%.1f MiB) in this run, over its "
+			 "budget of %d MiB (--max-write-mb)", written,
+			 (double)written / (1 << 20), m->opt->limits.write_mb);
 	else if (reason == KJ_GARBAGE)
 		snprintf(out, size, "sent a line that is not %s", m->nrolls ? "a move" : "v001XYZ");
 	else
@@ -358,6 +364,10 @@ static void await_starts(match *m)
 		int r;
 		if (!m->seats[s].running)
 			continue;
+		if (m->seats[s].proc.over_budget) { /* not started */
+			forfeit(m, s, KJ_WRITE, NULL);
+			continue;
+		}
 		if (m->seats[s].proc.exec_errno) {
 			char why[256];
 			nostart_detail(m->seats[s].bot, &m->seats[s].proc, why, sizeof why);
@@ -399,6 +409,10 @@ static int ask(match *m, int s)
 	static const char end[] = "END\n";
 	char why[80] = "";
 
+	if (sr->decisions % KJ_CHARGE_EVERY == 0 && kj_proc_charge(&c->proc)) {
+		forfeit(m, s, KJ_WRITE, NULL);
+		return kb_pick_hard(mask);
+	}
 	if (send_rolls(m, s, m->nrolls) || send_text(m, s, end, 4)) {
 		forfeit(m, s, KJ_UNREAD, NULL);
 		return kb_pick_hard(mask);
@@ -467,6 +481,18 @@ static void finish_bots(match *m)
 		live[n++] = &c->proc;
 	}
 	kj_proc_finish_all(live, n, m->opt->grace_ms);
+}
+
+/* Every process the game's bots left behind, killed and reaped. */
+static void sweep(match *m)
+{
+	kj_proc *procs[KB_SEATS];
+	int n = 0;
+
+	for (int s = 0; s < KB_SEATS; s++)
+		if (m->seats[s].bot && !m->seats[s].bot->builtin)
+			procs[n++] = &m->seats[s].proc;
+	kj_proc_sweep(procs, n);
 }
 
 static int progress_score(const kb_pos *pos, int s)
@@ -603,6 +629,7 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 			if (m->seats[s].running)
 				kj_proc_finish(&m->seats[s].proc, 0);
 	}
+	sweep(m);
 	free(m->rolls);
 	free(m);
 	return rc;

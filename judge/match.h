@@ -7,7 +7,10 @@
  * index or a wrong token gets the decision line again (or Virhe) up to
  * max_errors times, then forfeits; a timeout, an early exit, a crash or
  * output that is not a move forfeit at once, and so does a bot whose
- * command cannot be run at all (nostart).  A forfeiting bot's seat is
+ * command cannot be run at all (nostart).  A confined bot that has
+ * written more than its write budget in this run (proc.h; checked every
+ * KJ_CHARGE_EVERY decisions and when it ends) forfeits at once, and every
+ * later game before the first roll, without being started (write).  A forfeiting bot's seat is
  * played on by the hard policy (its replacement) so the game still counts,
  * and the bot is placed last: a forfeit is a loss.  If the replacement
  * brings the seat's pieces home first, the game has no credited winner
@@ -46,8 +49,11 @@ enum kj_reason {
 	KJ_TOKEN,     /* too many wrong tokens */
 	KJ_UNREAD,    /* left more than 1 MiB of input unread */
 	KJ_NOSTART,   /* its command could not be run (chdir or execvp failed) */
+	KJ_WRITE,     /* wrote more than its budget in this run (proc.h) */
 	KJ_REASONS
 };
+
+#define KJ_CHARGE_EVERY 32 /* decisions between two looks at a bot's writes */
 
 const char *kj_reason_name(int reason);
 int kj_reason_parse(const char *word); /* -1 when unknown */

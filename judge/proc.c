@@ -1,4 +1,5 @@
 /* proc.c - bot processes with pipes, limits and process groups; see proc.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -6,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,6 +155,196 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 	return pid;
 }
 
+/* ---- the write budget ---------------------------------------------------- */
+
+int kj_proc_counters(kj_bot *bots, int n)
+{
+	/* shared: the workers that play a bot's games at once all add to it */
+	uint64_t *count = mmap(NULL, (size_t)(n > 0 ? n : 1) * sizeof *count,
+			       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (count == MAP_FAILED)
+		return -1;
+	for (int i = 0; i < n; i++)
+		bots[i].written = &count[i];
+	return 0;
+}
+
+/* write_bytes of /proc/PID/io (pid 0: this process): what the process and
+ * the children it reaped caused to be written to storage (wchar would
+ * count the pipes to the judge too); 0 when it cannot be read. */
+static uint64_t io_written(pid_t pid)
+{
+	char path[40], text[512];
+	const char *at;
+	ssize_t len;
+	int fd;
+
+	if (pid)
+		snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+	else
+		snprintf(path, sizeof path, "/proc/self/io");
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	len = read(fd, text, sizeof text - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	text[len] = '\0';
+	/* the newline first: not cancelled_write_bytes */
+	at = strstr(text, "\nwrite_bytes: ");
+	return at ? strtoull(at + 14, NULL, 10) : 0;
+}
+
+/* waitpid(pid, st, options) that also returns what the reaped process
+ * wrote in *bytes: the kernel adds a reaped child's count to its parent's,
+ * and this process writes nothing in between.  (A zombie's own
+ * /proc/PID/io is closed to an unprivileged parent.) */
+static pid_t reap_counted(pid_t pid, int *st, int options, uint64_t *bytes)
+{
+	siginfo_t si;
+	uint64_t before, after;
+	pid_t r;
+
+	*bytes = 0;
+	memset(&si, 0, sizeof si);
+	/* still running (WNOHANG): no need to read our count */
+	if ((options & WNOHANG) &&
+	    (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0))
+		return waitpid(pid, st, options);
+	before = io_written(0);
+	r = waitpid(pid, st, options);
+	after = r > 0 ? io_written(0) : before;
+	*bytes = after > before ? after - before : 0;
+	return r;
+}
+
+/* Add bytes to the bot's run total; 1 when it is now over budget. */
+static int add_written(kj_proc *p, uint64_t bytes)
+{
+	uint64_t total = __atomic_add_fetch(p->written, bytes, __ATOMIC_RELAXED);
+
+	if (p->budget && total > p->budget)
+		p->over_budget = 1;
+	return p->over_budget;
+}
+
+int kj_proc_charge(kj_proc *p)
+{
+	uint64_t now;
+
+	if (!p->written)
+		return 0;
+	if (p->pid > 0 && (now = io_written(p->pid)) > p->seen) {
+		add_written(p, now - p->seen);
+		p->seen = now;
+	} else {
+		add_written(p, 0); /* what its other games wrote meanwhile */
+	}
+	return p->over_budget;
+}
+
+/* The inode of process pid's user namespace, 0 when unknown. */
+static unsigned long user_ns(pid_t pid)
+{
+	char path[48];
+	struct stat st;
+
+	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
+	return stat(path, &st) == 0 ? (unsigned long)st.st_ino : 0;
+}
+
+/* Count the bot's writes at its start: nothing started when its run's
+ * total is over budget already. */
+static int budget_start(kj_proc *p, const kj_bot *bot, const kj_limits *lim)
+{
+	if (!lim->sandbox || !lim->write_mb || !bot->written)
+		return 0;
+	p->written = bot->written;
+	p->budget = (uint64_t)lim->write_mb << 20;
+	return add_written(p, 0);
+}
+
+static int adopted; /* kj_proc_adopt was called */
+
+void kj_proc_adopt(void)
+{
+	adopted = prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+}
+
+/* The bot among ps that process pid came from: its user namespace (which
+ * none of its descendants can leave), else its process group. */
+static kj_proc *owner(kj_proc *ps[], int n, pid_t pid)
+{
+	unsigned long ns = user_ns(pid);
+	pid_t group = getpgid(pid);
+
+	for (int i = 0; i < n; i++)
+		if (ps[i]->ns && ps[i]->ns == ns)
+			return ps[i];
+	for (int i = 0; i < n; i++)
+		if (ps[i]->group == group)
+			return ps[i];
+	return NULL;
+}
+
+/* SIGKILL every live child of this process: the descendants of bots that
+ * left their bot's process group and outlived it.  Scans /proc, so only
+ * when there are some.  Returns how many it found. */
+static int kill_children(void)
+{
+	DIR *procs = opendir("/proc");
+	pid_t self = getpid();
+	struct dirent *e;
+	int found = 0;
+
+	while (procs && (e = readdir(procs))) {
+		char path[300], text[512], state;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		int fd, parent = 0;
+		ssize_t len;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if (pid <= 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		len = read(fd, text, sizeof text - 1);
+		close(fd);
+		text[len > 0 ? len : 0] = '\0';
+		/* "PID (COMMAND) STATE PPID ...": the command may hold anything */
+		const char *close_paren = strrchr(text, ')');
+		if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &parent) == 2 &&
+		    parent == self)
+			found += kill(pid, SIGKILL) == 0;
+	}
+	if (procs)
+		closedir(procs);
+	return found;
+}
+
+void kj_proc_sweep(kj_proc *ps[], int n)
+{
+	while (adopted) {
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+			if (errno == EINTR)
+				continue;
+			return; /* ECHILD: nothing left, the usual case */
+		}
+		if (si.si_pid == 0) { /* only live ones left */
+			if (!kill_children())
+				return; /* hidden from us (/proc): never wait on them */
+			if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) != 0)
+				continue;
+		}
+		kj_proc *bot = owner(ps, n, si.si_pid);
+		uint64_t bytes;
+		while (reap_counted(si.si_pid, NULL, 0, &bytes) < 0 && errno == EINTR)
+			;
+		if (bot && bot->written)
+			add_written(bot, bytes);
+	}
+}
+
 /* The bot's end of its stderr: a pipe whose read end becomes p->err
  * (KJ_ERR_ECHO), the file err_path, or /dev/null when those fail. */
 static int stderr_fd(kj_proc *p, const char *err_path)
@@ -181,6 +374,8 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	p->status = -1;
 	if (lim->sandbox && kj_sandbox_init(err))
 		return -1;
+	if (budget_start(p, bot, lim))
+		return 0; /* over its write budget: not started */
 	if (!(p->obuf = malloc(KJ_OUTBUF)))
 		goto fail;
 	if (pipe2(to, O_CLOEXEC) != 0)
@@ -207,6 +402,9 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 		goto fail;
 	}
 	setpgid(p->pid, p->pid); /* also here, so a kill right away hits the group */
+	p->group = p->pid;
+	if (p->written) /* the child has exec'd (vfork): in its namespace */
+		p->ns = user_ns(p->pid);
 	track(p->pid, 0);
 	sigprocmask(SIG_SETMASK, &mask, NULL);
 	p->in = to[1];
@@ -363,6 +561,21 @@ static void close_fds(kj_proc *p)
 	p->obuf = NULL;
 }
 
+/* waitpid(p->pid, st, options), counting what the bot wrote since it was
+ * last looked at. */
+static pid_t reap(kj_proc *p, int *st, int options)
+{
+	uint64_t bytes;
+	pid_t r;
+
+	if (!p->written)
+		return waitpid(p->pid, st, options);
+	r = reap_counted(p->pid, st, options, &bytes);
+	if (r > 0)
+		add_written(p, bytes > p->seen ? bytes - p->seen : 0);
+	return r;
+}
+
 void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms)
 {
 	double deadline = kj_now_ms() + grace_ms;
@@ -378,7 +591,7 @@ void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms)
 		kj_proc *p = ps[i];
 		while (p->pid > 0) {
 			int st;
-			pid_t r = waitpid(p->pid, &st, WNOHANG);
+			pid_t r = reap(p, &st, WNOHANG);
 			if (r == p->pid) {
 				p->status = st;
 				kill(-p->pid, SIGKILL); /* children it left behind */
@@ -390,7 +603,7 @@ void kj_proc_finish_all(kj_proc *ps[], int n, int grace_ms)
 			} else if (kj_now_ms() >= deadline) {
 				kill(-p->pid, SIGKILL);
 				kill(p->pid, SIGKILL);
-				if (waitpid(p->pid, &st, 0) == p->pid)
+				if (reap(p, &st, 0) == p->pid)
 					p->status = st;
 				track(0, p->pid);
 				p->pid = 0;

@@ -23,12 +23,23 @@
  * The bot's environment is not the judge's: see botenv.h (KIMBLE_LEARN=0
  * when learning is frozen, the variables lim->pass_env names).
  * With lim->sandbox the bot is confined to its folder (sandbox.h).
+ *
+ * Write budget (confined bots with lim->write_mb and a bot->written
+ * counter): the bytes the bot's processes cause to be written to storage,
+ * as the kernel counts them for each process (write_bytes of
+ * /proc/PID/io: counted when a page of a file is first dirtied, so also
+ * for files removed again; pipes, sockets and tmpfs do not count), are
+ * added up over the whole run in *bot->written: when the bot's process is
+ * reaped (its reaped children's writes included), at kj_proc_charge, and
+ * for descendants it left behind, when kj_proc_sweep reaps them.  A bot
+ * over budget is not started again (over_budget, no process).
  */
 #ifndef KJ_PROC_H
 #define KJ_PROC_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -47,6 +58,7 @@ typedef struct kj_limits {
 	int procs;   /* confined: RLIMIT_NPROC in its user namespace, 0: none */
 	int file_mb; /* confined: RLIMIT_FSIZE, 0: none */
 	const char *pass_env; /* more of the judge's variables for bots (botenv.h), or NULL */
+	int write_mb; /* confined: MiB a bot may write in a run (above), 0: no bound */
 } kj_limits;
 
 typedef struct kj_proc {
@@ -65,6 +77,12 @@ typedef struct kj_proc {
 	char tag;           /* the letter before "! " on echoed lines */
 	char ebuf[256];     /* a partial stderr line */
 	size_t elen;
+	pid_t group;        /* the bot's process group, also after it is reaped */
+	unsigned long ns;   /* inode of its user namespace (confined), else 0 */
+	uint64_t *written;  /* its run's write total (bot->written), NULL: not counted */
+	uint64_t seen;      /* write_bytes of the running process already counted */
+	uint64_t budget;    /* bytes, from lim->write_mb */
+	int over_budget;    /* wrote more than budget in this run */
 } kj_proc;
 
 /* Start bot with extra arguments OPPONENTS and SEED; stderr goes to
@@ -73,6 +91,26 @@ typedef struct kj_proc {
  * is not a failure here: see exec_errno). */
 int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const char *seed,
 		  const char *err_path, const kj_limits *lim, kb_err *err);
+
+/* Give bots[0..n) write counters that start at 0 and that processes
+ * forked later (workers) share.  Returns 0, or -1 with errno. */
+int kj_proc_counters(kj_bot *bots, int n);
+
+/* Add what the running bot has written since the last call to its run's
+ * total (one read of /proc/PID/io).  Returns 1 when the bot is over its
+ * budget (also sets over_budget), else 0. */
+int kj_proc_charge(kj_proc *p);
+
+/* This process becomes the reaper of what its bots leave behind (their
+ * descendants whose parents die), for kj_proc_sweep. */
+void kj_proc_adopt(void);
+
+/* After a game, with ps[0..n) its bots, all finished: kill and reap every
+ * process left (descendants of bots that left the bot's process group),
+ * charging each one's writes to the bot it came from (its process group,
+ * or its user namespace).  Only in a process that called kj_proc_adopt
+ * and has no children but its bots. */
+void kj_proc_sweep(kj_proc *ps[], int n);
 
 /* Queue len bytes for the bot.  Returns 0, or -1 when the bot has left
  * more than KJ_OUTBUF bytes unread (then it is treated as hung). */

@@ -137,6 +137,7 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 		snprintf(wf.err[s], sizeof wf.err[s], "%s.%c.err", prefix, 'A' + s);
 	}
 	mo.err_prefix = prefix;
+	kj_proc_adopt(); /* what its bots leave behind is reaped and counted here */
 	if (g->start >= 0 && opt->starts) {
 		mo.has_start = 1;
 		mo.start = opt->starts[g->start].pos;

@@ -27,7 +27,9 @@
  *   - is under a seccomp filter: socket() fails with EACCES (no network of
  *     any family, no unix sockets of other programs), io_uring_setup()
  *     (io_uring would bypass the filter) and the keyring calls (keyctl,
- *     add_key, request_key: the judge's session keyring) with EPERM;
+ *     add_key, request_key: the judge's session keyring) with EPERM, and
+ *     fallocate() with EOPNOTSUPP (it takes disk space without the writes
+ *     that the judge's write budget counts, proc.h);
  *   - has RLIMIT_NPROC (tasks) and RLIMIT_FSIZE (bytes per file) set.
  * Blocked calls return the kernel's EACCES or EPERM to the bot.
  *

@@ -1213,6 +1213,7 @@ static int rows_of(const char *page, const char *id)
 static void rated(kj_standings *st, int b, double elo, double lo, double hi)
 {
 	st->rating.elo[b] = elo, st->rating.lo[b] = lo, st->rating.hi[b] = hi;
+	st->rating.se[b] = (hi - lo) / 3.92; /* a spread, so the interval is shown */
 }
 
 #define BAR(x, w, m)                                                                          \
@@ -1278,7 +1279,7 @@ Test(judge_rules, html_tables_curve_and_games)
 	static kj_report rep;
 	static kj_standings st;
 	static kj_curve_point pts[3];
-	static kj_pair_elo pair = {.a = 0, .b = 1, .deals = 5, .mean = 0.625, .elo = 88.7, .lo = -85, .hi = 330.2};
+	static kj_pair_elo pair = {.a = 0, .b = 1, .deals = 5, .mean = 0.625, .var = 0.01, .elo = 88.7, .lo = -85, .hi = 330.2};
 	kj_result res[2];
 	char dir[256];
 
@@ -1291,7 +1292,7 @@ Test(judge_rules, html_tables_curve_and_games)
 	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
 	st.subject = 0, st.nopp = 2;
 	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
-				  .pair = {.deals = 5, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
+				  .pair = {.deals = 5, .var = 0.01, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
 	st.opp[1] = (kj_opponent){.bot = 2};
 	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
 	st.first_seat[0] = 2, st.first_seat[1] = -1, st.first_seat[2] = -1;
@@ -1349,14 +1350,16 @@ Test(judge_rules, html_tables_curve_and_games)
 
 	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
 		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
-	has(page, "<tr><td>2</td><td>1</td><td class=\"l\">B&nbsp;x (forfeit) D&nbsp;y&lt; </td><td class=\"l\">-</td>"
+	has(page, "<tr><td>2</td><td>1</td><td class=\"l\">B&nbsp;x <span title=\"B x forfeited before "
+		  "the first roll (crash); seat finished by hard (replacement)\">(forfeit: crash)</span> "
+		  "D&nbsp;y&lt; </td><td class=\"l\">-</td>"
 		  "<td>12</td><td class=\"l\"><a href=\"games/000002.html\">viewer</a></td></tr>");
 	cr_assert_null(strstr(page, "The first"), "all games listed");
 	cr_assert_eq(rows_of(page, "results"), 1 + 3);
 	cr_assert_eq(rows_of(page, "pairs"), 1 + 1);
 	cr_assert_eq(rows_of(page, "opponents"), 1 + 2);
 	has(page, "<tr><td class=\"l\">z</td><td>0</td><td>0.0% (0&ndash;100)</td><td>0.0% (0&ndash;100)</td>"
-		  "<td>+0.0</td><td>+0.0 &hellip; +0.0</td><td>0</td></tr>\n</table>");
+		  "<td>+0.0</td><td>[n/a: 0 deals]</td><td>0</td></tr>\n</table>");
 	/* the third bot had no seat in game 0: the palette's colour of its number */
 	has(page, "<rect x=\"502\" y=\"46\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"56\">z</text>");
 	cr_assert_eq(rows_of(page, "games"), 1 + 2);
@@ -1752,7 +1755,7 @@ Test(judge_rules, svg_frames_of_a_transcript)
 	cr_assert_eq(kj_frame_of(&tx, 0, &fr), -1);
 	cr_assert_eq(kj_frame_of(&tx, 5, &fr), -1);
 	cr_assert_eq(kj_frame_of(&tx, 1, &fr), 0);
-	cr_assert_eq(fr.forfeit[0][0], '\0', "not yet at roll 1");
+	cr_assert_eq(fr.forfeit[0].reason[0], '\0', "not yet at roll 1");
 	cr_assert_eq(fr.over, 0);
 	cr_assert_eq(fr.winner, -1);
 	cr_assert_eq(fr.rolls, 3);
@@ -1762,7 +1765,9 @@ Test(judge_rules, svg_frames_of_a_transcript)
 	cr_assert_eq(fr.fx.seat, 0);
 	cr_assert_eq(fr.fx.index, 0);
 	cr_assert_eq(kj_frame_of(&tx, 2, &fr), 0);
-	cr_assert_str_eq(fr.forfeit[0], "A mybot forfeited at roll 2 (illegal); hard finished");
+	cr_assert_eq(fr.forfeit[0].roll, 2);
+	cr_assert_str_eq(fr.forfeit[0].reason, "illegal");
+	cr_assert_str_eq(fr.forfeit[0].replacement, "hard");
 	cr_assert_eq(kj_frame_of(&tx, 4, &fr), 0);
 	cr_assert_eq(fr.over, 1);
 	cr_assert_eq(fr.winner, 2);
@@ -1777,7 +1782,8 @@ Test(judge_rules, svg_frames_of_a_transcript)
 	has(buf, ">final position, 3 rolls</text>");
 	has(buf, ">winner: C hard</text>");
 	has(buf, ">ended: win</text>");
-	has(buf, ">A mybot forfeited at roll 2 (illegal); hard finished</text>");
+	has(buf, ">A mybot forfeited at roll 2 (illegal)</text>");
+	has(buf, ">seat finished by hard</text>");
 	has(buf, ">top left corner, home 3, goal 0</text>");
 	has(buf, ">bottom right corner, home 3, goal 0, winner</text>");
 	cr_assert_null(strstr(buf, "<rect width=\"780\""), "no back layer");
@@ -2100,12 +2106,12 @@ Test(judge_rules, reports_on_a_full_disk_fail)
 Test(judge_rules, reasons_tokens_and_forfeit_words)
 {
 	static const char *const names[] = {"none", "timeout", "startup", "crash", "exit", "garbage",
-					    "illegal", "token", "unread", "nostart"};
+					    "illegal", "token", "unread", "nostart", "write"};
 	for (int r = 0; r < KJ_REASONS; r++) {
 		cr_assert_str_eq(kj_reason_name(r), names[r]);
 		cr_assert_eq(kj_reason_parse(names[r]), r);
 	}
-	cr_assert_eq(KJ_REASONS, 10);
+	cr_assert_eq(KJ_REASONS, 11);
 	cr_assert_str_eq(kj_reason_name(-1), "?");
 	cr_assert_str_eq(kj_reason_name(KJ_REASONS), "?");
 	cr_assert_eq(kj_reason_parse("ok"), -1);

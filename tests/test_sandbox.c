@@ -19,7 +19,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <dirent.h>
+#include <ftw.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,6 +101,34 @@ static int listener(int *port)
 	return fd;
 }
 
+/* A temporary folder where the kernel counts each process's writes
+ * (write_bytes): not on tmpfs, which it does not count; a TMPDIR on tmpfs
+ * gives way to the build folder. */
+static void disk_tmpdir(char *dir, size_t size)
+{
+	struct statfs fs;
+	char base[1024];
+
+	test_tmpdir(dir, size);
+	if (statfs(dir, &fs) == 0 && fs.f_type != TMPFS_MAGIC)
+		return;
+	setenv("TMPDIR", test_root_path("build", base, sizeof base), 1);
+	test_tmpdir(dir, size);
+}
+
+/* A fresh folder dir for a tournament, with the paths of its bots and out
+ * folders and the test bot "player" playing hard; the test runs on as an
+ * unprivileged user when drop_root and it is root. */
+static void tournament_dir(char dir[512], char bots[1024], char out[1024], int drop_root)
+{
+	disk_tmpdir(dir, 512);
+	if (drop_root)
+		test_drop_root(dir);
+	snprintf(bots, 1024, "%s/bots", dir);
+	snprintf(out, 1024, "%s/out", dir);
+	test_bot_dir(dir, "player", "hard");
+}
+
 /* Each attacker's mode and the error it must see. */
 static const char *attacks[][3] = {
 	{"readsib", "try-read=../sib/secret", "Permission denied"},
@@ -107,7 +139,8 @@ static const char *attacks[][3] = {
 	{"connect", NULL, "Permission denied"},
 	{"signal", "try-signal", "Operation not permitted"},
 	{"forks", "try-fork=200", "Resource temporarily unavailable"},
-	{"fill", "try-fill=8", "File too large"}};
+	{"fill", "try-fill=8", "File too large"},
+	{"falloc", "try-fallocate=8", "Operation not supported"}};
 #define NATTACKS (sizeof attacks / sizeof attacks[0])
 
 static void hostile_tournament(int drop_root)
@@ -118,13 +151,8 @@ static void hostile_tournament(int drop_root)
 				"--bots", bots, "-o", out, "player", "sib"};
 	int n = 19, port, lfd = listener(&port);
 
-	test_tmpdir(dir, sizeof dir);
-	if (drop_root)
-		test_drop_root(dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
+	tournament_dir(dir, bots, out, drop_root);
 	snprintf(connect_mode, sizeof connect_mode, "try-connect=%d", port);
-	test_bot_dir(dir, "player", "hard");
 	test_bot_dir(dir, "sib", "hard");
 	snprintf(path, sizeof path, "%s/bots/sib/secret", dir);
 	FILE *f = fopen(path, "w");
@@ -211,6 +239,107 @@ Test(sandbox, folders_nested_in_a_bots_folder_are_hidden_from_it, .timeout = 120
 	const char *json = test_read_file(dir, "o2/out/results.json");
 	cr_expect_null(strstr(json, "\"forfeits\": 1"), "%s", json);
 	cr_expect_not_null(strstr(json, "\"name\": \"in\""), "%s", json);
+}
+
+static uint64_t tree_bytes;
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)path, (void)ftw;
+	if (flag == FTW_F)
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* The bytes of the files under dir. */
+static uint64_t folder_bytes(const char *dir)
+{
+	tree_bytes = 0;
+	nftw(dir, add_size, 16, FTW_PHYS);
+	return tree_bytes;
+}
+
+/* The count of forfeits for reason of bot name in results.json text. */
+static int forfeits_of(const char *json, const char *name, const char *reason)
+{
+	char key[128];
+	const char *at;
+
+	snprintf(key, sizeof key, "\"name\": \"%s\"", name);
+	cr_assert_not_null(at = strstr(json, key), "%s in %s", key, json);
+	snprintf(key, sizeof key, "\"%s\": ", reason);
+	cr_assert_not_null(at = strstr(at, key), "%s in %s", key, json);
+	return atoi(at + strlen(key));
+}
+
+/* A process whose working folder is dir, or 0. */
+static pid_t process_in(const char *dir)
+{
+	DIR *procs = opendir("/proc");
+	struct dirent *e;
+	pid_t found = 0;
+
+	while (procs && !found && (e = readdir(procs))) {
+		char link[300], cwd[1024];
+		snprintf(link, sizeof link, "/proc/%s/cwd", e->d_name);
+		ssize_t n = readlink(link, cwd, sizeof cwd - 1);
+		if (n > 0 && (cwd[n] = '\0', strcmp(cwd, dir) == 0))
+			found = (pid_t)atoi(e->d_name);
+	}
+	if (procs)
+		closedir(procs);
+	return found;
+}
+
+#define BUDGET_MB 4
+/* Bots that write without end: a file of 256 KiB before every answer, or
+ * 64 files of 32 KiB a game (2 MiB) through a child that leaves the bot's
+ * process group and lives on.  Unbounded, each writes some 30 MiB in its
+ * 32 games; held, the total passes the budget by at most what the bot
+ * writes in one game (here fewer than KJ_CHARGE_EVERY answers, some 3 MiB)
+ * in each of the two games it may play at once. */
+static void write_budget(int drop_root)
+{
+	char dir[512], bots[1024], out[1024], path[1200], mb[16];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-f", "gauntlet", "-t", "2", "-g", "16",
+			      "--max-write-mb", mb, "--bots", bots, "-o", out, "player", "spiller",
+			      "kid", NULL};
+	const char *names[] = {"spiller", "kid"};
+
+	tournament_dir(dir, bots, out, drop_root);
+	snprintf(mb, sizeof mb, "%d", BUDGET_MB);
+	test_bot_dir(dir, "spiller", "spill=256");
+	test_bot_dir(dir, "kid", "spillkid=32");
+	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
+	const char *json = test_read_file(out, "results.json");
+	for (int i = 0; i < 2; i++) {
+		snprintf(path, sizeof path, "%s/bots/%s", dir, names[i]);
+		uint64_t bytes = folder_bytes(path);
+		cr_expect_gt(bytes, (uint64_t)BUDGET_MB << 20, "%s wrote only %lu bytes", names[i],
+			     (unsigned long)bytes);
+		cr_expect_lt(bytes, (uint64_t)(BUDGET_MB + 8) << 20, "%s wrote %lu bytes", names[i],
+			     (unsigned long)bytes);
+		cr_expect_geq(forfeits_of(json, names[i], "write"), 2, "%s", json);
+		cr_expect_eq(process_in(path), 0, "a process of %s outlived the run", names[i]);
+	}
+	cr_expect_eq(forfeits_of(json, "player", "write"), 0, "%s", json);
+	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "write:"));
+	snprintf(path, sizeof path, "%s/games/000063.res", out);
+	const char *res = test_read_file(NULL, path);
+	snprintf(path, sizeof path, "forfeit write errors 0 lineup 1 decisions 0 ");
+	cr_expect_not_null(strstr(res, path), "the last game: not started\n%s", res);
+	cr_expect_not_null(strstr(res, " MiB) in this run, over its budget of 4 MiB (--max-write-mb)"),
+			   "%s", res);
+}
+
+Test(sandbox, a_bot_writing_without_end_is_held_at_its_write_budget, .timeout = 120)
+{
+	write_budget(0);
+}
+
+Test(sandbox, the_write_budget_holds_under_an_unprivileged_judge, .timeout = 120)
+{
+	write_budget(1);
 }
 
 /* dir/NAME: a tournament of our bot (learning), test bots hard and easy,
@@ -353,6 +482,7 @@ Test(sandbox, help_states_the_rules_and_a_bad_value_is_refused, .timeout = 30)
 	cr_expect_not_null(strstr(text, "--sandbox on|off"), "%s", text);
 	cr_expect_not_null(strstr(text, "--max-procs N"), "%s", text);
 	cr_expect_not_null(strstr(text, "--max-file-mb N"), "%s", text);
+	cr_expect_not_null(strstr(text, "--max-write-mb N"), "%s", text);
 	cr_assert_neq(run_judge(dir, "bad", bad), 0); /* a usage error */
 	cr_expect_not_null(strstr(test_read_file(dir, "bad.err"), "expected on or off"));
 }

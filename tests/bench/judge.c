@@ -148,9 +148,10 @@ static double core_games_per_s(void)
  * its first line, close its stdin and reap it, over 200 starts. */
 static double startup_us(const char *dir, const char *testbot, int sandbox)
 {
-	kj_bot bot = {.name = "h1", .argv = {"hard"}, .argc = 1};
+	static uint64_t written; /* counted as in a tournament (the default budget) */
+	kj_bot bot = {.name = "h1", .argv = {"hard"}, .argc = 1, .written = &written};
 	kj_limits lim = {.cpu_s = 60, .mem_mb = 2048, .nofile = 256, .learn = 1,
-			 .sandbox = sandbox, .procs = 64, .file_mb = 256};
+			 .sandbox = sandbox, .procs = 64, .file_mb = 256, .write_mb = 1024};
 	kb_err err;
 	int n = 0;
 	double t;

@@ -22,7 +22,16 @@
  *                first decision, a forfeit.  RULE is read=PATH, list=PATH
  *                (a folder), write=PATH (create), connect=PORT (TCP to
  *                127.0.0.1), signal (kill(getppid(), 0)), fork=N (N
- *                sleeping children) or fill=MB (a file in its folder).
+ *                sleeping children), fill=MB (a file in its folder) or
+ *                fallocate=MB (disk space for a file, nothing written).
+ *       spill=KB plays hard, writing a new file of KB KiB in its folder
+ *                (spill.PID.N, each under any per-file limit) before every
+ *                answer, without end across its games: a total that only
+ *                a budget of bytes written can stop.
+ *       spillkid=KB  the same, written by a child in a session of its own
+ *                (out of the bot's process group): 64 files of KB KiB in
+ *                each game, then it sleeps (a minute) until it is killed;
+ *                the bot plays once the files are written.
  *       capturer, greedy, cautious, pacifist, mixed, switcher, targeter,
  *       middle   plays that made-up player of the learning bench
  *                (tests/bench/madeup.h; the rival of switcher and
@@ -152,6 +161,64 @@ static int try_fill(const char *mb)
 	return rc;
 }
 
+/* One more file spill.PID.N of kb KiB in the bot's folder (a new name in
+ * every game, also in games played at once). */
+static void spill(int kb)
+{
+	static char chunk[1024];
+	static int next;
+	char name[48];
+	int fd;
+
+	snprintf(name, sizeof name, "spill.%ld.%d", (long)getpid(), next++);
+	memset(chunk, 'x', sizeof chunk);
+	if ((fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
+		return;
+	for (int i = 0; i < kb; i++)
+		if (write(fd, chunk, sizeof chunk) != (ssize_t)sizeof chunk)
+			break;
+	close(fd);
+}
+
+/* spillkid: a child out of the bot's process group writes, and lives on;
+ * the bot waits until the files are written (the end of a pipe). */
+static void spill_child(int kb)
+{
+	int done[2];
+	char c;
+
+	if (pipe(done) != 0)
+		return;
+	if (fork() == 0) {
+		close(done[0]);
+		setsid();
+		for (int i = 0; i < 64; i++)
+			spill(kb);
+		close(done[1]);
+		pause_ms(60000); /* alive, out of the bot's group, when the game ends */
+		_exit(0);
+	}
+	close(done[1]);
+	while (read(done[0], &c, 1) > 0)
+		;
+	close(done[0]);
+}
+
+/* Take mb MiB of disk for falloc.bin in the bot's folder (removed again). */
+static int try_fallocate(const char *mb)
+{
+	int fd = open("falloc.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fallocate(fd, 0, 0, (off_t)atoi(mb) << 20);
+	int keep = errno;
+	close(fd);
+	unlink("falloc.bin");
+	errno = keep;
+	return rc;
+}
+
 static int try_rule(const char *rule, const char *arg)
 {
 	int fd;
@@ -170,6 +237,8 @@ static int try_rule(const char *rule, const char *arg)
 		return try_fork(arg);
 	if (!strcmp(rule, "fill"))
 		return try_fill(arg);
+	if (!strcmp(rule, "fallocate"))
+		return try_fallocate(arg);
 	fprintf(stderr, "testbot: unknown rule %s\n", rule);
 	exit(1);
 }
@@ -265,6 +334,8 @@ int main(int argc, char **argv)
 	}
 	if (!strncmp(mode, "try-", 4))
 		attempt(mode);
+	if (!strncmp(mode, "spillkid=", 9))
+		spill_child(atoi(mode + 9));
 	fprintf(stderr, "testbot %s: playing %s\n", mode, argv[2]);
 	while (fgets(line, sizeof line, stdin)) {
 		line[strcspn(line, "\r\n")] = '\0';
@@ -286,6 +357,8 @@ int main(int argc, char **argv)
 			first_decision(mode);
 		if (!strcmp(mode, "slow"))
 			pause_ms(400);
+		if (!strncmp(mode, "spill=", 6))
+			spill(atoi(mode + 6));
 		if (!mask)
 			continue;
 		printf("%s%d\n", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
