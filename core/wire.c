@@ -109,14 +109,14 @@ int kb_fmt_start(char out[9], const uint8_t lineup[3])
 			lineup[1] % 10u, lineup[2] % 10u);
 }
 
-int kb_fmt_state(char out[KB_STATE_LEN + 1], const char board[KB_BOARD_LEN],
+int kb_fmt_roll_line(char out[KB_ROLL_LINE_LEN + 1], const char board[KB_BOARD_LEN],
 		 int seat, int die)
 {
 	memcpy(out, board, KB_BOARD_LEN);
 	out[KB_BOARD_LEN] = (char)('A' + seat);
 	out[KB_BOARD_LEN + 1] = (char)('0' + die);
-	out[KB_STATE_LEN] = '\n';
-	return KB_STATE_LEN + 1;
+	out[KB_ROLL_LINE_LEN] = '\n';
+	return KB_ROLL_LINE_LEN + 1;
 }
 
 int kb_fmt_winner(char out[12], int seat)
@@ -168,7 +168,7 @@ int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err)
 		memcpy(out->token, line, KB_TOKEN_LEN);
 		return 0;
 	}
-	if (len != KB_STATE_LEN)
+	if (len != KB_ROLL_LINE_LEN)
 		return line_err(err, line, len,
 				"expected a 46-character state line, a token, \"Voittaja: X\", \"Virhe...\" or \"END\"");
 	for (int i = 0; i < KB_BOARD_LEN; i++)
@@ -176,7 +176,7 @@ int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err)
 			return line_err(err, line, len, "board characters must be 0, A, B, C or D");
 	if (line[44] < 'A' || line[44] > 'D' || line[45] < '1' || line[45] > '6')
 		return line_err(err, line, len, "a state line ends with a seat letter A..D and a die 1..6");
-	out->type = KB_LINE_STATE;
+	out->type = KB_LINE_ROLL;
 	memcpy(out->board, line, KB_BOARD_LEN);
 	out->seat = line[44] - 'A';
 	out->die = line[45] - '0';

@@ -90,14 +90,14 @@ static void on_rolled(void *ctx, const kb_roll *roll)
 /* 1 if roll number n differs from the expected transcript's. */
 static int differs(const kb_transcript *e, uint32_t n, const kb_roll *roll)
 {
-	char line[KB_STATE_LEN];
+	char line[KB_ROLL_LINE_LEN];
 
 	if (n > e->nrolls)
 		return 1;
 	memcpy(line, roll->board, KB_BOARD_LEN);
 	line[KB_BOARD_LEN] = (char)('A' + roll->seat);
 	line[KB_BOARD_LEN + 1] = (char)('0' + roll->die);
-	return memcmp(line, e->rolls[n - 1].line, KB_STATE_LEN) ||
+	return memcmp(line, e->rolls[n - 1].line, KB_ROLL_LINE_LEN) ||
 	       roll->index != e->rolls[n - 1].index || roll->how != e->rolls[n - 1].how;
 }
 
@@ -136,7 +136,7 @@ static int send_text(match *m, int s, const char *text, size_t len)
 static int send_rolls(match *m, int s, size_t upto)
 {
 	seat *c = &m->seats[s];
-	char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+	char line[KB_ROLL_LINE_LEN + 1], board[KB_BOARD_LEN];
 
 	if (!c->token_sent) {
 		char tok[KB_TOKEN_LEN + 1];
@@ -149,7 +149,7 @@ static int send_rolls(match *m, int s, size_t upto)
 	for (; c->sent < upto; c->sent++) {
 		const kb_roll *r = &m->rolls[c->sent];
 		kb_board_rotate(r->board, s, board);
-		kb_fmt_state(line, board, kb_seat_rotate((char)('A' + r->seat), s) - 'A', r->die);
+		kb_fmt_roll_line(line, board, kb_seat_rotate((char)('A' + r->seat), s) - 'A', r->die);
 		if (send_text(m, s, line, sizeof line))
 			return -1;
 	}
@@ -427,13 +427,13 @@ static int ask(match *m, int s)
 			else
 				continue;
 		} else if (r == 0 && !(mask >> msg.index & 1)) {
-			char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+			char line[KB_ROLL_LINE_LEN + 1], board[KB_BOARD_LEN];
 			if (++sr->errors > m->opt->max_errors) {
 				illegal_detail(msg.index, mask, why, sizeof why);
 				r = KJ_ILLEGAL;
 			} else {
 				kb_board_rotate(m->g.last.board, s, board);
-				kb_fmt_state(line, board, 0, m->g.last.die);
+				kb_fmt_roll_line(line, board, 0, m->g.last.die);
 				if (send_text(m, s, line, sizeof line) || send_text(m, s, end, 4))
 					r = KJ_UNREAD;
 				else

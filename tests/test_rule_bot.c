@@ -303,9 +303,9 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 		const kb_fit_sample *s = &d.s[i];
 		unsigned want = 1;
 		for (int t = 1; t < KB_SEATS; t++) {
-			cr_assert(s->types[t] == 0xff || s->types[t] == KB_EASY || s->types[t] == KB_HARD,
-				  "type %d", s->types[t]);
-			if (s->types[t] != 0xff)
+			cr_assert(s->kinds[t] == 0xff || s->kinds[t] == KB_EASY || s->kinds[t] == KB_HARD,
+				  "type %d", s->kinds[t]);
+			if (s->kinds[t] != 0xff)
 				want |= 1u << t;
 		}
 		cr_assert_neq(want, 1u, "sample %zu: no opponent", i);
@@ -375,7 +375,7 @@ static int learned_type(const char *dir, uint64_t easy_hits, uint64_t hard_hits)
 	kb_err err;
 	kb_store_add a;
 	kb_learn l;
-	kb_bot bot;
+	kb_search bot;
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
 	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
 
@@ -390,10 +390,10 @@ static int learned_type(const char *dir, uint64_t easy_hits, uint64_t hard_hits)
 	kb_store_close(st);
 	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
 	kb_learn_models(&l, opp);
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
-	kb_learn_tune_bot(&l, &bot);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
+	kb_learn_set_evaluation(&l, &bot);
 	kb_learn_close(&l);
-	return bot.types[1];
+	return bot.kinds[1];
 }
 
 /* Ten decisions that matched easy 5 times and hard 4 times predict no
@@ -411,33 +411,33 @@ Test(bot_rules, unsure_learned_seat_keeps_the_default_type, .timeout = 30)
 
 /* ---- the search ----------------------------------------------------------------- */
 
-/* kb_bot_init sets every field the search reads, whatever the memory held. */
+/* kb_search_init sets every field the search reads, whatever the memory held. */
 Test(bot_rules, bot_init_sets_every_field)
 {
-	kb_bot bot;
+	kb_search bot;
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_easy, NULL, NULL};
 
 	memset(&bot, 0x5a, sizeof bot);
-	kb_bot_init(&bot, 0x6, opp, 3, 5);
+	kb_search_init(&bot, 0x6, opp, 3, 5);
 	cr_assert_eq(bot.present, 0x7u, "seat A always plays");
 	cr_assert_eq(bot.opp[1], &kb_opponent_easy);
 	cr_assert_eq(bot.opp[2], &kb_opponent_hard, "a present seat without a model plays hard");
 	cr_assert_null(bot.opp[3], "absent");
-	cr_assert_eq(bot.types[1], 1, "easy is evaluated as easy");
-	cr_assert_eq(bot.types[2], 2);
+	cr_assert_eq(bot.kinds[1], 1, "easy is evaluated as easy");
+	cr_assert_eq(bot.kinds[2], 2);
 	for (int s = 0; s < KB_SEATS; s++)
 		cr_assert_null(bot.leaf_model[s]);
 	cr_assert_eq(bot.rollout, &kb_rollout_default[2], "the default rollouts for two opponents");
 	cr_assert_null(bot.explain);
 	cr_assert_eq(bot.nodes, 0);
 	cr_assert_eq(bot.w, &kb_weights_default);
-	kb_bot_set_level(&bot, 3);
+	kb_search_set_level(&bot, 3);
 	cr_assert_eq(bot.depth, 2);
 	cr_assert_eq(bot.finish_round, 0);
-	kb_bot_set_level(&bot, 4);
+	kb_search_set_level(&bot, 4);
 	cr_assert_eq(bot.depth, 2);
 	cr_assert_eq(bot.finish_round, 1);
-	kb_bot_set_level(&bot, 0);
+	kb_search_set_level(&bot, 0);
 	cr_assert_eq(bot.depth, 0);
 	cr_assert_eq(bot.finish_round, 0);
 }
@@ -452,14 +452,14 @@ Test(bot_rules, search_values_are_probabilities, .timeout = 60)
 
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		kb_game g;
-		kb_bot bot;
+		kb_search bot;
 		kb_game_init(&g, seed, ctl);
-		kb_bot_init(&bot, g.pos.present, opp, seed, 0);
-		kb_bot_set_level(&bot, 2);
+		kb_search_init(&bot, g.pos.present, opp, seed, 0);
+		kb_search_set_level(&bot, 2);
 		while (kb_game_advance(&g, NULL) == 0) {
 			unsigned mask = kb_game_pending_mask(&g);
 			double v[KB_PIECES];
-			int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, mask, v);
+			int idx = kb_search_decide(&bot, &g.pos, g.pending_die, mask, v);
 			cr_assert(mask >> idx & 1);
 			for (int i = 0; i < KB_PIECES; i++) {
 				if (!(mask >> i & 1)) {
@@ -492,8 +492,8 @@ Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
 
 	cr_assert_eq(mask, 0x7u);
 	for (uint64_t seed = 0; seed < 20; seed++) {
-		kb_bot bot;
-		kb_bot_init(&bot, 0x3, opp, seed, 2);
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, seed, 2);
 		int pick = kb_rollout_choose(&bot, &two, &pos, 4, mask, v, 0);
 		cr_assert(pick == 1 || pick == 2, "seed %d: piece %d is not one of the two best", (int)seed, pick);
 	}
@@ -506,13 +506,13 @@ Test(bot_rules, client_winner_unset_until_the_winner_line)
 	/* the token, then A (a piece on 3) rolls a 6: a decision; no more input */
 	static const char token[] = TOKEN_LINE "\n000A0000000000000000000000000000000000000000A6\nEND\n";
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
-	kb_bot bot;
+	kb_search bot;
 	kb_client c;
 	kb_err err;
 	char *out = NULL;
 	size_t outlen = 0;
 
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
 	memset(&c, 0, sizeof c); /* winner 0 would be seat A */
 	c.bot = &bot;
 	c.lineup[0] = 2;

@@ -33,8 +33,8 @@ typedef struct relay {
 	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
 	unsigned decisions;         /* decisions shown so far */
-	char last_state[KB_STATE_LEN]; /* the last state line seen, for --show */
-	int have_state;
+	char last_roll_line[KB_ROLL_LINE_LEN]; /* the last state line seen, for --show */
+	int have_roll_line;
 	int over;                   /* Voittaja handed to the bot */
 } relay;
 
@@ -213,11 +213,11 @@ static void show(relay *r, const char *line, int winner)
 	kb_pos pos;
 
 	if (line) {
-		memcpy(r->last_state, line, KB_STATE_LEN);
-		r->have_state = 1;
+		memcpy(r->last_roll_line, line, KB_ROLL_LINE_LEN);
+		r->have_roll_line = 1;
 	}
-	if (!r->cfg->show || !r->have_state || (!line && winner < 0) ||
-	    kb_line_parse(r->last_state, KB_STATE_LEN, &ln, NULL) || ln.type != KB_LINE_STATE)
+	if (!r->cfg->show || !r->have_roll_line || (!line && winner < 0) ||
+	    kb_line_parse(r->last_roll_line, KB_ROLL_LINE_LEN, &ln, NULL) || ln.type != KB_LINE_ROLL)
 		return;
 	if (winner >= 0) {
 		show_end(r, &ln, winner);
@@ -264,7 +264,7 @@ static int check_response(relay *r)
 			tx(r, '<', r->resp + s, n);
 			if (n == 11 && memcmp(r->resp + s, "Voittaja: ", 10) == 0)
 				winner = r->resp[s + 10] - 'A';
-			else if (n == KB_STATE_LEN)
+			else if (n == KB_ROLL_LINE_LEN)
 				last = r->resp + s;
 			s = i + 1;
 		}

@@ -322,7 +322,7 @@ void srv_game_replay(const srv_game *g, void (*put)(void *ctx, const char *line,
 		     void *ctx)
 {
 	kb_pos pos;
-	char board[KB_BOARD_LEN], line[KB_STATE_LEN + 1];
+	char board[KB_BOARD_LEN], line[KB_ROLL_LINE_LEN + 1];
 	unsigned present = 1;
 
 	for (int s = 0; s < 3; s++)
@@ -333,11 +333,11 @@ void srv_game_replay(const srv_game *g, void (*put)(void *ctx, const char *line,
 		int seat, die, index;
 		srv_roll_unpack(g->rolls[i], &seat, &die, &index);
 		kb_board_format(&pos, board);
-		put(ctx, line, (size_t)kb_fmt_state(line, board, seat, die));
+		put(ctx, line, (size_t)kb_fmt_roll_line(line, board, seat, die));
 		if (index >= 0)
 			kb_apply(&pos, seat, index, die);
 	}
 	if (g->g.pending_seat >= 0)
-		put(ctx, line, (size_t)kb_fmt_state(line, g->g.last.board, g->g.last.seat,
+		put(ctx, line, (size_t)kb_fmt_roll_line(line, g->g.last.board, g->g.last.seat,
 						     g->g.last.die));
 }

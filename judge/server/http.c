@@ -250,16 +250,16 @@ static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_L
 static void put_position(FILE *f, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
 			 int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
 {
-	char state[KB_STATE_LEN + 1], *svg = NULL;
+	char state[KB_ROLL_LINE_LEN + 1], *svg = NULL;
 	size_t svg_len = 0;
 	FILE *pic = open_memstream(&svg, &svg_len);
 
 	if (seat >= 0)
-		kb_fmt_state(state, board, seat, die);
+		kb_fmt_roll_line(state, board, seat, die);
 	else
 		snprintf(state, sizeof state, "%.*s--", KB_BOARD_LEN, board);
 	fprintf(f, "event: position\nid: %" PRIu32 "\ndata: roll %" PRIu32 "\ndata: state %.*s\n",
-		rolls, rolls, KB_STATE_LEN, state);
+		rolls, rolls, KB_ROLL_LINE_LEN, state);
 	if (pic) {
 		draw_position(pic, rolls, board, seat, die, present, lineup, fin);
 		fclose(pic);

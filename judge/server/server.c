@@ -257,9 +257,9 @@ typedef struct play_ctx {
 static void on_rolled(void *ctx, const kb_roll *roll)
 {
 	play_ctx *p = ctx;
-	char line[KB_STATE_LEN + 1];
+	char line[KB_ROLL_LINE_LEN + 1];
 
-	put(p->s, line, (size_t)kb_fmt_state(line, roll->board, roll->seat, roll->die));
+	put(p->s, line, (size_t)kb_fmt_roll_line(line, roll->board, roll->seat, roll->die));
 }
 
 static void on_played(void *ctx, const kb_roll *roll)
@@ -360,9 +360,9 @@ static void do_move(server *s, const srv_req *r)
 	srv_game_touch(&s->games, g, s->now);
 	srv_game_log_msg(g, r->text, r->text_len, s->now);
 	if (kb_game_decide(&g->g, r->msg.index, &hooks) != 0) {
-		char line[KB_STATE_LEN + 1];
+		char line[KB_ROLL_LINE_LEN + 1];
 		/* not legal: the same decision again, nothing advances */
-		put(s, line, (size_t)kb_fmt_state(line, g->g.last.board, g->g.last.seat,
+		put(s, line, (size_t)kb_fmt_roll_line(line, g->g.last.board, g->g.last.seat,
 						  g->g.last.die));
 		put_end(s);
 		return;

@@ -279,7 +279,7 @@ static void next_request(conn *c, load *L)
 	lastl = end - 1;
 	while (lastl > c->buf && lastl[-1] != '\n')
 		lastl--;
-	if (end - lastl - 1 != KB_STATE_LEN || lastl[KB_BOARD_LEN] != 'A') {
+	if (end - lastl - 1 != KB_ROLL_LINE_LEN || lastl[KB_BOARD_LEN] != 'A') {
 		send_start(c, L); /* Voittaja (or a token-only start): a new game */
 		return;
 	}
@@ -759,7 +759,7 @@ static hold_result run_hold(long n, const char *const *extra)
 			}
 			answers++;
 			/* a state line of A last: the game waits for A's decision */
-			r.kept += strlen(last) == KB_STATE_LEN + 1 && last[KB_BOARD_LEN] == 'A';
+			r.kept += strlen(last) == KB_ROLL_LINE_LEN + 1 && last[KB_BOARD_LEN] == 'A';
 			last[0] = '\0';
 		}
 	}
