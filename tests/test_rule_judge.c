@@ -17,6 +17,7 @@
 #include "judge/match.h"
 #include "judge/report.h"
 #include "judge/run.h"
+#include "judge/shard.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
