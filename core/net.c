@@ -1,4 +1,5 @@
 /* net.c - resolve, listen, connect; see net.h. */
+#include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -116,4 +117,27 @@ int kb_net_nonblock(int fd)
 	if (flags < 0)
 		return -1;
 	return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int kb_net_write_all(int fd, const void *p, size_t n)
+{
+	const char *at = p;
+
+	while (n) {
+		ssize_t k = write(fd, at, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		at += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+void kb_net_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }

@@ -14,6 +14,8 @@
 #ifndef KB_NET_H
 #define KB_NET_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 enum kb_net_status {
@@ -54,5 +56,13 @@ void kb_net_nodelay(int fd);
 /* Make fd (a socket or a pipe end) non-blocking, keeping its other status
  * flags.  Returns 0, or -1 with errno set (fd is not open). */
 int kb_net_nonblock(int fd);
+
+/* Write all of p[0..n) to a blocking descriptor (a socket or a pipe end),
+ * again after EINTR and short writes.  Returns 0, or -1 with errno set
+ * when a write fails (a write of 0 bytes counts as failed). */
+int kb_net_write_all(int fd, const void *p, size_t n);
+
+/* Close *fd unless it is -1, and set it to -1. */
+void kb_net_close(int *fd);
 
 #endif

@@ -4,11 +4,6 @@
 
 #include "wire.h"
 
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 static int is_hex(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -79,13 +74,20 @@ static size_t scan_move(const char *p, size_t n, kb_msg *msg)
 	return KB_MOVE_LEN;
 }
 
+size_t kb_msg_space(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && kb_msg_is_space((unsigned char)buf[n]))
+		n++;
+	return n;
+}
+
 size_t kb_msg_scan(const char *buf, size_t len, kb_msg *msg)
 {
-	size_t skip = 0, used;
+	size_t skip = kb_msg_space(buf, len), used;
 
 	memset(msg, 0, sizeof *msg);
-	while (skip < len && is_space((unsigned char)buf[skip]))
-		skip++;
 	if (skip == len)
 		return skip;
 	switch (buf[skip]) {

@@ -52,6 +52,15 @@ typedef struct kb_msg {
 	char why[128];                /* BAD: what was wrong */
 } kb_msg;
 
+/* Whitespace, which may stand between client messages: space, tab, CR, LF. */
+static inline int kb_msg_is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The number of whitespace bytes at the start of buf[0..len). */
+size_t kb_msg_space(const char *buf, size_t len);
+
 /* Scan the next client message from buf[0..len).  Returns the number of
  * bytes consumed (leading whitespace, the message itself; for a BAD message
  * everything up to and including the next '\n', or all of buf when there is

@@ -177,22 +177,18 @@ int kj_result_read_file(const char *path, uint32_t *game, kj_result *res, kb_err
 	return rc;
 }
 
-typedef struct indexed {
-	uint32_t game;
-	kj_result res;
-} indexed;
-
-static int by_index(const void *a, const void *b)
+static int by_game(const void *a, const void *b)
 {
-	const indexed *x = a, *y = b;
+	const kj_result *x = a, *y = b;
 
 	return x->game < y->game ? -1 : x->game > y->game;
 }
 
 long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *err)
 {
-	indexed *all = NULL;
-	size_t count = 0, cap = 0;
+	kj_result *all = NULL;
+	size_t count = 0, cap = 0, m = 0;
+	uint32_t game;
 
 	for (int d = 0; d < n; d++) {
 		char path[1024];
@@ -208,29 +204,26 @@ long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *e
 			if (len < 5 || strcmp(e->d_name + len - 4, ".res"))
 				continue;
 			if (count == cap) {
-				indexed *p = realloc(all, (cap = cap ? cap * 2 : 256) * sizeof *p);
+				kj_result *p = realloc(all, (cap = cap ? cap * 2 : 256) * sizeof *p);
 				if (!p)
 					break;
 				all = p;
 			}
 			snprintf(path, sizeof path, "%s/games/%s", dirs[d], e->d_name);
-			if (kj_result_read_file(path, &all[count].game, &all[count].res, err) == 0)
+			if (kj_result_read_file(path, &game, &all[count], err) == 0)
 				count++;
 		}
 		closedir(dir);
 	}
 	if (count) /* all is NULL when no folder held a result */
-		qsort(all, count, sizeof *all, by_index);
-	kj_result *res = malloc((count ? count : 1) * sizeof *res);
-	size_t m = 0;
-	for (size_t i = 0; res && i < count; i++)
-		if (m == 0 || all[i].game != all[i - 1].game)
-			res[m++] = all[i].res;
-	free(all);
-	if (!res) {
+		qsort(all, count, sizeof *all, by_game);
+	for (size_t i = 0; i < count; i++) /* the first result of each game */
+		if (m == 0 || all[i].game != all[m - 1].game)
+			all[m++] = all[i];
+	if (!all && !(all = malloc(sizeof *all))) {
 		snprintf(err->msg, sizeof err->msg, "results: out of memory");
 		return -1;
 	}
-	*out = res;
+	*out = all;
 	return (long)m;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/net.h"
 #include "support.h"
 
 static void set_seat(kb_pos *pos, int s, const char *spec)
@@ -276,18 +277,7 @@ long test_getline(test_reader *r, char *line, size_t size, int timeout_ms)
 
 int test_write_all(int fd, const void *buf, size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return kb_net_write_all(fd, buf, len);
 }
 
 int test_free_port(void)

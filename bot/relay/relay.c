@@ -98,27 +98,13 @@ static int reconnect(relay *r)
 	return -1;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Send the message in flight, reconnecting as needed.  Returns 0 or -1. */
 static int send_msg(relay *r)
 {
 	for (int attempt = 0; attempt < 3; attempt++) {
 		if (r->sock < 0 && reconnect(r))
 			return -1;
-		if (write_all(r->sock, r->msg, r->nmsg) == 0) {
+		if (kb_net_write_all(r->sock, r->msg, r->nmsg) == 0) {
 			tx(r, '>', r->msg, r->nmsg);
 			r->sent_at = now_s();
 			return 0;
@@ -269,7 +255,7 @@ static int check_response(relay *r)
 			s = i + 1;
 		}
 	show(r, last, winner);
-	if (r->to_bot >= 0 && write_all(r->to_bot, r->resp, end)) {
+	if (r->to_bot >= 0 && kb_net_write_all(r->to_bot, r->resp, end)) {
 		close(r->to_bot);
 		r->to_bot = -1;
 	}
@@ -376,18 +362,13 @@ static int finish(relay *r, int status_override)
 
 	if (r->over && !status_override) {
 		int rc = finish_game(r);
-		if (r->from_bot >= 0)
-			close(r->from_bot);
-		if (r->sock >= 0)
-			close(r->sock);
+		kb_net_close(&r->from_bot);
+		kb_net_close(&r->sock);
 		return rc;
 	}
-	if (r->to_bot >= 0)
-		close(r->to_bot);
-	if (r->from_bot >= 0)
-		close(r->from_bot);
-	if (r->sock >= 0)
-		close(r->sock);
+	kb_net_close(&r->to_bot);
+	kb_net_close(&r->from_bot);
+	kb_net_close(&r->sock);
 	if (status_override)
 		kill(-r->pid, SIGTERM);
 	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)

@@ -11,6 +11,7 @@
 #include "core/board.h"
 #include "core/wire.h"
 #include "judge/server/http.h"
+#include "judge/server/list.h"
 #include "judge/server/request.h"
 #include "core/svg.h"
 
@@ -348,15 +349,9 @@ static void sse_unlink_game(srv_sse *w)
 
 	if (!g)
 		return;
-	if (w->g_prev)
-		w->g_prev->g_next = w->g_next;
-	else
-		g->sse = w->g_next;
-	if (w->g_next)
-		w->g_next->g_prev = w->g_prev;
+	SRV_LIST_UNLINK(g->sse, w, g_prev, g_next);
 	g->nsse--;
 	w->g = NULL;
-	w->g_prev = w->g_next = NULL;
 }
 
 static void sse_free(void *cls)
@@ -369,12 +364,7 @@ static void sse_free(void *cls)
 		w->addr->watchers--;
 		srv_addr_put(h->limits, w->addr, *h->now);
 	}
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		h->streams = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
+	SRV_LIST_UNLINK(h->streams, w, prev, next);
 	free(w->ev);
 	free(w);
 }
@@ -448,20 +438,14 @@ static enum MHD_Result serve_events(srv_http *h, struct MHD_Connection *c, const
 	}
 	if (g) { /* count it only once the response owns it */
 		w->g = g;
-		w->g_next = g->sse;
-		if (g->sse)
-			g->sse->g_prev = w;
-		g->sse = w;
+		SRV_LIST_PUSH(g->sse, w, g_prev, g_next);
 		g->nsse++;
 		if ((w->addr = conn_addr(c))) {
 			w->addr->refs++;
 			w->addr->watchers++;
 		}
 	}
-	w->next = h->streams;
-	if (h->streams)
-		h->streams->prev = w;
-	h->streams = w;
+	SRV_LIST_PUSH(h->streams, w, prev, next);
 	MHD_add_response_header(r, "Content-Type", "text/event-stream");
 	add_common_headers(r);
 	rc = MHD_queue_response(c, MHD_HTTP_OK, r);
