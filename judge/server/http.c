@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/board.h"
+#include "core/policy.h"
 #include "core/wire.h"
 #include "judge/server/http.h"
 #include "judge/server/list.h"
@@ -232,10 +233,11 @@ static enum MHD_Result serve_games(srv_http *h, struct MHD_Connection *c)
 static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
 			  int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
 {
-	static const char *const kinds[3] = {"", "easy", "hard"};
-	const char *names[KB_SEATS] = {"client", kinds[lineup[0] % 3], kinds[lineup[1] % 3],
-				       kinds[lineup[2] % 3]};
+	const char *names[KB_SEATS] = {"client"};
 	kb_frame fr;
+
+	for (int s = 1; s < KB_SEATS; s++) /* lineup digits are enum kb_policy */
+		names[s] = lineup[s - 1] ? kb_policy_name(lineup[s - 1]) : "";
 
 	kb_frame_at(&fr, board, present, names, rolls + (seat < 0), seat, die, -1);
 	if (fin) {
