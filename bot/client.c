@@ -40,8 +40,9 @@ int kb_lineup_parse(const char *spec, uint8_t lineup[3], unsigned *present,
 				       spec, 'A' + seat, KB_CLIENT_NAME_MAX);
 		memcpy(word, p, n);
 		word[n] = 0;
-		if (n > 0 && strcmp(word, "none") && strcmp(word, "-")) {
-			lineup[seat - 1] = strcmp(word, "easy") == 0 ? 1 : 2;
+		enum kb_policy kind = kb_opponent_kind_of(word, n);
+		if (kind != KB_ABSENT) {
+			lineup[seat - 1] = (uint8_t)kb_nearest_builtin(kind);
 			*present |= 1u << seat;
 			opp[seat] = kb_opponent_for_name(word);
 		}
@@ -85,7 +86,7 @@ typedef struct game {
 	char token[KB_TOKEN_LEN + 1];
 	int have_token;
 	int over;
-	char decision[KB_STATE_LEN]; /* the last decision line answered */
+	char decision[KB_ROLL_LINE_LEN]; /* the last decision line answered */
 	int decided;                 /* a move was sent, no line seen since */
 	unsigned tried;              /* indices refused for this decision */
 	int last_index;
@@ -101,7 +102,7 @@ static int send_move(game *g, FILE *out, kb_err *err)
 		return kb_err_set(err, KB_CLIENT_PROTOCOL,
 			       "the server refused every legal move of state line %.44s%c%d",
 			       g->decision, 'A' + t->seat, t->die);
-	idx = kb_bot_decide(g->c->bot, &t->pos, t->die, mask, NULL);
+	idx = kb_search_decide(g->c->bot, &t->pos, t->die, mask, NULL);
 	kb_tracker_own_move(t, idx);
 	g->last_index = idx;
 	g->decided = 1;
@@ -112,9 +113,9 @@ static int send_move(game *g, FILE *out, kb_err *err)
 }
 
 /* A state line; handles a repeated decision line (refused move). */
-static int on_state(game *g, const char *raw, const kb_line *ln, kb_err *err)
+static int on_roll_line(game *g, const char *raw, const kb_line *ln, kb_err *err)
 {
-	if (g->decided && memcmp(raw, g->decision, KB_STATE_LEN) == 0) {
+	if (g->decided && memcmp(raw, g->decision, KB_ROLL_LINE_LEN) == 0) {
 		g->tried |= 1u << g->last_index;
 		if (g->c->diag)
 			fprintf(g->c->diag, "kimble-bot: the server refused piece %d; choosing again\n",
@@ -127,13 +128,13 @@ static int on_state(game *g, const char *raw, const kb_line *ln, kb_err *err)
 		return KB_CLIENT_PROTOCOL;
 	g->decided = 0;
 	g->tried = 0;
-	memcpy(g->decision, raw, KB_STATE_LEN);
+	memcpy(g->decision, raw, KB_ROLL_LINE_LEN);
 	g->c->lines++;
 	return KB_CLIENT_OK;
 }
 
 /* The response is complete: answer the pending decision. */
-static int on_end(game *g, FILE *out, int state_lines, kb_err *err)
+static int on_end(game *g, FILE *out, int roll_lines_seen, kb_err *err)
 {
 	kb_tracker *t = &g->tr;
 
@@ -141,7 +142,7 @@ static int on_end(game *g, FILE *out, int state_lines, kb_err *err)
 		return KB_CLIENT_OK;
 	if (!g->have_token)
 		return kb_err_set(err, KB_CLIENT_PROTOCOL, "response ended (END) before a token line");
-	if (!state_lines)
+	if (!roll_lines_seen)
 		return kb_err_set(err, KB_CLIENT_PROTOCOL, "response had no state line and no winner");
 	if (!t->have || t->seat != 0 || kb_count(t->mask) < 2)
 		return kb_err_set(err, KB_CLIENT_PROTOCOL,
@@ -151,7 +152,7 @@ static int on_end(game *g, FILE *out, int state_lines, kb_err *err)
 }
 
 /* A parsed line other than END; buf is its text. */
-static int on_line(game *g, const char *buf, const kb_line *ln, int *state_lines, kb_err *err)
+static int on_line(game *g, const char *buf, const kb_line *ln, int *roll_lines_seen, kb_err *err)
 {
 	int shown = (int)ln->len;
 
@@ -165,14 +166,14 @@ static int on_line(game *g, const char *buf, const kb_line *ln, int *state_lines
 		memcpy(g->token, ln->token, sizeof g->token);
 		g->have_token = 1;
 		return KB_CLIENT_OK;
-	case KB_LINE_STATE:
+	case KB_LINE_ROLL:
 		if (!g->have_token)
 			return kb_err_set(err, KB_CLIENT_PROTOCOL, "state line before the token line");
-		if (*state_lines > 0 && g->tr.have && g->tr.seat == 0 && kb_count(g->tr.mask) >= 2)
+		if (*roll_lines_seen > 0 && g->tr.have && g->tr.seat == 0 && kb_count(g->tr.mask) >= 2)
 			return kb_err_set(err, KB_CLIENT_PROTOCOL,
 				       "state line %.46s follows an A decision line in the same response", buf);
-		(*state_lines)++;
-		return on_state(g, buf, ln, err);
+		(*roll_lines_seen)++;
+		return on_roll_line(g, buf, ln, err);
 	case KB_LINE_WINNER:
 		if (kb_tracker_winner(&g->tr, ln->seat, err))
 			return KB_CLIENT_PROTOCOL;
@@ -191,7 +192,7 @@ int kb_client_run(kb_client *c, FILE *in, FILE *out, kb_err *err)
 {
 	game g;
 	char start[9], buf[LINE_MAX_LEN + 1];
-	int state_lines = 0, rc;
+	int roll_lines_seen = 0, rc;
 
 	memset(&g, 0, sizeof g);
 	g.c = c;
@@ -215,12 +216,12 @@ int kb_client_run(kb_client *c, FILE *in, FILE *out, kb_err *err)
 		if (kb_line_parse(buf, (size_t)n, &ln, &why))
 			return kb_err_set(err, KB_CLIENT_PROTOCOL, "%s", why.msg);
 		if (ln.type == KB_LINE_END) {
-			if ((rc = on_end(&g, out, state_lines, err)) || g.over)
+			if ((rc = on_end(&g, out, roll_lines_seen, err)) || g.over)
 				return rc;
-			state_lines = 0;
+			roll_lines_seen = 0;
 			continue;
 		}
-		if ((rc = on_line(&g, buf, &ln, &state_lines, err)))
+		if ((rc = on_line(&g, buf, &ln, &roll_lines_seen, err)))
 			return rc;
 	}
 }

@@ -40,7 +40,7 @@ int kb_lineup_parse(const char *spec, uint8_t lineup[3], unsigned *present,
 		    const kb_opponent *opp[KB_SEATS], kb_err *err);
 
 typedef struct kb_client {
-	kb_bot *bot;             /* decides; set up for this game */
+	kb_search *bot;          /* decides; set up for this game */
 	uint8_t lineup[3];       /* start digits */
 	unsigned present;        /* seat mask */
 	kb_observe_fn observe;   /* opponents' decided rolls, or NULL */

@@ -42,8 +42,8 @@ static void view_of(const kb_pos *pos, view *v)
 
 /* Add to the victims' danger what seat o's next roll would hit, for
  * each die, moving the piece its model picks (model non-NULL) or else the
- * piece its type picks. */
-static void hits_of(const kb_pos *pos, const view *v, int o, int type,
+ * piece its kind picks. */
+static void hits_of(const kb_pos *pos, const view *v, int o, int kind,
 		    const kb_opponent *model, kb_seat_features f[KB_SEATS])
 {
 	const int8_t *p = pos->prog[o];
@@ -52,7 +52,7 @@ static void hits_of(const kb_pos *pos, const view *v, int o, int type,
 		unsigned mask = kb_legal_occ(p, v->occ[o], d);
 		if (!mask)
 			continue;
-		int idx = type == 1 ? kb_pick_easy(mask) : kb_pick_hard(mask);
+		int idx = kind == KB_EASY ? kb_pick_easy(mask) : kb_pick_hard(mask);
 		if (model && (mask & (mask - 1)))
 			idx = kb_opponent_pick(model, pos, o, d, mask);
 		int to = kb_move_target(p[idx], d);
@@ -91,7 +91,7 @@ static void near_of(const kb_pos *pos, const view *v, int s, kb_seat_features *f
 	}
 }
 
-static void features_with(const kb_pos *pos, const uint8_t types[KB_SEATS],
+static void features_with(const kb_pos *pos, const uint8_t kinds[KB_SEATS],
 			  const kb_opponent *const models[KB_SEATS], int turn,
 			  kb_seat_features f[KB_SEATS])
 {
@@ -109,13 +109,13 @@ static void features_with(const kb_pos *pos, const uint8_t types[KB_SEATS],
 	}
 	for (int o = 0; o < KB_SEATS; o++)
 		if (kb_present(pos, o))
-			hits_of(pos, &v, o, types[o], models ? models[o] : NULL, f);
+			hits_of(pos, &v, o, kinds[o], models ? models[o] : NULL, f);
 }
 
-void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
+void kb_eval_features(const kb_pos *pos, const uint8_t kinds[KB_SEATS], int turn,
 		      kb_seat_features f[KB_SEATS])
 {
-	features_with(pos, types, NULL, turn, f);
+	features_with(pos, kinds, NULL, turn, f);
 }
 
 double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f)
@@ -155,7 +155,7 @@ void kb_eval_step(kb_weights *w, int type, const kb_seat_features *f, double del
 		near[f->near[n]] += (float)delta;
 }
 
-double kb_eval_models(const kb_weights *w, const uint8_t types[KB_SEATS],
+double kb_eval_models(const kb_weights *w, const uint8_t kinds[KB_SEATS],
 		      const kb_opponent *const models[KB_SEATS], const kb_pos *pos, int turn)
 {
 	double score[KB_SEATS], sum = 0;
@@ -164,23 +164,23 @@ double kb_eval_models(const kb_weights *w, const uint8_t types[KB_SEATS],
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s) && kb_has_won(pos, s))
 			return s == 0 ? 1.0 : 0.0;
-	features_with(pos, types, models, turn, f);
+	features_with(pos, kinds, models, turn, f);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s))
-			score[s] = kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]);
+			score[s] = kb_eval_score(w, kb_eval_type(pos, kinds[s]), &f[s]);
 	for (int s = 0; s < KB_SEATS; s++)
 		if (kb_present(pos, s))
 			sum += exp(score[s] - score[0]);
 	return 1.0 / sum;
 }
 
-double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+double kb_eval(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 	       int turn)
 {
-	return kb_eval_models(w, types, NULL, pos, turn);
+	return kb_eval_models(w, kinds, NULL, pos, turn);
 }
 
-int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+int kb_eval_greedy(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 		   int d, unsigned mask)
 {
 	double best = -1.0;
@@ -195,7 +195,7 @@ int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_
 		kb_apply(&p, 0, i, d);
 		if (kb_has_won(&p, 0))
 			return i;
-		double v = kb_eval(w, types, &p, kb_next_seat(&p, 0, d));
+		double v = kb_eval(w, kinds, &p, kb_next_seat(&p, 0, d));
 		if (v > best) {
 			best = v;
 			pick = i;

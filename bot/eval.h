@@ -26,9 +26,15 @@
 #ifndef KB_BOT_EVAL_H
 #define KB_BOT_EVAL_H
 
+#include "core/policy.h"
 #include "core/rules.h"
 
-#define KB_EVAL_KINDS 3   /* 0 the bot, 1 easy, 2 hard (and others) */
+/* kinds[s], whose weights score seat s: KB_EVAL_SELF for the bot (seat A),
+ * else KB_EASY or KB_HARD (core/policy.h), the built-in the seat plays
+ * most like (kb_nearest_builtin, opponent.h). */
+#define KB_EVAL_SELF 0
+_Static_assert(KB_EASY == 1 && KB_HARD == 2, "a seat's kind indexes its weights");
+#define KB_EVAL_KINDS 3   /* the bot, easy, hard (and others) */
 #define KB_EVAL_TYPES 9   /* kind + 3 * (opponents - 1): a set per game size */
 #define KB_EVAL_BUCKETS 33
 #define KB_EVAL_REACH 13  /* behind distances 0..12 */
@@ -69,7 +75,7 @@ static inline int kb_eval_bucket(int r)
 /* Features of every present seat when seat turn rolls next; types says
  * how each seat picks its move (0 and 2: foremost, 1: rearmost), which
  * decides which piece an opponent's roll moves and so what it hits. */
-void kb_eval_features(const kb_pos *pos, const uint8_t types[KB_SEATS], int turn,
+void kb_eval_features(const kb_pos *pos, const uint8_t kinds[KB_SEATS], int turn,
 		      kb_seat_features f[KB_SEATS]);
 
 /* The weight set of a seat of kind 0..2 in a game with these seats. */
@@ -86,16 +92,16 @@ double kb_eval_score(const kb_weights *w, int type, const kb_seat_features *f);
  * to the weights to w (one step of gradient ascent on the seat's score). */
 void kb_eval_step(kb_weights *w, int type, const kb_seat_features *f, double delta);
 
-/* P(A wins) when seat turn rolls next; types[s] is the kind of seat s.
+/* P(A wins) when seat turn rolls next; kinds[s] is the kind of seat s.
  * 1 or 0 when a seat has already won. */
-double kb_eval(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+double kb_eval(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 	       int turn);
 
 /* Seat A's greedy one-ply move with die d: the index in mask (legal
  * moves, non-zero) whose resulting position kb_eval scores best, a winning
  * move at once; ties go to the lowest index.  Used where a search is too
  * dear: rollouts and self-play training. */
-int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+int kb_eval_greedy(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 		   int d, unsigned mask);
 
 /* kb_eval, except that for every seat s with models[s] non-NULL the danger
@@ -105,7 +111,7 @@ int kb_eval_greedy(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_
  * models may be NULL (then exactly kb_eval).  Costs one model evaluation
  * per die with two or more legal moves of each such seat. */
 struct kb_opponent;
-double kb_eval_models(const kb_weights *w, const uint8_t types[KB_SEATS],
+double kb_eval_models(const kb_weights *w, const uint8_t kinds[KB_SEATS],
 		      const struct kb_opponent *const models[KB_SEATS], const kb_pos *pos,
 		      int turn);
 

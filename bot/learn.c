@@ -15,9 +15,12 @@ static void say(const kb_learn *l, const char *what, const char *why)
 		fprintf(l->diag, "kimble-bot: learning: %s: %s\n", what, why);
 }
 
+/* easy and hard keep their exact models; every other name is learned. */
 static int builtin_name(const char *name)
 {
-	return strcmp(name, "easy") == 0 || strcmp(name, "hard") == 0;
+	enum kb_policy kind = kb_opponent_kind_of(name, strlen(name));
+
+	return kind == KB_EASY || kind == KB_HARD;
 }
 
 static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
@@ -61,8 +64,7 @@ void kb_learn_names(const char *spec, char names[KB_SEATS][KB_NAME_MAX + 1])
 	memset(names, 0, sizeof(char) * KB_SEATS * (KB_NAME_MAX + 1));
 	for (int s = 1; s < KB_SEATS && spec; s++) {
 		size_t n = strcspn(spec, ",");
-		if (n <= KB_NAME_MAX && !(n == 1 && spec[0] == '-') &&
-		    !(n == 4 && memcmp(spec, "none", 4) == 0)) {
+		if (n <= KB_NAME_MAX && kb_opponent_kind_of(spec, n) != KB_ABSENT) {
 			memcpy(names[s], spec, n);
 			names[s][n] = 0;
 		}
@@ -146,25 +148,25 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 		o->probs = learned_probs;
 		o->ctx = &l->model[s];
 		o->name = l->name[s];
-		o->pick_hint = 0;
+		o->kind = KB_EXTERNAL;
 		o->pick = learned_pick;
 		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
-			o->pick_hint = KB_EASY;
+			o->kind = KB_EASY;
 		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
-			o->pick_hint = KB_HARD;
+			o->kind = KB_HARD;
 		else if (m->weight[KB_C_RULE] >= KB_LEARN_EXACT)
 			o->pick = rule_pick;
 		opp[s] = o;
 	}
 }
 
-void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot)
+void kb_learn_set_evaluation(const kb_learn *l, kb_search *bot)
 {
 	for (int s = 1; s < KB_SEATS; s++) {
-		if (bot->opp[s] != &l->opp[s] || l->opp[s].pick_hint)
+		if (bot->opp[s] != &l->opp[s] || l->opp[s].kind != KB_EXTERNAL)
 			continue;
 		if (l->easy_like[s])
-			bot->types[s] = 1;
+			bot->kinds[s] = KB_EASY;
 		/* a fitted heuristic predicts this seat's moves far better than
 		 * foremost or rearmost: let it say what the seat threatens at the
 		 * leaves too (the prior stays on the cheaper type rule) */

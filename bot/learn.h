@@ -28,7 +28,7 @@
 
 /* A learned model at least this sure of easy, hard or one rule is used as
  * that exact policy (fast path of the search; easy and hard also set the
- * evaluation type). */
+ * evaluation kind). */
 #define KB_LEARN_EXACT 0.9
 
 /* With leaf_models set, a learned model at least this sure of the
@@ -81,13 +81,13 @@ void kb_learn_open_frozen(kb_learn *l, const char *path, unsigned present,
  * the default (kb_model_useful); the others keep opp[s]. */
 void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS]);
 
-/* After kb_bot_init: evaluate a learned seat whose choices matched easy
+/* After kb_search_init: evaluate a learned seat whose choices matched easy
  * more often than hard as an easy-like player (the evaluation's piece
- * order, eval.h), the rest as hard-like (kb_bot_init's default); with
+ * order, eval.h), the rest as hard-like (kb_search_init's default); with
  * l->leaf_models, a seat whose model is at least KB_LEARN_LEAF sure of the
  * heuristic, or exact for a rule, also gets that model as its leaf model
  * (bot->leaf_model, search.h). */
-void kb_learn_tune_bot(const kb_learn *l, kb_bot *bot);
+void kb_learn_set_evaluation(const kb_learn *l, kb_search *bot);
 
 /* A kb_observe_fn (ctx = the kb_learn): records an opponent's choice. */
 void kb_learn_observe(void *ctx, const kb_observation *ob);

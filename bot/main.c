@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 	kb_learn lrn;
 	const kb_opponent *opp[KB_SEATS];
 	kb_client c;
-	kb_bot bot;
+	kb_search bot;
 	kb_err err;
 	uint64_t seed;
 	int rc;
@@ -124,9 +124,9 @@ int main(int argc, char **argv)
 		c.observe = kb_learn_observe;
 		c.observe_ctx = &lrn;
 	}
-	kb_bot_init(&bot, c.present, opp, seed, budget);
+	kb_search_init(&bot, c.present, opp, seed, budget);
 	if (learn)
-		kb_learn_tune_bot(&lrn, &bot);
+		kb_learn_set_evaluation(&lrn, &bot);
 	bot.explain = explain ? stderr : NULL;
 	c.bot = &bot;
 	c.diag = stderr;

@@ -69,7 +69,7 @@ int kb_tracker_line(kb_tracker *t, const kb_line *line, kb_err *err)
 	kb_pos pos;
 	kb_err why;
 
-	if (line->type != KB_LINE_STATE)
+	if (line->type != KB_LINE_ROLL)
 		return fail(err, line, "expected a state line");
 	/* kb_board_parse gives a sound position (one piece per board square,
 	 * sorted, absent seats home): kb_pos_check could not fail here. */

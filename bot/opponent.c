@@ -37,15 +37,33 @@ static void random_probs(void *ctx, const kb_pos *pos, int seat, int die, unsign
 
 const kb_opponent kb_opponent_easy = {easy_probs, NULL, KB_EASY, "easy", NULL};
 const kb_opponent kb_opponent_hard = {hard_probs, NULL, KB_HARD, "hard", NULL};
-const kb_opponent kb_opponent_random = {random_probs, NULL, 0, "random", NULL};
+const kb_opponent kb_opponent_random = {random_probs, NULL, KB_RANDOM, "random", NULL};
+
+enum kb_policy kb_opponent_kind_of(const char *w, size_t n)
+{
+	char word[16];
+	int kind;
+
+	if (n == 0 || (n == 1 && w[0] == '-') || (n == 4 && memcmp(w, "none", 4) == 0))
+		return KB_ABSENT;
+	if (n >= sizeof word)
+		return KB_EXTERNAL;
+	memcpy(word, w, n);
+	word[n] = 0;
+	kind = kb_policy_parse(word);
+	return kind < 0 ? KB_EXTERNAL : (enum kb_policy)kind;
+}
 
 const kb_opponent *kb_opponent_for_name(const char *word)
 {
-	if (strcmp(word, "easy") == 0)
+	switch (kb_opponent_kind_of(word, strlen(word))) {
+	case KB_EASY:
 		return &kb_opponent_easy;
-	if (strcmp(word, "random") == 0)
+	case KB_RANDOM:
 		return &kb_opponent_random;
-	return &kb_opponent_hard;
+	default:
+		return &kb_opponent_hard;
+	}
 }
 
 int kb_opponent_pick(const kb_opponent *m, const kb_pos *pos, int seat, int die,
@@ -56,9 +74,9 @@ int kb_opponent_pick(const kb_opponent *m, const kb_pos *pos, int seat, int die,
 
 	if (!mask)
 		return -1;
-	if (m->pick_hint == KB_EASY)
+	if (m->kind == KB_EASY)
 		return kb_pick_easy(mask);
-	if (m->pick_hint == KB_HARD)
+	if (m->kind == KB_HARD)
 		return kb_pick_hard(mask);
 	if (m->pick)
 		return m->pick(m->ctx, pos, seat, die, mask);

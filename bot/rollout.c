@@ -20,7 +20,7 @@ const kb_rollout_params kb_rollout_default[KB_SEATS] = {
 
 /* Play on from pos with seat turn to roll, seat s rolling dice[s][0],
  * dice[s][1]... for at most horizon rolls; the value reached. */
-static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
+static double play_out(const kb_search *bot, kb_pos pos, int turn, int horizon,
 		       const int8_t dice[KB_SEATS][KB_ROLLOUT_MAX_HORIZON])
 {
 	int used[KB_SEATS] = {0, 0, 0, 0};
@@ -29,7 +29,7 @@ static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		int d = dice[turn][used[turn]++];
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->kinds, &pos, d, mask)
 				  : !(mask & (mask - 1)) ? kb_pick_hard(mask)
 				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
 			kb_apply(&pos, turn, idx, d);
@@ -38,7 +38,7 @@ static double play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		}
 		turn = kb_next_seat(&pos, turn, d);
 	}
-	return kb_eval(bot->w, bot->types, &pos, turn);
+	return kb_eval(bot->w, bot->kinds, &pos, turn);
 }
 
 /* The candidates: legal indices within margin of the best value, best
@@ -63,7 +63,7 @@ static int candidates(const kb_rollout_params *rp, unsigned mask, const double v
 	return n < rp->candidates ? n : rp->candidates;
 }
 
-int kb_rollout_choose(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die,
+int kb_rollout_choose(kb_search *bot, const kb_rollout_params *rp, const kb_pos *pos, int die,
 		      unsigned mask, const double v[KB_PIECES], uint64_t leaves)
 {
 	int cand[KB_PIECES], n;

@@ -47,12 +47,12 @@ static inline int kb_rollout_on(const kb_rollout_params *rp)
 /* The index to play for die in pos, chosen among the legal moves in mask
  * whose search value v[i] is within margin of the best (at most
  * candidates of them, best first) by the mean evaluation after rollouts,
- * with parameters rp (kb_bot_init sets bot->rollout to kb_rollout_default
+ * with parameters rp (kb_search_init sets bot->rollout to kb_rollout_default
  * for the number of seats present); leaves is how many positions the search
  * scored for this decision (more than rp->max_leaves: no rollouts, which
  * bounds the slowest decisions by counts).  Returns -1 when fewer than
  * two candidates qualify (the caller keeps its own choice).  Draws one value from bot->tiebreak when it plays rollouts. */
-int kb_rollout_choose(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die,
+int kb_rollout_choose(kb_search *bot, const kb_rollout_params *rp, const kb_pos *pos, int die,
 		      unsigned mask, const double v[KB_PIECES], uint64_t leaves);
 
 #endif

@@ -3,7 +3,7 @@
 #include "rollout.h"
 #include "search.h"
 
-int kb_bot_level_for_budget(int budget_ms, int opponents)
+int kb_search_level_for_budget(int budget_ms, int opponents)
 {
 	/* Calibration, measured (leaves per decision, mean over 200 games
 	 * against hard): one round of opponent rolls multiplies the leaves
@@ -28,45 +28,45 @@ int kb_bot_level_for_budget(int budget_ms, int opponents)
 	return level;
 }
 
-void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
+void kb_search_init(kb_search *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
 		 uint64_t seed, int budget_ms)
 {
 	bot->present = present | 1;
 	bot->w = &kb_weights_default;
-	bot->types[0] = 0;
+	bot->kinds[0] = KB_EVAL_SELF;
 	bot->leaf_model[0] = NULL;
 	for (int s = 1; s < KB_SEATS; s++) {
 		bot->opp[s] = (bot->present >> s) & 1 ? opp[s] : NULL;
 		if (!bot->opp[s] && (bot->present >> s) & 1)
 			bot->opp[s] = &kb_opponent_hard;
-		bot->types[s] = bot->opp[s] && bot->opp[s]->pick_hint == KB_EASY ? 1 : 2;
+		bot->kinds[s] = kb_nearest_builtin(bot->opp[s] ? bot->opp[s]->kind : KB_ABSENT);
 		bot->leaf_model[s] = NULL;
 	}
 	int opponents = __builtin_popcount(bot->present & 0xf) - 1;
-	kb_bot_set_level(bot, kb_bot_level_for_budget(budget_ms, opponents));
+	kb_search_set_level(bot, kb_search_level_for_budget(budget_ms, opponents));
 	kb_rng_stream(&bot->tiebreak, seed, KB_TAG_TIEBREAK, 0);
 	bot->rollout = &kb_rollout_default[opponents];
 	bot->explain = NULL;
 	bot->nodes = 0;
 }
 
-static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_rolls);
+static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls);
 
-void kb_bot_set_level(kb_bot *bot, int level)
+void kb_search_set_level(kb_search *bot, int level)
 {
 	bot->depth = (level + 1) / 2;
 	bot->finish_round = level > 0 && level % 2 == 0;
 }
 
-static double leaf(kb_bot *bot, const kb_pos *pos, int turn)
+static double leaf(kb_search *bot, const kb_pos *pos, int turn)
 {
 	bot->nodes++;
-	return kb_eval_models(bot->w, bot->types, bot->leaf_model, pos, turn);
+	return kb_eval_models(bot->w, bot->kinds, bot->leaf_model, pos, turn);
 }
 
 /* Value after a move by seat mover that leaves pos with seat turn to roll,
  * k bot rolls still to expand. */
-static double after(kb_bot *bot, const kb_pos *pos, int mover, int turn, int k,
+static double after(kb_search *bot, const kb_pos *pos, int mover, int turn, int k,
 		    int opp_rolls)
 {
 	if (kb_has_won(pos, mover))
@@ -77,7 +77,7 @@ static double after(kb_bot *bot, const kb_pos *pos, int mover, int turn, int k,
 }
 
 /* Best value over A's legal moves for die d. */
-static double best_move(kb_bot *bot, const kb_pos *pos, int d, unsigned mask, int k)
+static double best_move(kb_search *bot, const kb_pos *pos, int d, unsigned mask, int k)
 {
 	double best = -1.0;
 
@@ -94,7 +94,7 @@ static double best_move(kb_bot *bot, const kb_pos *pos, int d, unsigned mask, in
 }
 
 /* Expected value with seat turn about to roll. */
-static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_rolls)
+static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls)
 {
 	double sum = 0;
 
@@ -125,7 +125,7 @@ static double chance(kb_bot *bot, const kb_pos *pos, int turn, int k, int opp_ro
 	return sum / 6;
 }
 
-int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
+int kb_search_decide(kb_search *bot, const kb_pos *pos, int die, unsigned mask,
 		  double value[KB_PIECES])
 {
 	double v[KB_PIECES], best = -1.0;

@@ -27,13 +27,13 @@
 #define KB_SEARCH_OPP_ROLLS 3   /* opponent rolls expanded per round */
 #define KB_BUDGET_DEFAULT_MS 2  /* default --budget-ms */
 
-typedef struct kb_bot {
+typedef struct kb_search {
 	unsigned present;                      /* seats that play */
 	const kb_opponent *opp[KB_SEATS];      /* model per opponent seat */
-	uint8_t types[KB_SEATS];               /* evaluation type per seat */
+	uint8_t kinds[KB_SEATS];               /* whose weights score each seat (eval.h) */
 	const kb_opponent *leaf_model[KB_SEATS]; /* decides the seat's danger
 						  * terms at the leaves, or NULL
-						  * (its type does; eval.h) */
+						  * (its kind does; eval.h) */
 	const kb_weights *w;
 	int depth;                             /* bot rolls expanded after the move */
 	int finish_round;                      /* then the opponents' round too */
@@ -41,12 +41,12 @@ typedef struct kb_bot {
 	const struct kb_rollout_params *rollout; /* kb_rollout_default unless set */
 	FILE *explain;                         /* candidates printed here, or NULL */
 	uint64_t nodes;                        /* positions evaluated, all decisions */
-} kb_bot;
+} kb_search;
 
 /* Set up a bot for a game with the given present seats and opponent models
  * (opp[0] ignored, NULL for absent seats), tie-break stream (seed,
  * KB_TAG_TIEBREAK, 0), and a search sized for budget_ms per decision. */
-void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
+void kb_search_init(kb_search *bot, unsigned present, const kb_opponent *const opp[KB_SEATS],
 		 uint64_t seed, int budget_ms);
 
 /* The search level used for a budget in a game with this many opponents
@@ -54,14 +54,14 @@ void kb_bot_init(kb_bot *bot, unsigned present, const kb_opponent *const opp[KB_
  * after the move; each level adds, alternately, the opponents' round of
  * rolls and the bot's next roll: level 1 is the round and the bot's next
  * roll, level 2 also the round after it, level 3 one more bot roll... */
-int kb_bot_level_for_budget(int budget_ms, int opponents);
+int kb_search_level_for_budget(int budget_ms, int opponents);
 
 /* Search at this level (sets depth and finish_round). */
-void kb_bot_set_level(kb_bot *bot, int level);
+void kb_search_set_level(kb_search *bot, int level);
 
 /* Choose A's move for die with legal mask (>= 1 bit) in pos.  value (may be
  * NULL) receives each legal index's estimated win probability. */
-int kb_bot_decide(kb_bot *bot, const kb_pos *pos, int die, unsigned mask,
+int kb_search_decide(kb_search *bot, const kb_pos *pos, int die, unsigned mask,
 		  double value[KB_PIECES]);
 
 #endif

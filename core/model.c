@@ -77,12 +77,13 @@ static uint32_t ring_span(int o, int from, int count)
 	return (bits << start | bits >> (KB_TRACK - start)) & ((1u << KB_TRACK) - 1);
 }
 
-/* Ring squares (bits 0..27) an opponent of seat s can reach with its next
- * roll: forward moves that stay on the ring, and start squares of seats
- * that still have a piece at home (a 6 brings it out). */
-static uint32_t threat_squares(const kb_pos *pos, int s)
+/* Ring squares (bits 0..27) around seat s: those an opponent can reach
+ * with its next roll (threat: forward moves that stay on the ring, and
+ * start squares of seats that still have a piece at home, a 6 bringing it
+ * out) and those holding an opponent's piece (occupied). */
+static void opponent_squares(const kb_pos *pos, int s, uint32_t *threat, uint32_t *occupied)
 {
-	uint32_t m = 0;
+	uint32_t thr = 0, occ = 0;
 
 	for (int o = 0; o < KB_SEATS; o++) {
 		if (o == s || !kb_present(pos, o))
@@ -90,32 +91,18 @@ static uint32_t threat_squares(const kb_pos *pos, int s)
 		for (int j = 0; j < KB_PIECES; j++) {
 			int r = pos->prog[o][j];
 
-			if (r == KB_HOME) {
-				m |= 1u << kb_ring_square(o, 0);
+			if (r == KB_HOME) { /* home pieces come last */
+				thr |= 1u << kb_ring_square(o, 0);
 				break;
 			}
+			if (r <= KB_LAST_TRACK)
+				occ |= 1u << kb_ring_square(o, r);
 			if (r < KB_LAST_TRACK)
-				m |= ring_span(o, r + 1, KB_LAST_TRACK - r < 6 ? KB_LAST_TRACK - r : 6);
+				thr |= ring_span(o, r + 1, KB_LAST_TRACK - r < 6 ? KB_LAST_TRACK - r : 6);
 		}
 	}
-	return m;
-}
-
-/* Ring squares holding an opponent's piece. */
-static uint32_t opponent_squares(const kb_pos *pos, int s)
-{
-	uint32_t m = 0;
-
-	for (int o = 0; o < KB_SEATS; o++) {
-		if (o == s || !kb_present(pos, o))
-			continue;
-		for (int j = 0; j < KB_PIECES; j++) {
-			int r = pos->prog[o][j];
-			if (r >= 0 && r <= KB_LAST_TRACK)
-				m |= 1u << kb_ring_square(o, r);
-		}
-	}
-	return m;
+	*threat = thr;
+	*occupied = occ;
 }
 
 /* The squares of the last position and seat asked, per thread: the search
@@ -136,8 +123,7 @@ static void squares_of(const kb_pos *pos, int s, uint32_t *threat, uint32_t *occ
 	if (c->seat != s || memcmp(&c->pos, pos, sizeof *pos) != 0) {
 		c->pos = *pos;
 		c->seat = s;
-		c->threat = threat_squares(pos, s);
-		c->occupied = opponent_squares(pos, s);
+		opponent_squares(pos, s, &c->threat, &c->occupied);
 	}
 	*threat = c->threat;
 	*occupied = c->occupied;

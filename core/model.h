@@ -50,8 +50,8 @@
  *
  * Nothing here allocates or fails; all functions are deterministic.
  */
-#ifndef KB_STATE_MODEL_H
-#define KB_STATE_MODEL_H
+#ifndef KB_CORE_MODEL_H
+#define KB_CORE_MODEL_H
 
 #include <stdint.h>
 

@@ -134,3 +134,10 @@ int kb_net_write_all(int fd, const void *p, size_t n)
 	}
 	return 0;
 }
+
+void kb_net_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}

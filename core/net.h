@@ -14,6 +14,8 @@
 #ifndef KB_NET_H
 #define KB_NET_H
 
+#include <stddef.h>
+
 #include "err.h"
 
 enum kb_net_status {
@@ -51,13 +53,16 @@ int kb_net_connect(const char *host, int port, int *fd, kb_err *err);
  * Best effort: a descriptor that is not a TCP socket is left as it is. */
 void kb_net_nodelay(int fd);
 
-/* Write all n bytes of p to the blocking descriptor fd (a socket or a
- * pipe end), again after EINTR and short writes.  Returns 0, or -1 with
- * errno (0 when write wrote nothing). */
-int kb_net_write_all(int fd, const void *p, size_t n);
-
 /* Make fd (a socket or a pipe end) non-blocking, keeping its other status
  * flags.  Returns 0, or -1 with errno set (fd is not open). */
 int kb_net_nonblock(int fd);
+
+/* Write all of p[0..n) to a blocking descriptor (a socket or a pipe end),
+ * again after EINTR and short writes.  Returns 0, or -1 with errno set
+ * when a write fails (a write of 0 bytes counts as failed). */
+int kb_net_write_all(int fd, const void *p, size_t n);
+
+/* Close *fd unless it is -1, and set it to -1. */
+void kb_net_close(int *fd);
 
 #endif

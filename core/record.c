@@ -165,6 +165,15 @@ static int counts_possible(uint64_t games, uint64_t won, uint64_t lost)
 	return won <= games && lost <= games;
 }
 
+/* games, won and lost after the header: 0, or -1 when no games give them. */
+static int get_counts(const uint8_t *in, uint64_t *games, uint64_t *won, uint64_t *lost)
+{
+	*games = get64(in + 8);
+	*won = get64(in + 16);
+	*lost = get64(in + 24);
+	return counts_possible(*games, *won, *lost) ? 0 : -1;
+}
+
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 {
 	int v = check_header(in, len, KB_REC_OPPONENT, KB_OPP_VERSION);
@@ -175,10 +184,7 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN) ||
 	    (v == 3 && len != KB_OPP_V3_LEN))
 		return KB_REC_BAD;
-	r->games = get64(in + 8);
-	r->won = get64(in + 16);
-	r->lost = get64(in + 24);
-	if (!counts_possible(r->games, r->won, r->lost)) {
+	if (get_counts(in, &r->games, &r->won, &r->lost)) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}
@@ -210,10 +216,7 @@ int kb_res_decode(const uint8_t *in, size_t len, kb_res_rec *r)
 		return v;
 	if (len != KB_RES_LEN)
 		return KB_REC_BAD;
-	r->games = get64(in + 8);
-	r->won = get64(in + 16);
-	r->lost = get64(in + 24);
-	if (!counts_possible(r->games, r->won, r->lost)) {
+	if (get_counts(in, &r->games, &r->won, &r->lost)) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}

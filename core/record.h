@@ -27,8 +27,8 @@
  * games: games played with NAME in a seat; won: of those, games the bot
  * won; lost: games NAME itself won.  Nothing here allocates.
  */
-#ifndef KB_STATE_RECORD_H
-#define KB_STATE_RECORD_H
+#ifndef KB_CORE_RECORD_H
+#define KB_CORE_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -196,6 +196,12 @@ size_t kb_store_mapsize(kb_store *st)
 	return info.me_mapsize;
 }
 
+/* "store PATH: WHAT: LMDB's reason" into err; returns KB_STORE_ERROR. */
+static int lmdb_error(const kb_store *st, kb_err *err, const char *what, int rc)
+{
+	return kb_err_set(err, KB_STORE_ERROR, "store %.300s: %s: %s", st->path, what, mdb_strerror(rc));
+}
+
 /* 1 when the snapshot of read transaction txn was intact until now.  A
  * reader without the lock file holds no reader slot, so writers do not
  * spare its pages: pages a commit frees are reused from the second commit
@@ -248,10 +254,8 @@ int kb_store_get(kb_store *st, const char *name, kb_opp_rec *rec, kb_err *err)
 	if (!klen)
 		return key_error(err, name);
 	for (int attempt = 0;; attempt++) {
-		if ((rc = begin(st, MDB_RDONLY, &txn))) {
-			kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
-			return KB_STORE_ERROR;
-		}
+		if ((rc = begin(st, MDB_RDONLY, &txn)))
+			return lmdb_error(st, err, "cannot read", rc);
 		rc = get_opp(txn, st->dbi, key, klen, rec);
 		int intact = snapshot_intact(st, txn);
 		mdb_txn_abort(txn);
@@ -305,9 +309,7 @@ static int write_txn(kb_store *st, txn_body body, void *ctx, kb_err *err)
 		warn(st, "map full: grew it to %zu bytes", size);
 		rc = MDB_MAP_FULL;
 	}
-	if (rc)
-		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: write failed: %s", st->path, mdb_strerror(rc));
-	return 0;
+	return rc ? lmdb_error(st, err, "write failed", rc) : 0;
 }
 
 typedef struct apply_ctx {
@@ -462,10 +464,10 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	int rc, stop = 0;
 
 	if ((rc = begin(st, MDB_RDONLY, &txn)))
-		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return lmdb_error(st, err, "cannot read", rc);
 	if ((rc = mdb_cursor_open(txn, st->dbi, &cur))) {
 		mdb_txn_abort(txn);
-		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return lmdb_error(st, err, "cannot read", rc);
 	}
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0 && !stop;
 	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
@@ -478,7 +480,7 @@ int kb_store_each(kb_store *st, const kb_store_visitor *vis, kb_err *err)
 	if (stop)
 		return stop;
 	if (rc != MDB_NOTFOUND)
-		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
+		return lmdb_error(st, err, "cannot read", rc);
 	return 0;
 }
 
@@ -533,9 +535,7 @@ int kb_store_digest(kb_store *st, uint64_t *digest, kb_err *err)
 		rc = digest_once(st, digest);
 	if (rc == -1)
 		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: changed while read (frozen)", st->path);
-	if (rc)
-		return kb_err_set(err, KB_STORE_ERROR, "store %.300s: cannot read: %s", st->path, mdb_strerror(rc));
-	return 0;
+	return rc ? lmdb_error(st, err, "cannot read", rc) : 0;
 }
 
 typedef struct reset_ctx {

@@ -23,8 +23,8 @@
  * kb_store_get and the visitors also give, so no outcome can be taken for
  * another.
  */
-#ifndef KB_STATE_STORE_H
-#define KB_STATE_STORE_H
+#ifndef KB_CORE_STORE_H
+#define KB_CORE_STORE_H
 
 #include <stddef.h>
 #include <stdio.h>

@@ -201,7 +201,7 @@ static int read_roll(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_
 
 	if (nf != 5 || parse_u64(fld[1], &n) || n != tx->nrolls + 1)
 		return bad(err, lineno, "expected \"roll N STATELINE INDEX HOW\" with N counting up from 1");
-	if (kb_line_parse(fld[2], strlen(fld[2]), &line, NULL) || line.type != KB_LINE_STATE)
+	if (kb_line_parse(fld[2], strlen(fld[2]), &line, NULL) || line.type != KB_LINE_ROLL)
 		return bad(err, lineno, "expected a 46-character state line after the roll number");
 	if (!((fld[3][0] == '-' || (fld[3][0] >= '0' && fld[3][0] <= '3')) && fld[3][1] == '\0'))
 		return bad(err, lineno, "expected a piece index 0..3 or - after the state line");
@@ -211,7 +211,7 @@ static int read_roll(kb_transcript *tx, char **fld, int nf, unsigned lineno, kb_
 		return bad(err, lineno, "out of memory");
 	kb_tx_roll *r = &tx->rolls[tx->nrolls++];
 	r->n = (uint32_t)n;
-	memcpy(r->line, fld[2], KB_STATE_LEN);
+	memcpy(r->line, fld[2], KB_ROLL_LINE_LEN);
 	r->index = fld[3][0] == '-' ? -1 : fld[3][0] - '0';
 	r->how = (enum kb_how)how;
 	return 0;

@@ -50,7 +50,7 @@
 
 typedef struct kb_tx_roll {
 	uint32_t n;                 /* 1-based roll number */
-	char line[KB_STATE_LEN];    /* board + seat letter + die digit */
+	char line[KB_ROLL_LINE_LEN];    /* board + seat letter + die digit */
 	int index;                  /* -1: no move */
 	enum kb_how how;
 } kb_tx_roll;

@@ -4,11 +4,6 @@
 
 #include "wire.h"
 
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 static int is_hex(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -79,13 +74,20 @@ static size_t scan_move(const char *p, size_t n, kb_msg *msg)
 	return KB_MOVE_LEN;
 }
 
+size_t kb_msg_space(const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	while (n < len && kb_msg_is_space((unsigned char)buf[n]))
+		n++;
+	return n;
+}
+
 size_t kb_msg_scan(const char *buf, size_t len, kb_msg *msg)
 {
-	size_t skip = 0, used;
+	size_t skip = kb_msg_space(buf, len), used;
 
 	memset(msg, 0, sizeof *msg);
-	while (skip < len && is_space((unsigned char)buf[skip]))
-		skip++;
 	if (skip == len)
 		return skip;
 	switch (buf[skip]) {
@@ -109,14 +111,14 @@ int kb_fmt_start(char out[9], const uint8_t lineup[3])
 			lineup[1] % 10u, lineup[2] % 10u);
 }
 
-int kb_fmt_state(char out[KB_STATE_LEN + 1], const char board[KB_BOARD_LEN],
+int kb_fmt_roll_line(char out[KB_ROLL_LINE_LEN + 1], const char board[KB_BOARD_LEN],
 		 int seat, int die)
 {
 	memcpy(out, board, KB_BOARD_LEN);
 	out[KB_BOARD_LEN] = (char)('A' + seat);
 	out[KB_BOARD_LEN + 1] = (char)('0' + die);
-	out[KB_STATE_LEN] = '\n';
-	return KB_STATE_LEN + 1;
+	out[KB_ROLL_LINE_LEN] = '\n';
+	return KB_ROLL_LINE_LEN + 1;
 }
 
 int kb_fmt_winner(char out[12], int seat)
@@ -168,7 +170,7 @@ int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err)
 		memcpy(out->token, line, KB_TOKEN_LEN);
 		return 0;
 	}
-	if (len != KB_STATE_LEN)
+	if (len != KB_ROLL_LINE_LEN)
 		return line_err(err, line, len,
 				"expected a 46-character state line, a token, \"Voittaja: X\", \"Virhe...\" or \"END\"");
 	for (int i = 0; i < KB_BOARD_LEN; i++)
@@ -176,7 +178,7 @@ int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err)
 			return line_err(err, line, len, "board characters must be 0, A, B, C or D");
 	if (line[44] < 'A' || line[44] > 'D' || line[45] < '1' || line[45] > '6')
 		return line_err(err, line, len, "a state line ends with a seat letter A..D and a die 1..6");
-	out->type = KB_LINE_STATE;
+	out->type = KB_LINE_ROLL;
 	memcpy(out->board, line, KB_BOARD_LEN);
 	out->seat = line[44] - 'A';
 	out->die = line[45] - '0';

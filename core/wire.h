@@ -6,7 +6,8 @@
  *   move   TOKEN DIGIT        TOKEN is 't' + 64 lowercase hex, DIGIT 0..3
  * Server responses are lines ending in '\n', each response closed by "END":
  *   TOKEN                     first line of a start response
- *   BOARD SEAT DIE            a 46-character state line (board before the move)
+ *   BOARD SEAT DIE            a 46-character roll line, the protocol's "state
+ *                             line" (board before the roll, roller, die)
  *   "Voittaja: X"             the game is over, X won
  *   "Virhe..."                an error
  *   "END"
@@ -26,7 +27,7 @@
 #define KB_TOKEN_LEN 65          /* 't' + 64 hex */
 #define KB_START_LEN 7           /* "v001XYZ" */
 #define KB_MOVE_LEN 66           /* token + digit */
-#define KB_STATE_LEN 46          /* board + seat letter + die digit */
+#define KB_ROLL_LINE_LEN 46      /* board + seat letter + die digit */
 #define KB_TOKEN_TTL 120         /* seconds a token lives unused */
 
 /* Error lines the server sends (each followed by "END"). */
@@ -51,6 +52,15 @@ typedef struct kb_msg {
 	char why[128];                /* BAD: what was wrong */
 } kb_msg;
 
+/* Whitespace, which may stand between client messages: space, tab, CR, LF. */
+static inline int kb_msg_is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* The number of whitespace bytes at the start of buf[0..len). */
+size_t kb_msg_space(const char *buf, size_t len);
+
 /* Scan the next client message from buf[0..len).  Returns the number of
  * bytes consumed (leading whitespace, the message itself; for a BAD message
  * everything up to and including the next '\n', or all of buf when there is
@@ -64,8 +74,8 @@ int kb_token_valid(const char *s, size_t len);
 /* Format "v001XYZ\n" into out (9 bytes); returns its length 8. */
 int kb_fmt_start(char out[9], const uint8_t lineup[3]);
 
-/* Format a state line with '\n' into out (47 bytes); returns 47. */
-int kb_fmt_state(char out[KB_STATE_LEN + 1], const char board[KB_BOARD_LEN],
+/* Format a roll line with '\n' into out (47 bytes); returns 47. */
+int kb_fmt_roll_line(char out[KB_ROLL_LINE_LEN + 1], const char board[KB_BOARD_LEN],
 		 int seat, int die);
 
 /* Format "Voittaja: X\n" (12 bytes); returns 12. */
@@ -74,7 +84,7 @@ int kb_fmt_winner(char out[12], int seat);
 /* Server response lines as a client reads them. */
 enum kb_line_type {
 	KB_LINE_TOKEN = 1,
-	KB_LINE_STATE,
+	KB_LINE_ROLL,
 	KB_LINE_WINNER,
 	KB_LINE_ERROR,
 	KB_LINE_END
@@ -83,15 +93,15 @@ enum kb_line_type {
 typedef struct kb_line {
 	enum kb_line_type type;
 	char token[KB_TOKEN_LEN + 1];  /* TOKEN */
-	char board[KB_BOARD_LEN];      /* STATE */
-	int seat;                      /* STATE: roller; WINNER: winner */
-	int die;                       /* STATE */
+	char board[KB_BOARD_LEN];      /* ROLL */
+	int seat;                      /* ROLL: roller; WINNER: winner */
+	int die;                       /* ROLL */
 	size_t len;                    /* characters without the '\r' */
 } kb_line;
 
 /* Classify one response line (without its '\n'; a trailing '\r' is
  * ignored).  Returns 0, or -1 with err naming the line and what was
- * expected.  A state line's board characters are checked here; whether
+ * expected.  A roll line's board characters are checked here; whether
  * the board is one a game can show is kb_board_parse()'s business. */
 int kb_line_parse(const char *line, size_t len, kb_line *out, kb_err *err);
 

@@ -15,6 +15,7 @@
 #include "core/transcript.h"
 #include "replay.h"
 #include "run.h"
+#include "shard.h"
 #include "sandbox.h"
 #include "html.h"
 #include "svg.h"

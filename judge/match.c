@@ -11,23 +11,6 @@
 #include "core/transcript.h"
 #include "match.h"
 
-static const char *const reason_names[KJ_REASONS] = {
-	"none", "timeout", "startup", "crash", "exit", "garbage", "illegal", "token", "unread",
-	"nostart", "write"};
-
-const char *kj_reason_name(int reason)
-{
-	return reason >= 0 && reason < KJ_REASONS ? reason_names[reason] : "?";
-}
-
-int kj_reason_parse(const char *word)
-{
-	for (int r = 0; r < KJ_REASONS; r++)
-		if (strcmp(word, reason_names[r]) == 0)
-			return r;
-	return -1;
-}
-
 void kj_token(uint64_t seed, int s, char out[KB_TOKEN_LEN + 1])
 {
 	out[0] = 't';
@@ -90,14 +73,14 @@ static void on_rolled(void *ctx, const kb_roll *roll)
 /* 1 if roll number n differs from the expected transcript's. */
 static int differs(const kb_transcript *e, uint32_t n, const kb_roll *roll)
 {
-	char line[KB_STATE_LEN];
+	char line[KB_ROLL_LINE_LEN];
 
 	if (n > e->nrolls)
 		return 1;
 	memcpy(line, roll->board, KB_BOARD_LEN);
 	line[KB_BOARD_LEN] = (char)('A' + roll->seat);
 	line[KB_BOARD_LEN + 1] = (char)('0' + roll->die);
-	return memcmp(line, e->rolls[n - 1].line, KB_STATE_LEN) ||
+	return memcmp(line, e->rolls[n - 1].line, KB_ROLL_LINE_LEN) ||
 	       roll->index != e->rolls[n - 1].index || roll->how != e->rolls[n - 1].how;
 }
 
@@ -136,7 +119,7 @@ static int send_text(match *m, int s, const char *text, size_t len)
 static int send_rolls(match *m, int s, size_t upto)
 {
 	seat *c = &m->seats[s];
-	char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+	char line[KB_ROLL_LINE_LEN + 1], board[KB_BOARD_LEN];
 
 	if (!c->token_sent) {
 		char tok[KB_TOKEN_LEN + 1];
@@ -149,7 +132,7 @@ static int send_rolls(match *m, int s, size_t upto)
 	for (; c->sent < upto; c->sent++) {
 		const kb_roll *r = &m->rolls[c->sent];
 		kb_board_rotate(r->board, s, board);
-		kb_fmt_state(line, board, kb_seat_rotate((char)('A' + r->seat), s) - 'A', r->die);
+		kb_fmt_roll_line(line, board, kb_seat_rotate((char)('A' + r->seat), s) - 'A', r->die);
 		if (send_text(m, s, line, sizeof line))
 			return -1;
 	}
@@ -165,20 +148,6 @@ static void note(match *m, const char *fmt, int s, const char *what)
 		kb_tx_write_note(m->tx, text);
 	if (m->opt->debug)
 		fprintf(m->opt->debug, "%s\n", text);
-}
-
-void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size)
-{
-	const kj_seat_result *r = &res->seat[s];
-	char when[40];
-
-	if (r->forfeit_roll)
-		snprintf(when, sizeof when, "at roll %" PRIu32, r->forfeit_roll);
-	else
-		snprintf(when, sizeof when, "before the first roll");
-	snprintf(out, size, "%c %s forfeited %s (%s%s%s); seat finished by %s (replacement)",
-		 'A' + s, r->name, when, kj_reason_name(r->reason), r->why[0] ? ": " : "", r->why,
-		 kb_policy_name(KB_HARD));
 }
 
 /* What the judge knows about a forfeit beyond its reason. */
@@ -441,13 +410,13 @@ static int ask(match *m, int s)
 			else
 				continue;
 		} else if (r == 0 && !(mask >> msg.index & 1)) {
-			char line[KB_STATE_LEN + 1], board[KB_BOARD_LEN];
+			char line[KB_ROLL_LINE_LEN + 1], board[KB_BOARD_LEN];
 			if (++sr->errors > m->opt->max_errors) {
 				illegal_detail(msg.index, mask, why, sizeof why);
 				r = KJ_ILLEGAL;
 			} else {
 				kb_board_rotate(m->g.last.board, s, board);
-				kb_fmt_state(line, board, 0, m->g.last.die);
+				kb_fmt_roll_line(line, board, 0, m->g.last.die);
 				if (send_text(m, s, line, sizeof line) || send_text(m, s, end, 4))
 					r = KJ_UNREAD;
 				else
@@ -633,107 +602,4 @@ int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_m
 	free(m->rolls);
 	free(m);
 	return rc;
-}
-
-/* ---- result files ------------------------------------------------------ */
-
-int kj_result_write(FILE *f, uint32_t game, const kj_result *res)
-{
-	fprintf(f,
-		"kimble-result 2\ngame %" PRIu32 " deal %" PRIu32 " seed %" PRIu64
-		" winner %c rolls %" PRIu32 " finished %c\n",
-		game, res->deal, res->seed, res->winner >= 0 ? 'A' + res->winner : '-', res->rolls,
-		res->finished >= 0 ? 'A' + res->finished : '-');
-	for (int s = 0; s < KB_SEATS; s++) {
-		const kj_seat_result *r = &res->seat[s];
-		if (!r->present)
-			continue;
-		fprintf(f,
-			"seat %c %s place %d score %d forfeit %s errors %d lineup %d decisions %" PRIu32
-			" ms %.3f max %.3f fp %s at %" PRIu32 " why ",
-			'A' + s, r->name, r->place, r->score, kj_reason_name(r->reason), r->errors,
-			r->lineup_ok, r->decisions, r->ms_total, r->ms_max,
-			r->fingerprint[0] ? r->fingerprint : "-", r->forfeit_roll);
-		for (const char *c = r->why[0] ? r->why : "-"; *c; c++)
-			fputc(*c == '\n' || *c == '\r' ? ' ' : *c, f);
-		fputc('\n', f);
-	}
-	return fprintf(f, "done\n") < 0 || ferror(f) ? -1 : 0;
-}
-
-static int bad_result(kb_err *err, int line, const char *what)
-{
-	snprintf(err->msg, sizeof err->msg, "result line %d: expected %s", line, what);
-	return -1;
-}
-
-/* A seat line of version (1 or 2) into res; 0 or -1. */
-static int read_seat(const char *line, int version, kj_result *res)
-{
-	char seatc, reason[32];
-	kj_seat_result r = {0};
-	int why_at = -1, tail_at = 0;
-
-	if (sscanf(line,
-		   "seat %c %63s place %d score %d forfeit %31s errors %d lineup %d "
-		   "decisions %" SCNu32 " ms %lf max %lf fp %16s%n",
-		   &seatc, r.name, &r.place, &r.score, reason, &r.errors, &r.lineup_ok,
-		   &r.decisions, &r.ms_total, &r.ms_max, r.fingerprint, &tail_at) != 11 ||
-	    seatc < 'A' || seatc > 'D' || kj_reason_parse(reason) < 0)
-		return -1;
-	if (version == 2) {
-		const char *tail = line + tail_at;
-		if (sscanf(tail, " at %" SCNu32 " why %n", &r.forfeit_roll, &why_at) != 1 ||
-		    why_at < 0)
-			return -1;
-		snprintf(r.why, sizeof r.why, "%.*s", (int)strcspn(tail + why_at, "\r\n"),
-			 tail + why_at);
-		if (strcmp(r.why, "-") == 0)
-			r.why[0] = '\0';
-	}
-	r.present = 1;
-	r.reason = kj_reason_parse(reason);
-	res->seat[seatc - 'A'] = r;
-	return 0;
-}
-
-int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err)
-{
-	char line[512], w, fin = '-';
-	int n = 0, version = 0;
-
-	memset(res, 0, sizeof *res);
-	res->winner = res->finished = -1;
-	while (fgets(line, sizeof line, f)) {
-		n++;
-		if (n == 1) {
-			version = !strcmp(line, "kimble-result 1\n") ? 1
-				: !strcmp(line, "kimble-result 2\n") ? 2 : 0;
-			if (!version)
-				return bad_result(err, n, "\"kimble-result 2\" (or 1)");
-		}
-		if (n == 2) {
-			if (sscanf(line,
-				   "game %" SCNu32 " deal %" SCNu32 " seed %" SCNu64
-				   " winner %c rolls %" SCNu32 " finished %c",
-				   game, &res->deal, &res->seed, &w, &res->rolls, &fin) != 4 + version)
-				return bad_result(err, n, version == 2
-					? "game K deal D seed S winner X rolls N finished Y"
-					: "game K deal D seed S winner X rolls N");
-			res->game = *game;
-			res->winner = w >= 'A' && w <= 'D' ? w - 'A' : -1;
-			res->finished = fin >= 'A' && fin <= 'D' ? fin - 'A' : res->winner;
-		}
-		if (n > 2 && strcmp(line, "done\n") == 0) {
-			/* version 1 credited a forfeited seat's replacement */
-			if (version == 1 && res->winner >= 0 && res->seat[res->winner].reason)
-				res->winner = -1;
-			return 0;
-		}
-		if (n > 2 && read_seat(line, version, res))
-			return bad_result(err, n, version == 2
-				? "seat X NAME place P score S forfeit R ... fp F at ROLL why TEXT"
-				: "seat X NAME place P score S forfeit R ...");
-	}
-	return bad_result(err, n + 1, "\"done\" (an unfinished result file)");
 }

@@ -36,27 +36,9 @@
 #include "core/rules.h"
 #include "core/wire.h"
 #include "proc.h"
-
-/* Why a bot lost its seat. */
-enum kj_reason {
-	KJ_OK = 0,
-	KJ_TIMEOUT,   /* no answer within the move limit */
-	KJ_STARTUP,   /* no v001XYZ within the start-up limit */
-	KJ_CRASH,     /* killed by a signal */
-	KJ_EXIT,      /* exited before the game ended */
-	KJ_GARBAGE,   /* sent something that is not a move */
-	KJ_ILLEGAL,   /* too many illegal indices */
-	KJ_TOKEN,     /* too many wrong tokens */
-	KJ_UNREAD,    /* left more than 1 MiB of input unread */
-	KJ_NOSTART,   /* its command could not be run (chdir or execvp failed) */
-	KJ_WRITE,     /* wrote more than its budget in this run (proc.h) */
-	KJ_REASONS
-};
+#include "result.h"
 
 #define KJ_CHARGE_EVERY 32 /* decisions between two looks at a bot's writes */
-
-const char *kj_reason_name(int reason);
-int kj_reason_parse(const char *word); /* -1 when unknown */
 
 typedef struct kj_match_opts {
 	int move_ms;       /* per decision */
@@ -75,31 +57,6 @@ typedef struct kj_match_opts {
 	const struct kb_transcript *expect;
 } kj_match_opts;
 
-typedef struct kj_seat_result {
-	int present;
-	char name[64];
-	int place;          /* 1-based */
-	int score;          /* progress score (see above) */
-	int reason;         /* enum kj_reason */
-	int errors;         /* illegal indices and wrong tokens answered */
-	int lineup_ok;      /* its v001XYZ matched the lineup (1 for built-ins) */
-	uint32_t decisions;
-	double ms_total, ms_max;
-	char fingerprint[17];
-	uint32_t forfeit_roll; /* roll during which it forfeited, 0: before the first */
-	char why[256];      /* forfeit detail, one line ("" when none) */
-} kj_seat_result;
-
-typedef struct kj_result {
-	uint32_t game;      /* game number (set by kj_result_read) */
-	uint32_t deal;      /* games of one deal share seed and start (duplicate) */
-	uint64_t seed;
-	int winner;         /* credited winner: never a forfeited seat; -1 none */
-	int finished;       /* seat whose pieces came home first, -1 unfinished */
-	uint32_t rolls;
-	kj_seat_result seat[KB_SEATS];
-} kj_result;
-
 /* Play one game seeded seed with seats[s] in seat s (NULL: absent),
  * writing its transcript to tx (may be NULL); res->deal is left 0 for the caller.  Returns 0 with res filled,
  * or -1 with err set when a bot could not be started at all or the start
@@ -112,22 +69,5 @@ void kj_token(uint64_t seed, int s, char out[KB_TOKEN_LEN + 1]);
 
 /* The SEED argument of the bot in seat s of game seed. */
 uint64_t kj_bot_seed(uint64_t seed, int s);
-
-/* One line about seat s's forfeit: "A NAME forfeited at roll R (REASON:
- * DETAIL); seat finished by hard (replacement)". */
-void kj_forfeit_text(const kj_result *res, int s, char *out, size_t size);
-
-/* Write / read a result as text.  Version 2 (written):
- *   kimble-result 2
- *   game K deal D seed S winner X rolls N finished Y
- *   seat X NAME place P score S forfeit R errors E lineup L decisions N
- *        ms T max M fp F at ROLL why TEXT        (one line; TEXT may be -)
- *   done
- * winner is the credited winner (- when none), finished the seat whose
- * pieces came home first.  Version 1 (no finished, at, why) is still read;
- * its winner is then not credited when that seat forfeited.  Read returns
- * 0, or -1 with err naming the line that is malformed. */
-int kj_result_write(FILE *f, uint32_t game, const kj_result *res);
-int kj_result_read(FILE *f, uint32_t *game, kj_result *res, kb_err *err);
 
 #endif

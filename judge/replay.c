@@ -161,7 +161,7 @@ static uint32_t first_difference(const kb_transcript *a, const kb_transcript *b)
 	size_t n = a->nrolls < b->nrolls ? a->nrolls : b->nrolls;
 
 	for (size_t i = 0; i < n; i++)
-		if (memcmp(a->rolls[i].line, b->rolls[i].line, KB_STATE_LEN) ||
+		if (memcmp(a->rolls[i].line, b->rolls[i].line, KB_ROLL_LINE_LEN) ||
 		    a->rolls[i].index != b->rolls[i].index || a->rolls[i].how != b->rolls[i].how)
 			return (uint32_t)i + 1;
 	if (a->nrolls != b->nrolls || a->winner != b->winner)

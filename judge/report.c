@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "html.h"
 #include "report.h"
 #include "standings.h"
 
@@ -342,4 +343,55 @@ void kj_sprt_update(kj_sprt *s, const kj_pair_elo *p)
 		return;
 	s->llr = p->deals * (s1 - s0) * (2 * p->mean - s0 - s1) / (2 * var);
 	s->decided = s->llr >= s->upper ? 1 : s->llr <= s->lower ? -1 : 0;
+}
+
+/* Close a file written to; nonzero when any of its writes failed (a full
+ * disk shows only here), so that a report is never silently cut. */
+static int close_written(FILE *f)
+{
+	int failed = ferror(f);
+
+	return fclose(f) || failed;
+}
+
+int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
+		    uint64_t seed, int timing, int fixed, kb_err *err)
+{
+	kj_report rep;
+	char path[1024];
+	FILE *f;
+	int rc;
+
+	if (kj_report_build(&rep, res, n, fixed, err))
+		return -1;
+	kj_report_print(stdout, &rep, timing);
+	if (sprt)
+		printf("sprt elo0 %.1f elo1 %.1f: LLR %.3f [%.3f, %.3f] after %u deals: %s\n",
+		       sprt->elo0, sprt->elo1, sprt->llr, sprt->lower, sprt->upper, sprt->deals,
+		       sprt->decided > 0 ? "H1 accepted" : sprt->decided < 0 ? "H0 accepted"
+									: "inconclusive");
+	fflush(stdout);
+	snprintf(path, sizeof path, "%s/results.txt", out);
+	if (!(f = fopen(path, "w"))) {
+		kj_report_free(&rep);
+		return kj_file_error(err, "cannot write", path);
+	}
+	kj_report_print(f, &rep, timing);
+	if (close_written(f)) {
+		kj_report_free(&rep);
+		return kj_file_error(err, "cannot write", path);
+	}
+	snprintf(path, sizeof path, "%s/results.json", out);
+	if (!(f = fopen(path, "w"))) {
+		kj_report_free(&rep);
+		return kj_file_error(err, "cannot write", path);
+	}
+	kj_report_json(f, &rep, sprt, seed);
+	if (close_written(f)) {
+		kj_report_free(&rep);
+		return kj_file_error(err, "cannot write", path);
+	}
+	rc = kj_report_html(out, &rep, res, n, err);
+	kj_report_free(&rep);
+	return rc;
 }

@@ -118,4 +118,10 @@ void kj_sprt_update(kj_sprt *s, const kj_pair_elo *p);
 void kj_pair_compute(const kj_result *res, size_t n, const char *x, const char *y,
 		     kj_pair_elo *out);
 
+/* Write the report of res[0..n) to stdout, OUT/results.{txt,json} and
+ * OUT/report.html; fixed as kj_report_build.
+ * Returns 0, or -1 with err. */
+int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
+		    uint64_t seed, int timing, int fixed, kb_err *err);
+
 #endif

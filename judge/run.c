@@ -1,7 +1,5 @@
 /* run.c - tournaments: workers, resume, shards, removal, SPRT; see run.h. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -35,28 +33,6 @@ typedef struct runner {
 	uint32_t round_wins[KJ_MAX_BOTS], round_place[KJ_MAX_BOTS], round_games[KJ_MAX_BOTS];
 	uint32_t all_wins[KJ_MAX_BOTS], all_games[KJ_MAX_BOTS];
 } runner;
-
-static int fail(kb_err *err, const char *what, const char *path)
-{
-	return kb_err_set(err, -1, "%.60s %.100s: %.25s", what, path, strerror(errno));
-}
-
-static void game_path(char *buf, size_t size, const char *out, uint32_t game, const char *ext)
-{
-	snprintf(buf, size, "%s/games/%06" PRIu32 "%s", out, game, ext);
-}
-
-static int read_result_file(const char *path, uint32_t *game, kj_result *res, kb_err *err)
-{
-	FILE *f = fopen(path, "r");
-	int rc;
-
-	if (!f)
-		return -1;
-	rc = kj_result_read(f, game, res, err);
-	fclose(f);
-	return rc;
-}
 
 /* The files of the game a worker plays, for its stop handler: temporary
  * ones named after the worker (an orphan of an earlier run cannot touch a
@@ -126,12 +102,12 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 	FILE *tx;
 
 	snprintf(tmp, sizeof tmp, ".tx.%ld.tmp", (long)getpid());
-	game_path(wf.tx_tmp, sizeof wf.tx_tmp, opt->out, g->index, tmp);
+	kj_game_path(wf.tx_tmp, sizeof wf.tx_tmp, opt->out, g->index, tmp);
 	snprintf(tmp, sizeof tmp, ".res.%ld.tmp", (long)getpid());
-	game_path(wf.res_tmp, sizeof wf.res_tmp, opt->out, g->index, tmp);
-	game_path(tx_path, sizeof tx_path, opt->out, g->index, ".tx");
-	game_path(res_path, sizeof res_path, opt->out, g->index, ".res");
-	game_path(prefix, sizeof prefix, opt->out, g->index, "");
+	kj_game_path(wf.res_tmp, sizeof wf.res_tmp, opt->out, g->index, tmp);
+	kj_game_path(tx_path, sizeof tx_path, opt->out, g->index, ".tx");
+	kj_game_path(res_path, sizeof res_path, opt->out, g->index, ".res");
+	kj_game_path(prefix, sizeof prefix, opt->out, g->index, "");
 	for (int s = 0; s < KB_SEATS; s++) {
 		seats[s] = g->seat[s] >= 0 ? &opt->bots[g->seat[s]] : NULL;
 		snprintf(wf.err[s], sizeof wf.err[s], "%s.%c.err", prefix, 'A' + s);
@@ -179,7 +155,7 @@ static int start_game(runner *r, uint32_t i, kb_err *err)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		return fail(err, "cannot fork a worker for game", "");
+		return kj_file_error(err, "cannot fork a worker for game", "");
 	if (pid == 0) {
 		if (worker_signals(judge, &r->mask))
 			_exit(128 + SIGKILL);
@@ -301,9 +277,9 @@ static int worker_ended(runner *r, pid_t pid, int st, kb_err *err)
 			continue;
 		r->running--;
 		r->state[i] = PENDING;
-		game_path(path, sizeof path, r->opt->out, i, ".res");
+		kj_game_path(path, sizeof path, r->opt->out, i, ".res");
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
-		    read_result_file(path, &game, &r->res[i], err)) {
+		    kj_result_read_file(path, &game, &r->res[i], err)) {
 			snprintf(err->msg, sizeof err->msg, "game %" PRIu32 ": the worker failed (%s)",
 				 i, WIFEXITED(st) ? "see above" : "killed");
 			return -1;
@@ -336,7 +312,7 @@ static int next_event(runner *r, kb_err *err)
 			return (r->signo = take_stop_signal()) ? 0 : -1;
 		}
 		if (pid < 0 && errno != EINTR)
-			return fail(err, "waiting for workers", "");
+			return kj_file_error(err, "waiting for workers", "");
 		int sig = sigwaitinfo(&wake, NULL);
 		if (sig > 0 && sig != SIGCHLD) {
 			r->signo = sig;
@@ -398,21 +374,6 @@ static int in_shard(const kj_run_opts *opt, uint32_t i)
 	return opt->shard_n <= 1 || i % (uint32_t)opt->shard_n == (uint32_t)(opt->shard_k - 1);
 }
 
-static int mkdirs(const char *out, kb_err *err)
-{
-	char path[1024];
-
-	snprintf(path, sizeof path, "%s/games", out);
-	if (mkdir(out, 0755) && errno != EEXIST)
-		return fail(err, "cannot create the output folder", out);
-	if (mkdir(path, 0755) && errno != EEXIST)
-		return fail(err, "cannot create the output folder", path);
-	/* a bot whose folder holds the output folder must not see the games */
-	if (kj_sandbox_hide(out))
-		return fail(err, "cannot note the output folder", out);
-	return 0;
-}
-
 /* 0 when res, read from path, is game g of this run: the same game
  * number, seed and bot in every seat.  Otherwise -1 with err naming the
  * folder, the game and the first thing that differs: resuming would mix
@@ -452,8 +413,8 @@ static int resume(runner *r, kb_err *err)
 		char path[1024];
 		uint32_t game;
 		kb_err ignored;
-		game_path(path, sizeof path, opt->out, i, ".res");
-		int have = read_result_file(path, &game, &r->res[i], &ignored) == 0;
+		kj_game_path(path, sizeof path, opt->out, i, ".res");
+		int have = kj_result_read_file(path, &game, &r->res[i], &ignored) == 0;
 		if (have && same_game(opt, &opt->plan->games[i], game, &r->res[i], err))
 			return -1;
 		if (!in_shard(opt, i)) {
@@ -549,8 +510,11 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 	runner r = {0};
 	int rc = -1;
 
-	if (mkdirs(opt->out, err))
+	if (kj_results_mkdir(opt->out, err))
 		return -1;
+	/* a bot whose folder holds the output folder must not see the games */
+	if (kj_sandbox_hide(opt->out))
+		return kj_file_error(err, "cannot note the output folder", opt->out);
 	r.opt = opt;
 	r.state = calloc(n, 1);
 	r.pid = calloc(n, sizeof *r.pid);
@@ -580,191 +544,5 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 out:
 	free(r.state), free(r.pid), free(r.res), free(r.timeouts), free(r.removed);
 	free(r.unstarted);
-	return rc;
-}
-
-/* Close a file written to; nonzero when any of its writes failed (a full
- * disk shows only here), so that a report is never silently cut. */
-static int close_written(FILE *f)
-{
-	int failed = ferror(f);
-
-	return fclose(f) || failed;
-}
-
-int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, int fixed, kb_err *err)
-{
-	kj_report rep;
-	char path[1024];
-	FILE *f;
-	int rc;
-
-	if (kj_report_build(&rep, res, n, fixed, err))
-		return -1;
-	kj_report_print(stdout, &rep, timing);
-	if (sprt)
-		printf("sprt elo0 %.1f elo1 %.1f: LLR %.3f [%.3f, %.3f] after %u deals: %s\n",
-		       sprt->elo0, sprt->elo1, sprt->llr, sprt->lower, sprt->upper, sprt->deals,
-		       sprt->decided > 0 ? "H1 accepted" : sprt->decided < 0 ? "H0 accepted"
-									: "inconclusive");
-	fflush(stdout);
-	snprintf(path, sizeof path, "%s/results.txt", out);
-	if (!(f = fopen(path, "w"))) {
-		kj_report_free(&rep);
-		return fail(err, "cannot write", path);
-	}
-	kj_report_print(f, &rep, timing);
-	if (close_written(f)) {
-		kj_report_free(&rep);
-		return fail(err, "cannot write", path);
-	}
-	snprintf(path, sizeof path, "%s/results.json", out);
-	if (!(f = fopen(path, "w"))) {
-		kj_report_free(&rep);
-		return fail(err, "cannot write", path);
-	}
-	kj_report_json(f, &rep, sprt, seed);
-	if (close_written(f)) {
-		kj_report_free(&rep);
-		return fail(err, "cannot write", path);
-	}
-	rc = kj_report_html(out, &rep, res, n, err);
-	kj_report_free(&rep);
-	return rc;
-}
-
-/* ---- loading and merging ----------------------------------------------- */
-
-typedef struct indexed {
-	uint32_t game;
-	kj_result res;
-} indexed;
-
-static int by_index(const void *a, const void *b)
-{
-	const indexed *x = a, *y = b;
-
-	return x->game < y->game ? -1 : x->game > y->game;
-}
-
-long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *err)
-{
-	indexed *all = NULL;
-	size_t count = 0, cap = 0;
-
-	for (int d = 0; d < n; d++) {
-		char path[1024];
-		struct dirent *e;
-		snprintf(path, sizeof path, "%s/games", dirs[d]);
-		DIR *dir = opendir(path);
-		if (!dir) {
-			free(all);
-			return fail(err, "cannot read results folder", path);
-		}
-		while ((e = readdir(dir))) {
-			size_t len = strlen(e->d_name);
-			if (len < 5 || strcmp(e->d_name + len - 4, ".res"))
-				continue;
-			if (count == cap) {
-				indexed *p = realloc(all, (cap = cap ? cap * 2 : 256) * sizeof *p);
-				if (!p)
-					break;
-				all = p;
-			}
-			snprintf(path, sizeof path, "%s/games/%s", dirs[d], e->d_name);
-			if (read_result_file(path, &all[count].game, &all[count].res, err) == 0)
-				count++;
-		}
-		closedir(dir);
-	}
-	if (count) /* all is NULL when no folder held a result */
-		qsort(all, count, sizeof *all, by_index);
-	kj_result *res = malloc((count ? count : 1) * sizeof *res);
-	size_t m = 0;
-	for (size_t i = 0; res && i < count; i++)
-		if (m == 0 || all[i].game != all[i - 1].game)
-			res[m++] = all[i].res;
-	free(all);
-	if (!res) {
-		snprintf(err->msg, sizeof err->msg, "results: out of memory");
-		return -1;
-	}
-	*out = res;
-	return (long)m;
-}
-
-static int copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	ssize_t got;
-	int in, outfd, rc = 0;
-
-	if (link(from, to) == 0 || errno == EEXIST)
-		return 0;
-	if ((in = open(from, O_RDONLY)) < 0)
-		return -1;
-	if ((outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
-		close(in);
-		return -1;
-	}
-	while ((got = read(in, buf, sizeof buf)) > 0)
-		if (write(outfd, buf, (size_t)got) != got)
-			rc = -1;
-	close(in);
-	close(outfd);
-	return rc;
-}
-
-/* Whether the shards were one fixed lineup: the results do not say, their
- * reports do (a learning curve is written for -f fixed only). */
-static int shards_fixed(const char *const dirs[], int n)
-{
-	char path[1024], line[4096];
-	int fixed = n > 0;
-
-	for (int d = 0; d < n && fixed; d++) {
-		snprintf(path, sizeof path, "%s/results.json", dirs[d]);
-		FILE *f = fopen(path, "r");
-		fixed = 0;
-		/* fgets starts every line afresh: the key opens its line */
-		while (f && !fixed && fgets(line, sizeof line, f))
-			fixed = strncmp(line, "  \"learning_curve\"", 18) == 0;
-		if (f)
-			fclose(f);
-	}
-	return fixed;
-}
-
-int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err)
-{
-	kj_result *res;
-	long m;
-
-	if (mkdirs(out, err))
-		return -1;
-	for (int d = 0; d < n; d++) {
-		char path[1024], to[1024];
-		struct dirent *e;
-		snprintf(path, sizeof path, "%s/games", dirs[d]);
-		DIR *dir = opendir(path);
-		if (!dir)
-			return fail(err, "cannot read shard folder", path);
-		while ((e = readdir(dir))) {
-			if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp"))
-				continue;
-			snprintf(path, sizeof path, "%s/games/%s", dirs[d], e->d_name);
-			snprintf(to, sizeof to, "%s/games/%s", out, e->d_name);
-			if (copy_file(path, to)) {
-				closedir(dir);
-				return fail(err, "cannot copy", path);
-			}
-		}
-		closedir(dir);
-	}
-	if ((m = kj_results_load(&out, 1, &res, err)) < 0)
-		return -1;
-	int rc = kj_report_write(out, res, (size_t)m, NULL, 0, timing, shards_fixed(dirs, n), err);
-	free(res);
 	return rc;
 }

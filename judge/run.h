@@ -3,7 +3,7 @@
  *
  * Layout of the output folder OUT:
  *   OUT/games/NNNNNN.tx       transcript of game NNNNNN (core/transcript.h)
- *   OUT/games/NNNNNN.res      its result ("kimble-result 2", match.h)
+ *   OUT/games/NNNNNN.res      its result ("kimble-result 2", result.h)
  *   OUT/games/NNNNNN.X.err    stderr of the bot in seat X (meta flag 1)
  *   OUT/games/NNNNNN.html     its viewer (html.h), only with html set
  *   OUT/results.txt, OUT/results.json   the report (report.h, standings.h)
@@ -24,6 +24,7 @@
 #include "match.h"
 #include "plan.h"
 #include "report.h"
+#include "result.h"
 
 typedef struct kj_run_opts {
 	const kj_bot *bots;      /* participants, plan indices */
@@ -54,19 +55,5 @@ typedef struct kj_run_opts {
  * completes the run exactly as an uninterrupted one.  A worker dies with
  * the judge even after SIGKILL (PR_SET_PDEATHSIG), removing its files. */
 int kj_run(const kj_run_opts *opt, kb_err *err);
-
-/* Read every complete OUT/games/NNNNNN.res of the folders dirs[0..n) (later
- * folders do not override earlier ones), sorted by game number, into *out
- * (malloc'ed).  Returns the count, or -1 with err. */
-long kj_results_load(const char *const dirs[], int n, kj_result **out, kb_err *err);
-
-/* Merge shard folders into out: link or copy their game files into
- * OUT/games and write the report.  Returns 0, or -1 with err. */
-int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_err *err);
-
-/* Write the report of res[0..n) to stdout, OUT/results.{txt,json} and
- * OUT/report.html; fixed as kj_report_build. */
-int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, int fixed, kb_err *err);
 
 #endif

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "export.h"
-#include "report.h"
+#include "listing.h"
 #include "core/store.h"
 #include "core/err.h"
 #include "core/num.h"
@@ -123,9 +123,9 @@ static int run(const char *state, const char *cmd, const char *arg)
 			die(3, "export: cannot create %s", arg);
 		st = open_store(state, OPEN_READ);
 		if (strcmp(cmd, "list") == 0)
-			rc = kb_report_list(st, out, &err);
+			rc = kb_listing_opponents(st, out, &err);
 		else if (strcmp(cmd, "show") == 0)
-			rc = kb_report_show(st, arg, out, &err);
+			rc = kb_listing_opponent(st, arg, out, &err);
 		else
 			rc = kb_export(st, out, &err);
 		kb_store_close(st);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/net.h"
 #include "support.h"
 #include "core/net.h"
 

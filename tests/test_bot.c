@@ -74,7 +74,7 @@ Test(bot_observe, legal_moves_give_distinct_boards, .timeout = 30)
 typedef struct collect {
 	kb_tracker tr;
 	long observed, expected, bad;
-	char lines[4000][KB_STATE_LEN];
+	char lines[4000][KB_ROLL_LINE_LEN];
 	int idx[4000];
 	int n;
 } collect;
@@ -116,7 +116,7 @@ Test(bot_observe, tracker_follows_real_games, .timeout = 60)
 		kb_err err;
 		for (int k = 0; k < c.n; k++) {
 			kb_line ln;
-			cr_assert_eq(kb_line_parse(c.lines[k], KB_STATE_LEN, &ln, &err), 0);
+			cr_assert_eq(kb_line_parse(c.lines[k], KB_ROLL_LINE_LEN, &ln, &err), 0);
 			if (k > 0 && c.lines[k - 1][44] == 'A' && kb_count(c.tr.mask) >= 2)
 				kb_tracker_own_move(&c.tr, c.idx[k - 1]);
 			cr_assert_eq(kb_tracker_line(&c.tr, &ln, &err), 0, "seed %llu line %d: %s",
@@ -171,18 +171,18 @@ Test(bot_observe, tracker_rejects_impossible_boards, .timeout = 10)
 Test(bot_search, captures_a_leader, .timeout = 10)
 {
 	const kb_opponent *opp[4] = {NULL, &kb_opponent_hard, NULL, NULL};
-	kb_bot bot;
+	kb_search bot;
 	/* A at progress 10 and 0; B at progress 25 = square 4 (7 + 25 - 28):
 	 * A's piece at 0 hits it with a 4; the other piece moves 10 -> 14 */
 	kb_pos p = test_pos(0x3, "10 0", "25", "", "");
-	kb_bot_init(&bot, 0x3, opp, 1, KB_BUDGET_DEFAULT_MS);
+	kb_search_init(&bot, 0x3, opp, 1, KB_BUDGET_DEFAULT_MS);
 	unsigned mask = kb_legal(&p, 0, 4);
 	cr_assert_eq(mask, 0x3u);
 	double v[4];
-	cr_assert_eq(kb_bot_decide(&bot, &p, 4, mask, v), 1, "v %f %f", v[0], v[1]);
+	cr_assert_eq(kb_search_decide(&bot, &p, 4, mask, v), 1, "v %f %f", v[0], v[1]);
 	cr_assert_gt(v[1], v[0]);
 	/* a single legal move is played without search */
-	cr_assert_eq(kb_bot_decide(&bot, &p, 4, 0x2, NULL), 1);
+	cr_assert_eq(kb_search_decide(&bot, &p, 4, 0x2, NULL), 1);
 }
 
 /* ---- kimble-bot as a process ------------------------------------------ */

@@ -23,9 +23,9 @@ static void put(fake_game *f, const char *s, size_t n)
 static void on_rolled(void *ctx, const kb_roll *roll)
 {
 	fake_game *f = ctx;
-	char line[KB_STATE_LEN + 1];
+	char line[KB_ROLL_LINE_LEN + 1];
 
-	put(f, line, (size_t)kb_fmt_state(line, roll->board, roll->seat, roll->die));
+	put(f, line, (size_t)kb_fmt_roll_line(line, roll->board, roll->seat, roll->die));
 }
 
 static void advance(fake_game *f)

@@ -7,11 +7,11 @@
 
 static const kb_rollout_params params = {2, 32, 20, 1.0, 1000000};
 
-static kb_bot hard_alone_bot(uint64_t seed)
+static kb_search hard_alone_bot(uint64_t seed)
 {
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
-	kb_bot bot;
-	kb_bot_init(&bot, 0x3, opp, seed, 2);
+	kb_search bot;
+	kb_search_init(&bot, 0x3, opp, seed, 2);
 	return bot;
 }
 
@@ -21,7 +21,7 @@ Test(bot_rollout, same_seed_same_choice, .timeout = 10)
 	double v[KB_PIECES] = {0.5, 0.5, 0.5, -1.0};
 	unsigned mask = kb_legal(&pos, 0, 4);
 	cr_assert_eq(kb_count(mask), 3);
-	kb_bot a = hard_alone_bot(7), b = hard_alone_bot(7);
+	kb_search a = hard_alone_bot(7), b = hard_alone_bot(7);
 	int pa = kb_rollout_choose(&a, &params, &pos, 4, mask, v, 0);
 	int pb = kb_rollout_choose(&b, &params, &pos, 4, mask, v, 0);
 	cr_assert_eq(pa, pb);
@@ -34,7 +34,7 @@ Test(bot_rollout, declines_without_two_candidates, .timeout = 10)
 	double v[KB_PIECES] = {0.9, 0.1, -1.0, -1.0};
 	kb_rollout_params narrow = params;
 	unsigned mask = kb_legal(&pos, 0, 4);
-	kb_bot bot = hard_alone_bot(1);
+	kb_search bot = hard_alone_bot(1);
 
 	narrow.margin = 0.05;
 	cr_assert_eq(kb_rollout_choose(&bot, &narrow, &pos, 4, mask, v, 0), -1);
@@ -51,7 +51,7 @@ Test(bot_rollout, picks_among_the_candidates, .timeout = 10)
 
 	narrow.margin = 0.05;
 	for (uint64_t seed = 0; seed < 20; seed++) {
-		kb_bot bot = hard_alone_bot(seed);
+		kb_search bot = hard_alone_bot(seed);
 		int pick = kb_rollout_choose(&bot, &narrow, &pos, 4, mask, v, 0);
 		cr_assert(pick == 1 || pick == 2, "seed %llu: piece %d is not a candidate",
 			  (unsigned long long)seed, pick);

@@ -312,9 +312,9 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 		const kb_fit_sample *s = &d.s[i];
 		unsigned want = 1;
 		for (int t = 1; t < KB_SEATS; t++) {
-			cr_assert(s->types[t] == 0xff || s->types[t] == KB_EASY || s->types[t] == KB_HARD,
-				  "type %d", s->types[t]);
-			if (s->types[t] != 0xff)
+			cr_assert(s->kinds[t] == 0xff || s->kinds[t] == KB_EASY || s->kinds[t] == KB_HARD,
+				  "type %d", s->kinds[t]);
+			if (s->kinds[t] != 0xff)
 				want |= 1u << t;
 		}
 		cr_assert_neq(want, 1u, "sample %zu: no opponent", i);
@@ -390,7 +390,7 @@ static int learned_type(const char *dir, uint64_t easy_hits, uint64_t hard_hits)
 	kb_err err;
 	kb_store_add a;
 	kb_learn l;
-	kb_bot bot;
+	kb_search bot;
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
 	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
 
@@ -405,10 +405,10 @@ static int learned_type(const char *dir, uint64_t easy_hits, uint64_t hard_hits)
 	kb_store_close(st);
 	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
 	kb_learn_models(&l, opp);
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
-	kb_learn_tune_bot(&l, &bot);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
+	kb_learn_set_evaluation(&l, &bot);
 	kb_learn_close(&l);
-	return bot.types[1];
+	return bot.kinds[1];
 }
 
 /* Ten decisions that matched easy 5 times and hard 4 times predict no
@@ -426,34 +426,34 @@ Test(bot_rules, unsure_learned_seat_keeps_the_default_type, .timeout = 30)
 
 /* ---- the search ----------------------------------------------------------------- */
 
-/* kb_bot_init sets every field the search reads, whatever the memory held. */
+/* kb_search_init sets every field the search reads, whatever the memory held. */
 Test(bot_rules, bot_init_sets_every_field)
 {
-	kb_bot bot;
+	kb_search bot;
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_easy, NULL, NULL};
 
 	memset(&bot, 0x5a, sizeof bot);
-	kb_bot_init(&bot, 0x6, opp, 3, 5);
+	kb_search_init(&bot, 0x6, opp, 3, 5);
 	cr_assert_eq(bot.present, 0x7u, "seat A always plays");
 	cr_assert_eq(bot.opp[1], &kb_opponent_easy);
 	cr_assert_eq(bot.opp[2], &kb_opponent_hard, "a present seat without a model plays hard");
 	cr_assert_null(bot.opp[3], "absent");
-	cr_assert_eq(bot.types[0], 0, "seat A is evaluated as the bot");
-	cr_assert_eq(bot.types[1], 1, "easy is evaluated as easy");
-	cr_assert_eq(bot.types[2], 2);
+	cr_assert_eq(bot.kinds[0], 0, "seat A is evaluated as the bot");
+	cr_assert_eq(bot.kinds[1], 1, "easy is evaluated as easy");
+	cr_assert_eq(bot.kinds[2], 2);
 	for (int s = 0; s < KB_SEATS; s++)
 		cr_assert_null(bot.leaf_model[s]);
 	cr_assert_eq(bot.rollout, &kb_rollout_default[2], "the default rollouts for two opponents");
 	cr_assert_null(bot.explain);
 	cr_assert_eq(bot.nodes, 0);
 	cr_assert_eq(bot.w, &kb_weights_default);
-	kb_bot_set_level(&bot, 3);
+	kb_search_set_level(&bot, 3);
 	cr_assert_eq(bot.depth, 2);
 	cr_assert_eq(bot.finish_round, 0);
-	kb_bot_set_level(&bot, 4);
+	kb_search_set_level(&bot, 4);
 	cr_assert_eq(bot.depth, 2);
 	cr_assert_eq(bot.finish_round, 1);
-	kb_bot_set_level(&bot, 0);
+	kb_search_set_level(&bot, 0);
 	cr_assert_eq(bot.depth, 0);
 	cr_assert_eq(bot.finish_round, 0);
 }
@@ -468,14 +468,14 @@ Test(bot_rules, search_values_are_probabilities, .timeout = 60)
 
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		kb_game g;
-		kb_bot bot;
+		kb_search bot;
 		kb_game_init(&g, seed, ctl);
-		kb_bot_init(&bot, g.pos.present, opp, seed, 0);
-		kb_bot_set_level(&bot, 1); /* level 2: search_values_by_hand */
+		kb_search_init(&bot, g.pos.present, opp, seed, 0);
+		kb_search_set_level(&bot, 1); /* level 2: search_values_by_hand */
 		while (kb_game_advance(&g, NULL) == 0) {
 			unsigned mask = kb_game_pending_mask(&g);
 			double v[KB_PIECES];
-			int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, mask, v);
+			int idx = kb_search_decide(&bot, &g.pos, g.pending_die, mask, v);
 			cr_assert(mask >> idx & 1);
 			for (int i = 0; i < KB_PIECES; i++) {
 				if (!(mask >> i & 1)) {
@@ -508,8 +508,8 @@ Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
 
 	cr_assert_eq(mask, 0x7u);
 	for (uint64_t seed = 0; seed < 20; seed++) {
-		kb_bot bot;
-		kb_bot_init(&bot, 0x3, opp, seed, 2);
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, seed, 2);
 		int pick = kb_rollout_choose(&bot, &two, &pos, 4, mask, v, 0);
 		cr_assert(pick == 1 || pick == 2, "seed %d: piece %d is not one of the two best", (int)seed, pick);
 	}
@@ -522,13 +522,13 @@ Test(bot_rules, client_winner_unset_until_the_winner_line)
 	/* the token, then A (a piece on 3) rolls a 6: a decision; no more input */
 	static const char token[] = TOKEN_LINE "\n000A0000000000000000000000000000000000000000A6\nEND\n";
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
-	kb_bot bot;
+	kb_search bot;
 	kb_client c;
 	kb_err err;
 	char *out = NULL;
 	size_t outlen = 0;
 
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
 	memset(&c, 0, sizeof c); /* winner 0 would be seat A */
 	c.bot = &bot;
 	c.lineup[0] = 2;
@@ -785,7 +785,7 @@ Test(bot_rules, search_level_for_budget_table)
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		cr_assert_eq(kb_bot_level_for_budget(cases[i][0], cases[i][1]), cases[i][2],
+		cr_assert_eq(kb_search_level_for_budget(cases[i][0], cases[i][1]), cases[i][2],
 			     "budget %d ms, %d opponents", cases[i][0], cases[i][1]);
 }
 
@@ -802,14 +802,14 @@ Test(bot_rules, search_values_by_hand, .timeout = 30)
 	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
 	const double win_next = 0.5 + (215.0 / 216) * (1.0 / 6) * 0.5;
 	double v[KB_PIECES];
-	kb_bot bot;
+	kb_search bot;
 
 	cr_assert_eq(kb_legal(&pos, 0, 1), 0xcu);
 	for (int level = 1; level <= 2; level++) {
-		kb_bot_init(&bot, 0x3, opp, 1, 0);
+		kb_search_init(&bot, 0x3, opp, 1, 0);
 		bot.w = &zero;
-		kb_bot_set_level(&bot, level);
-		cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0xc, v), 2, "level %d", level);
+		kb_search_set_level(&bot, level);
+		cr_assert_eq(kb_search_decide(&bot, &pos, 1, 0xc, v), 2, "level %d", level);
 		cr_assert_eq(v[0], -1.0);
 		cr_assert_eq(v[1], -1.0);
 		cr_assert_float_eq(v[2], win_next, 1e-12, "level %d: %.6f", level, v[2]);
@@ -817,17 +817,17 @@ Test(bot_rules, search_values_by_hand, .timeout = 30)
 	}
 	char *out = NULL;
 	size_t len = 0;
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
 	bot.w = &zero;
-	kb_bot_set_level(&bot, 1);
+	kb_search_set_level(&bot, 1);
 	bot.explain = open_memstream(&out, &len);
-	kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+	kb_search_decide(&bot, &pos, 1, 0xc, NULL);
 	fclose(bot.explain);
 	cr_assert_str_eq(out, "kimble-bot: die 1, piece 2 (progress 27): win 0.5829\n"
 			      "kimble-bot: die 1, piece 3 (progress 25): win 0.5000\n");
 	free(out);
 	bot.explain = open_memstream(&out, &len);
-	cr_assert_eq(kb_bot_decide(&bot, &pos, 1, 0x8, NULL), 3);
+	cr_assert_eq(kb_search_decide(&bot, &pos, 1, 0x8, NULL), 3);
 	fclose(bot.explain);
 	cr_assert_str_eq(out, "", "a single legal move is not explained");
 	free(out);
@@ -843,13 +843,13 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 	int seen[KB_PIECES] = {0};
 
 	for (uint64_t seed = 0; seed < 24; seed++) {
-		kb_bot bot, again;
-		kb_bot_init(&bot, 0x3, opp, seed, 0);
-		kb_bot_init(&again, 0x3, opp, seed, 0);
+		kb_search bot, again;
+		kb_search_init(&bot, 0x3, opp, seed, 0);
+		kb_search_init(&again, 0x3, opp, seed, 0);
 		bot.w = again.w = &zero;
-		int pick = kb_bot_decide(&bot, &pos, 1, 0xc, NULL);
+		int pick = kb_search_decide(&bot, &pos, 1, 0xc, NULL);
 		cr_assert_eq(bot.nodes, 2, "one leaf per move");
-		cr_assert_eq(kb_bot_decide(&again, &pos, 1, 0xc, NULL), pick);
+		cr_assert_eq(kb_search_decide(&again, &pos, 1, 0xc, NULL), pick);
 		seen[pick]++;
 	}
 	cr_assert(seen[2] > 0 && seen[3] > 0 && seen[2] + seen[3] == 24, "%d %d", seen[2], seen[3]);
@@ -857,15 +857,15 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 	 * first made one (level 1: piece 2 is best) breaks the tie as a fresh
 	 * bot of its seed does */
 	for (uint64_t seed = 0; seed < 24; seed++) {
-		kb_bot used, fresh;
-		kb_bot_init(&used, 0x3, opp, seed, 0);
-		kb_bot_init(&fresh, 0x3, opp, seed, 0);
+		kb_search used, fresh;
+		kb_search_init(&used, 0x3, opp, seed, 0);
+		kb_search_init(&fresh, 0x3, opp, seed, 0);
 		used.w = fresh.w = &zero;
-		kb_bot_set_level(&used, 1);
-		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), 2);
-		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0x8, NULL), 3, "one legal move");
-		kb_bot_set_level(&used, 0);
-		cr_assert_eq(kb_bot_decide(&used, &pos, 1, 0xc, NULL), kb_bot_decide(&fresh, &pos, 1, 0xc, NULL),
+		kb_search_set_level(&used, 1);
+		cr_assert_eq(kb_search_decide(&used, &pos, 1, 0xc, NULL), 2);
+		cr_assert_eq(kb_search_decide(&used, &pos, 1, 0x8, NULL), 3, "one legal move");
+		kb_search_set_level(&used, 0);
+		cr_assert_eq(kb_search_decide(&used, &pos, 1, 0xc, NULL), kb_search_decide(&fresh, &pos, 1, 0xc, NULL),
 			     "seed %d", (int)seed);
 	}
 }
@@ -873,13 +873,13 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 /* ---- the protocol client in-process ---------------------------------------------- */
 
 /* The state line of pos with seat to roll die, with its '\n'. */
-static const char *state_of(char out[KB_STATE_LEN + 2], const kb_pos *pos, int seat, int die)
+static const char *state_of(char out[KB_ROLL_LINE_LEN + 2], const kb_pos *pos, int seat, int die)
 {
 	char board[KB_BOARD_LEN];
 
 	kb_board_format(pos, board);
-	kb_fmt_state(out, board, seat, die);
-	out[KB_STATE_LEN + 1] = 0;
+	kb_fmt_roll_line(out, board, seat, die);
+	out[KB_ROLL_LINE_LEN + 1] = 0;
 	return out;
 }
 
@@ -894,11 +894,11 @@ typedef struct client_run {
 static void run_client(client_run *r, const char *input, unsigned present)
 {
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, &kb_opponent_hard};
-	static kb_bot bot;
+	static kb_search bot;
 	char *out = NULL, *diag = NULL;
 	size_t outlen = 0, diaglen = 0;
 
-	kb_bot_init(&bot, present, opp, 1, 0);
+	kb_search_init(&bot, present, opp, 1, 0);
 	memset(r, 0, sizeof *r);
 	r->c.decisions = 99, r->c.lines = 77, r->c.winner = 5; /* results start afresh */
 	r->c.bot = &bot;
@@ -923,7 +923,7 @@ static void run_client(client_run *r, const char *input, unsigned present)
 Test(bot_rules, client_refused_move_gets_the_other_index)
 {
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
-	char st[KB_STATE_LEN + 2], input[1024], want[256];
+	char st[KB_ROLL_LINE_LEN + 2], input[1024], want[256];
 	client_run r;
 
 	state_of(st, &pos, 0, 2);
@@ -952,7 +952,7 @@ Test(bot_rules, client_refused_move_gets_the_other_index)
 Test(bot_rules, client_game_ends_at_the_winner_line)
 {
 	kb_pos pos = test_pos(0x3, "31 30 29 27", "10", NULL, NULL);
-	char st[KB_STATE_LEN + 2], input[512];
+	char st[KB_ROLL_LINE_LEN + 2], input[512];
 	client_run r;
 
 	state_of(st, &pos, 0, 1);
@@ -981,7 +981,7 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 Test(bot_rules, client_protocol_errors_named)
 {
 	kb_pos dec = test_pos(0x3, "12 3", "20", NULL, NULL), single = test_pos(0x3, "12", "20", NULL, NULL);
-	char st[KB_STATE_LEN + 2], one[KB_STATE_LEN + 2], input[1024], longline[200];
+	char st[KB_ROLL_LINE_LEN + 2], one[KB_ROLL_LINE_LEN + 2], input[1024], longline[200];
 	client_run r;
 	static const struct {
 		const char *fmt; /* %1$s the decision line, %2$s a line without choice */
@@ -1061,11 +1061,11 @@ static void count_obs(void *ctx, const kb_observation *ob)
 
 static int track(kb_tracker *t, const kb_pos *pos, int seat, int die, kb_err *err)
 {
-	char st[KB_STATE_LEN + 2];
+	char st[KB_ROLL_LINE_LEN + 2];
 	kb_line ln;
 
 	state_of(st, pos, seat, die);
-	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	cr_assert_eq(kb_line_parse(st, KB_ROLL_LINE_LEN, &ln, NULL), 0);
 	return kb_tracker_line(t, &ln, err);
 }
 
@@ -1147,10 +1147,10 @@ Test(bot_rules, tracker_refuses_what_no_game_shows)
 	cr_assert_eq(kb_tracker_winner(&t, 0, &err), -1);
 	cr_assert_str_eq(err.msg, "\"Voittaja: A\" but the last roll was B's");
 	/* a board that does not parse (a piece of absent C) */
-	char st[KB_STATE_LEN + 2];
+	char st[KB_ROLL_LINE_LEN + 2];
 	kb_pos c = test_pos(0x7, "12 5", "20", "3", NULL);
 	state_of(st, &c, 0, 2);
-	cr_assert_eq(kb_line_parse(st, KB_STATE_LEN, &ln, NULL), 0);
+	cr_assert_eq(kb_line_parse(st, KB_ROLL_LINE_LEN, &ln, NULL), 0);
 	cr_assert_eq(kb_tracker_line(&t, &ln, &err), -1);
 	cr_assert(strncmp(err.msg, "state line ", 11) == 0 && strlen(err.msg) > 60, "%s", err.msg);
 }
@@ -1185,7 +1185,7 @@ Test(bot_rules, fit_train_one_step_by_hand)
 	memset(&w, 0, sizeof w);
 	memset(&s, 0, sizeof s);
 	s.pos = test_pos(0x3, "10 3", "20", NULL, NULL);
-	s.types[0] = 0, s.types[1] = 2, s.types[2] = s.types[3] = 0xff;
+	s.kinds[0] = 0, s.kinds[1] = 2, s.kinds[2] = s.kinds[3] = 0xff;
 	s.turn = 0, s.winner = 0;
 	double loss = kb_fit_train(&w, &d, 1, 0.1, 0.0, 5); /* once: the macro reads it twice */
 	cr_assert_float_eq(loss, log(2.0), 1e-12);
@@ -1290,20 +1290,20 @@ Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
 #define REF_TD_TAG (KB_TAG_USER + 9) /* td.c's dice and lineup stream */
 
 typedef struct ref_game {
-	uint8_t types[KB_SEATS];
+	uint8_t kinds[KB_SEATS];
 	kb_pos pos[4096];
 	int8_t turn[4096];
 	int n, winner;
 } ref_game;
 
-static void ref_predict(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+static void ref_predict(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 			int turn, kb_seat_features f[KB_SEATS], double p[KB_SEATS])
 {
 	double mx = -1e30, sum = 0;
 
-	kb_eval_features(pos, types, turn, f);
+	kb_eval_features(pos, kinds, turn, f);
 	for (int s = 0; s < KB_SEATS; s++) {
-		p[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]) : 0;
+		p[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, kinds[s]), &f[s]) : 0;
 		if (kb_present(pos, s) && p[s] > mx)
 			mx = p[s];
 	}
@@ -1321,9 +1321,9 @@ static void ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *r
 	unsigned present = 1;
 	kb_pos pos;
 
-	g->types[0] = 0;
+	g->kinds[0] = 0;
 	for (int s = 1; s < KB_SEATS; s++) {
-		g->types[s] = ctl[s] == KB_EASY ? 1 : 2;
+		g->kinds[s] = ctl[s] == KB_EASY ? 1 : 2;
 		present |= ctl[s] ? 1u << s : 0;
 	}
 	kb_pos_init(&pos, present);
@@ -1341,7 +1341,7 @@ static void ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *r
 		int d = kb_rng_die(rng);
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(w, g->types, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(w, g->kinds, &pos, d, mask)
 				  : ctl[turn] == KB_EASY ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
 			kb_apply(&pos, turn, idx, d);
 			if (kb_has_won(&pos, turn)) {
@@ -1363,17 +1363,17 @@ static void ref_learn(kb_weights *w, ref_game *g, double lambda, double rate)
 	double p[KB_SEATS], target[KB_SEATS];
 
 	for (int t = 0; t < g->n; t++) {
-		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		ref_predict(w, g->kinds, &g->pos[t], g->turn[t], f, p);
 		for (int s = 0; s < KB_SEATS; s++)
 			pred[t][s] = (float)p[s];
 	}
 	for (int s = 0; s < KB_SEATS; s++)
 		target[s] = s == g->winner ? 1.0 : 0.0;
 	for (int t = g->n - 1; t >= 0; t--) {
-		ref_predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		ref_predict(w, g->kinds, &g->pos[t], g->turn[t], f, p);
 		for (int s = 0; s < KB_SEATS; s++)
 			if (kb_present(&g->pos[t], s))
-				kb_eval_step(w, kb_eval_type(&g->pos[t], g->types[s]), &f[s], rate * (target[s] - p[s]));
+				kb_eval_step(w, kb_eval_type(&g->pos[t], g->kinds[s]), &f[s], rate * (target[s] - p[s]));
 		for (int s = 0; s < KB_SEATS; s++)
 			target[s] = (1 - lambda) * pred[t][s] + lambda * target[s];
 	}
@@ -1859,7 +1859,7 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 {
 	script_server h = {0};
 	relay_proc rp;
-	char dir[256], state[KB_STATE_LEN + 2], first[512], want[1024], buf[2048];
+	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[512], want[1024], buf[2048];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 	const char *opts[] = {"--show", "--transcript", "tx", NULL};
 
@@ -1882,7 +1882,7 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	cr_assert_str_eq(h.got[1], TOKEN_LINE "1\n");
 	cr_assert_str_eq(test_read_file(dir, "got1"), first);
 	cr_assert_str_eq(test_read_file(dir, "got2"), "Voittaja: B\nEND\n");
-	state[KB_STATE_LEN] = 0;
+	state[KB_ROLL_LINE_LEN] = 0;
 	snprintf(want, sizeof want,
 		 "# connected to 127.0.0.1 port %d\n"
 		 "> v001222\\x0d\\x0a\n"
@@ -1934,20 +1934,20 @@ Test(bot_rules, rollouts_see_the_capture_the_leaves_miss, .timeout = 30)
 
 	cr_assert_eq(kb_legal(&pos, 0, 2), 0x3u);
 	for (uint64_t seed = 0; seed < 12; seed++) {
-		kb_bot bot;
-		kb_bot_init(&bot, 0x3, opp, seed, 0);
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, seed, 0);
 		bot.w = &zero;
 		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 2), 0, "seed %d", (int)seed);
 		cr_assert_eq(kb_rollout_choose(&bot, &on, &pos, 2, 0x3, v, 3), -1, "more leaves than max_leaves");
 		bot.rollout = &on;
-		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0, "seed %d: the search with rollouts",
+		cr_assert_eq(kb_search_decide(&bot, &pos, 2, 0x3, NULL), 0, "seed %d: the search with rollouts",
 			     (int)seed);
 		/* a second decision: its own leaves (2) count, not the bot's total */
-		cr_assert_eq(kb_bot_decide(&bot, &pos, 2, 0x3, NULL), 0);
+		cr_assert_eq(kb_search_decide(&bot, &pos, 2, 0x3, NULL), 0);
 		kb_rollout_params few = on;
 		few.max_leaves = 1;
 		bot.rollout = &few;
-		off_picks[kb_bot_decide(&bot, &pos, 2, 0x3, NULL)]++;
+		off_picks[kb_search_decide(&bot, &pos, 2, 0x3, NULL)]++;
 	}
 	cr_assert(off_picks[0] > 0 && off_picks[1] > 0, "without rollouts the tie-break decides: %d %d",
 		  off_picks[0], off_picks[1]);
@@ -1960,9 +1960,9 @@ Test(bot_rules, rollout_candidates_within_the_margin, .timeout = 30)
 	static kb_weights zero;
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
 	kb_pos pos = test_pos(0x3, "4 1", "31 30 29 27", NULL, NULL);
-	kb_bot bot;
+	kb_search bot;
 
-	kb_bot_init(&bot, 0x3, opp, 1, 0);
+	kb_search_init(&bot, 0x3, opp, 1, 0);
 	bot.w = &zero;
 	kb_rollout_params rp = {2, 16, 20, 0.25, 100};
 	const double close[KB_PIECES] = {0.25, 0.5, -1, -1};
@@ -2013,7 +2013,7 @@ static int run_bot(const char *const *args, const char *input, char *out, size_t
  * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
 Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 {
-	char dir[256], store[300], data[400], out[512], st[KB_STATE_LEN + 2], input[512];
+	char dir[256], store[300], data[400], out[512], st[KB_ROLL_LINE_LEN + 2], input[512];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 
 	test_tmpdir(dir, sizeof dir);
@@ -2289,8 +2289,8 @@ Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
 	cr_assert_eq(kb_legal(&pos, 0, 1), 0xfu);
 	for (int n = 2; n <= 4; n++) {
 		kb_rollout_params rp = {n, 8, 5, 0.1, 100};
-		kb_bot bot;
-		kb_bot_init(&bot, 0x3, opp, 3, 0);
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, 3, 0);
 		bot.w = &zero;
 		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xf, v, 0), 0, "%d candidates", n);
 		cr_assert_eq(kb_rollout_choose(&bot, &rp, &pos, 1, 0xe, v, 0), 1, "%d candidates", n);
@@ -2493,7 +2493,7 @@ Test(bot_rules, eval_step_moves_each_weight_by_its_feature)
 /* Play on from pos, seat s rolling dice[s][0], dice[s][1]...: A greedy,
  * the others by their model (hard for a single legal move); the value
  * reached after horizon rolls, or 1 / 0 at a win. */
-static double ref_play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon, int8_t dice[KB_SEATS][64])
+static double ref_play_out(const kb_search *bot, kb_pos pos, int turn, int horizon, int8_t dice[KB_SEATS][64])
 {
 	int used[KB_SEATS] = {0, 0, 0, 0};
 
@@ -2501,7 +2501,7 @@ static double ref_play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		int d = dice[turn][used[turn]++];
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->types, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->kinds, &pos, d, mask)
 				  : kb_count(mask) == 1 ? __builtin_ctz(mask)
 				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
 			kb_apply(&pos, turn, idx, d);
@@ -2510,14 +2510,14 @@ static double ref_play_out(const kb_bot *bot, kb_pos pos, int turn, int horizon,
 		}
 		turn = kb_next_seat(&pos, turn, d);
 	}
-	return kb_eval(bot->w, bot->types, &pos, turn);
+	return kb_eval(bot->w, bot->kinds, &pos, turn);
 }
 
 /* The pick: the candidates (all legal moves here: equal values), each
  * played on with the same K dice sequences, sample k's from stream
  * (seed, tag, k) with seed the bot's next tie-break draw; the best sum,
  * the first candidate among equals. */
-static int ref_rollout_pick(kb_bot *bot, const kb_rollout_params *rp, const kb_pos *pos, int die, unsigned mask)
+static int ref_rollout_pick(kb_search *bot, const kb_rollout_params *rp, const kb_pos *pos, int die, unsigned mask)
 {
 	int cand[KB_PIECES], n = 0, best = 0;
 	double sum[KB_PIECES] = {0, 0, 0, 0};
@@ -2560,9 +2560,9 @@ Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
 		cr_assert_eq(mask, 0x7u, "die %d", die);
 		for (uint64_t seed = 0; seed < 40; seed++) {
 			kb_rollout_params rp = {3, 1 + (int)(seed % 3), 8 + (int)(seed % 5), 1.0, 100};
-			kb_bot bot, ref;
-			kb_bot_init(&bot, 0xf, opp, seed, 0);
-			kb_bot_init(&ref, 0xf, opp, seed, 0);
+			kb_search bot, ref;
+			kb_search_init(&bot, 0xf, opp, seed, 0);
+			kb_search_init(&ref, 0xf, opp, seed, 0);
 			int pick = kb_rollout_choose(&bot, &rp, &pos, die, mask, v, 0);
 			cr_assert_eq(pick, ref_rollout_pick(&ref, &rp, &pos, die, mask), "die %d seed %d", die, (int)seed);
 			picks[pick]++;
@@ -2614,7 +2614,7 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	const char *const names[KB_SEATS] = {NULL, "rearguard", "easy", "careful"};
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, &kb_opponent_hard};
 	kb_learn l;
-	kb_bot bot;
+	kb_search bot;
 
 	test_tmpdir(dir, sizeof dir);
 	store_decisions(dir, "rearguard", KB_R_EASY, 60);
@@ -2623,25 +2623,25 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
 	kb_learn_models(&l, opp);
 	cr_assert_eq(opp[1], &l.opp[1], "a sure model replaces the default");
-	cr_assert_eq(opp[1]->pick_hint, KB_EASY);
+	cr_assert_eq(opp[1]->kind, KB_EASY);
 	cr_assert_str_eq(opp[1]->name, "rearguard");
 	cr_assert_eq(opp[2], &kb_opponent_easy, "the built-in easy keeps its model");
 	cr_assert_eq(opp[3], &l.opp[3]);
-	cr_assert_eq(opp[3]->pick_hint, 0);
+	cr_assert_eq(opp[3]->kind, 0);
 	cr_assert_not_null(opp[3]->pick);
 	cr_assert_eq(l.easy_like[1], 1);
 	kb_pos pos = test_pos(0xf, "10", "5 0", "", "");
 	cr_assert_eq(kb_opponent_pick(opp[1], &pos, 1, 1, 0x3), 1, "rearmost");
-	kb_bot_init(&bot, 0xf, opp, 1, 0);
+	kb_search_init(&bot, 0xf, opp, 1, 0);
 	l.leaf_models = 1;
-	kb_learn_tune_bot(&l, &bot);
-	cr_assert_eq(bot.types[1], 1, "evaluated as easy");
+	kb_learn_set_evaluation(&l, &bot);
+	cr_assert_eq(bot.kinds[1], 1, "evaluated as easy");
 	cr_assert_null(bot.leaf_model[1], "an exact easy model needs no leaf model");
 	cr_assert_null(bot.leaf_model[2]);
 	cr_assert_eq(bot.leaf_model[3], &l.opp[3], "a rule's pick decides its danger terms");
 	l.leaf_models = 0;
-	kb_bot_init(&bot, 0xf, opp, 1, 0);
-	kb_learn_tune_bot(&l, &bot);
+	kb_search_init(&bot, 0xf, opp, 1, 0);
+	kb_learn_set_evaluation(&l, &bot);
 	cr_assert_null(bot.leaf_model[3], "leaf models off");
 	kb_learn_close(&l);
 
@@ -2659,27 +2659,27 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	cr_assert_eq(l.easy_like[1], 0);
 	cr_assert_eq(opp2[2], &l.opp[2]);
 	cr_assert_eq(l.easy_like[2], 1);
-	kb_bot_init(&bot, 0x7, opp2, 1, 0);
-	kb_learn_tune_bot(&l, &bot);
-	cr_assert_eq(bot.types[1], 2);
-	cr_assert_eq(bot.types[2], 1, "mostly rearmost: the easy evaluation");
+	kb_search_init(&bot, 0x7, opp2, 1, 0);
+	kb_learn_set_evaluation(&l, &bot);
+	cr_assert_eq(bot.kinds[1], 2);
+	cr_assert_eq(bot.kinds[2], 1, "mostly rearmost: the easy evaluation");
 	kb_learn_close(&l);
 }
 
 /* ---- the search against a reference written from search.h ----------------- */
 
-static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls);
+static double ref_chance(const kb_search *b, const kb_pos *pos, int turn, int k, int opp_rolls);
 
 /* After a move by mover, seat turn to roll, k bot rolls still to expand:
  * a win is 1 or 0; with no bot roll left, the position is scored when
  * the bot is to roll, or after its own move unless the level finishes
  * the round. */
-static double ref_after(const kb_bot *b, const kb_pos *pos, int mover, int turn, int k, int opp_rolls)
+static double ref_after(const kb_search *b, const kb_pos *pos, int mover, int turn, int k, int opp_rolls)
 {
 	if (kb_has_won(pos, mover))
 		return mover == 0 ? 1.0 : 0.0;
 	if (k == 0 && (turn == 0 || (mover == 0 && !b->finish_round)))
-		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+		return kb_eval_models(b->w, b->kinds, b->leaf_model, pos, turn);
 	return ref_chance(b, pos, turn, k, opp_rolls);
 }
 
@@ -2687,12 +2687,12 @@ static double ref_after(const kb_bot *b, const kb_pos *pos, int mover, int turn,
  * move (its only move when it has one), a pass; at most
  * KB_SEARCH_OPP_ROLLS opponent rolls per round, then the position is
  * scored. */
-static double ref_chance(const kb_bot *b, const kb_pos *pos, int turn, int k, int opp_rolls)
+static double ref_chance(const kb_search *b, const kb_pos *pos, int turn, int k, int opp_rolls)
 {
 	double sum = 0;
 
 	if ((turn == 0 && k == 0) || (turn != 0 && opp_rolls >= KB_SEARCH_OPP_ROLLS))
-		return kb_eval_models(b->w, b->types, b->leaf_model, pos, turn);
+		return kb_eval_models(b->w, b->kinds, b->leaf_model, pos, turn);
 	for (int d = 1; d <= 6; d++) {
 		unsigned mask = kb_legal(pos, turn, d);
 		if (turn == 0) {
@@ -2739,12 +2739,12 @@ Test(bot_rules, search_matches_the_reference, .timeout = 60)
 			for (int die = 1; die <= 6; die++) {
 				unsigned mask = kb_legal(pos, 0, die);
 				double v[KB_PIECES], best = -1;
-				kb_bot bot;
+				kb_search bot;
 				if (kb_count(mask) < 2)
 					continue;
-				kb_bot_init(&bot, pos->present, cases[c].opp, 1, 0);
-				kb_bot_set_level(&bot, level);
-				int pick = kb_bot_decide(&bot, pos, die, mask, v);
+				kb_search_init(&bot, pos->present, cases[c].opp, 1, 0);
+				kb_search_set_level(&bot, level);
+				int pick = kb_search_decide(&bot, pos, die, mask, v);
 				for (int i = 0; i < KB_PIECES; i++) {
 					if (!(mask >> i & 1))
 						continue;
@@ -2766,7 +2766,7 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 {
 	script_server h = {0};
 	relay_proc rp;
-	char dir[256], state[KB_STATE_LEN + 2], first[256];
+	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[256];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 	const char *show[] = {"--show", NULL};
 

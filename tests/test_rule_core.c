@@ -646,7 +646,7 @@ Test(core_rules, transcript_records_exactly)
 	cr_assert_eq(tx.start_turn, 3);
 	cr_assert_eq(tx.start_die, 5);
 	cr_assert_eq(tx.nrolls, 1);
-	cr_assert_arr_eq(tx.rolls[0].line, "A00000000000000000000D0000000000000000000000C4", KB_STATE_LEN);
+	cr_assert_arr_eq(tx.rolls[0].line, "A00000000000000000000D0000000000000000000000C4", KB_ROLL_LINE_LEN);
 	cr_assert_eq(tx.rolls[0].index, 1);
 	cr_assert_eq(tx.rolls[0].how, KB_DECIDED);
 	cr_assert_eq(tx.nmsgs, 2);

@@ -24,6 +24,7 @@
 #include "judge/report.h"
 #include "judge/standings.h"
 #include "judge/run.h"
+#include "judge/shard.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"

@@ -13,7 +13,7 @@
 
 #include "state/export.h"
 #include "core/record.h"
-#include "state/report.h"
+#include "state/listing.h"
 #include "core/store.h"
 #include "support.h"
 
@@ -590,7 +590,7 @@ Test(state_rules, belief_and_feature_names)
 	m.weight[KB_C_EASY] = 0.05;
 	m.weight[KB_C_LOGIT] = 0.036;
 	char out[64];
-	kb_report_belief(&m, out, sizeof out);
+	kb_listing_belief(&m, out, sizeof out);
 	cr_assert_str_eq(out, "hard 0.91");
 	cr_assert_eq(kb_model_belief(&m), KB_C_HARD);
 	m.weight[KB_C_LOGIT] = 0.92;
@@ -614,7 +614,7 @@ static const char *report_text(kb_store *st, const char *show, int *rc)
 	free(buf);
 	buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
-	*rc = show ? kb_report_show(st, show, f, &err) : kb_report_list(st, f, &err);
+	*rc = show ? kb_listing_opponent(st, show, f, &err) : kb_listing_opponents(st, f, &err);
 	fclose(f);
 	return buf;
 }

@@ -170,7 +170,7 @@ static int sim_feed(sim *m, const resp *r, int from)
 		kb_err err;
 		char board[KB_BOARD_LEN];
 		cr_assert_eq(kb_line_parse(l, strlen(l), &kl, &err), 0, "%s", err.msg);
-		cr_assert_eq(kl.type, KB_LINE_STATE, "state line expected: %s", l);
+		cr_assert_eq(kl.type, KB_LINE_ROLL, "state line expected: %s", l);
 		kb_board_format(&m->pos, board);
 		cr_assert(memcmp(board, kl.board, KB_BOARD_LEN) == 0,
 			  "line %d board %.44s, the rules give %.44s", m->lines, kl.board, board);
@@ -299,7 +299,7 @@ Test(server, start_response_format, .timeout = 60)
 	resp *r = ask(c, "v001222\n");
 	check_token(r->line[0]);
 	for (int i = 1; i < r->n; i++)
-		cr_assert(strlen(r->line[i]) == KB_STATE_LEN || (i == r->n - 1 && is_winner(r->line[i])),
+		cr_assert(strlen(r->line[i]) == KB_ROLL_LINE_LEN || (i == r->n - 1 && is_winner(r->line[i])),
 			  "line %d: %s", i, r->line[i]);
 	cr_assert(last(r)[44] == 'A' || is_winner(last(r)), "stops at A's decision or the end");
 	free(r);
@@ -855,7 +855,7 @@ Test(server, transcripts_and_shutdown, .timeout = 60)
 	cr_assert_eq(tx.winner, last(all)[10] - 'A');
 	cr_assert_eq(tx.nrolls + 1, (size_t)all->n, "one roll record per state line");
 	for (size_t i = 0; i < tx.nrolls; i++)
-		cr_assert(memcmp(tx.rolls[i].line, all->line[i], KB_STATE_LEN) == 0, "roll %zu", i);
+		cr_assert(memcmp(tx.rolls[i].line, all->line[i], KB_ROLL_LINE_LEN) == 0, "roll %zu", i);
 	cr_assert_geq(tx.nmsgs, 1);
 	replay_in_judge(path, tx.winner);
 	kb_tx_free(&tx);

@@ -121,7 +121,7 @@ static char play_to_end(peer *p, answer a)
 	token[KB_TOKEN_LEN] = '\0';
 	for (int moves = 0; strncmp(a.last, "Voittaja: ", 10) != 0; moves++) {
 		kb_pos pos;
-		cr_assert_eq(strlen(a.last), KB_STATE_LEN, "a decision line, not %s", a.last);
+		cr_assert_eq(strlen(a.last), KB_ROLL_LINE_LEN, "a decision line, not %s", a.last);
 		cr_assert_eq(kb_board_parse(a.last, KB_BOARD_LEN, 0xf, &pos, NULL), 0);
 		cr_assert_lt(moves, 2000);
 		int idx = kb_pick_hard(kb_legal(&pos, 0, a.last[45] - '0'));
@@ -323,7 +323,7 @@ static void watch(peer *w, const char *id, int lines, const char *refusal)
 		return;
 	}
 	for (int i = 0; i < lines; i++)
-		cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), KB_STATE_LEN);
+		cr_assert_eq(test_getline(&w->r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN);
 }
 
 Test(server_limits, spectators_per_game_and_per_address, .timeout = 60)

@@ -77,9 +77,9 @@ Test(wire, token_validity)
 
 Test(wire, format_lines)
 {
-	char st[KB_STATE_LEN + 1], w[12], s[9];
+	char st[KB_ROLL_LINE_LEN + 1], w[12], s[9];
 	const uint8_t lineup[3] = {1, 0, 2};
-	kb_fmt_state(st, "A0000000000000000000000000000000000000000000", 2, 6);
+	kb_fmt_roll_line(st, "A0000000000000000000000000000000000000000000", 2, 6);
 	cr_assert_eq(memcmp(st, "A0000000000000000000000000000000000000000000C6\n", 47), 0);
 	kb_fmt_winner(w, 3);
 	cr_assert_eq(memcmp(w, "Voittaja: D\n", 12), 0);
@@ -103,7 +103,7 @@ Test(wire, parse_response_lines)
 	cr_assert_eq(l.type, KB_LINE_ERROR);
 	const char *st = "A000000B000000C000000D0000000000000000000000D5";
 	cr_assert_eq(kb_line_parse(st, 46, &l, &err), 0);
-	cr_assert_eq(l.type, KB_LINE_STATE);
+	cr_assert_eq(l.type, KB_LINE_ROLL);
 	cr_assert_eq(l.seat, 3);
 	cr_assert_eq(l.die, 5);
 	cr_assert_eq(kb_line_parse(st, 45, &l, &err), -1);

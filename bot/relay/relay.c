@@ -33,8 +33,8 @@ typedef struct relay {
 	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
 	unsigned decisions;         /* decisions shown so far */
-	char last_state[KB_STATE_LEN]; /* the last state line seen, for --show */
-	int have_state;
+	char last_roll_line[KB_ROLL_LINE_LEN]; /* the last state line seen, for --show */
+	int have_roll_line;
 	int over;                   /* Voittaja handed to the bot */
 } relay;
 
@@ -199,11 +199,11 @@ static void show(relay *r, const char *line, int winner)
 	kb_pos pos;
 
 	if (line) {
-		memcpy(r->last_state, line, KB_STATE_LEN);
-		r->have_state = 1;
+		memcpy(r->last_roll_line, line, KB_ROLL_LINE_LEN);
+		r->have_roll_line = 1;
 	}
-	if (!r->cfg->show || !r->have_state || (!line && winner < 0) ||
-	    kb_line_parse(r->last_state, KB_STATE_LEN, &ln, NULL) || ln.type != KB_LINE_STATE)
+	if (!r->cfg->show || !r->have_roll_line || (!line && winner < 0) ||
+	    kb_line_parse(r->last_roll_line, KB_ROLL_LINE_LEN, &ln, NULL) || ln.type != KB_LINE_ROLL)
 		return;
 	if (winner >= 0) {
 		show_end(r, &ln, winner);
@@ -250,7 +250,7 @@ static int check_response(relay *r)
 			tx(r, '<', r->resp + s, n);
 			if (n == 11 && memcmp(r->resp + s, "Voittaja: ", 10) == 0)
 				winner = r->resp[s + 10] - 'A';
-			else if (n == KB_STATE_LEN)
+			else if (n == KB_ROLL_LINE_LEN)
 				last = r->resp + s;
 			s = i + 1;
 		}
@@ -362,18 +362,13 @@ static int finish(relay *r, int status_override)
 
 	if (r->over && !status_override) {
 		int rc = finish_game(r);
-		if (r->from_bot >= 0)
-			close(r->from_bot);
-		if (r->sock >= 0)
-			close(r->sock);
+		kb_net_close(&r->from_bot);
+		kb_net_close(&r->sock);
 		return rc;
 	}
-	if (r->to_bot >= 0)
-		close(r->to_bot);
-	if (r->from_bot >= 0)
-		close(r->from_bot);
-	if (r->sock >= 0)
-		close(r->sock);
+	kb_net_close(&r->to_bot);
+	kb_net_close(&r->from_bot);
+	kb_net_close(&r->sock);
 	if (status_override)
 		kill(-r->pid, SIGTERM);
 	while (waitpid(r->pid, &st, 0) < 0 && errno == EINTR)

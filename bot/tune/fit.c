@@ -28,7 +28,7 @@ static int push(kb_fit_data *d, const kb_fit_sample *s)
 
 typedef struct rec {
 	kb_fit_data *d;
-	uint8_t types[KB_SEATS];
+	uint8_t kinds[KB_SEATS];
 	int keep, k, fail;
 	const kb_game *game; /* the game played: its position is the rolled board */
 } rec;
@@ -42,7 +42,7 @@ static void on_rolled(void *ctx, const kb_roll *roll)
 		return;
 	memset(&s, 0, sizeof s);
 	s.pos = r->game->pos; /* roll->board is this position, formatted */
-	memcpy(s.types, r->types, sizeof s.types);
+	memcpy(s.kinds, r->kinds, sizeof s.kinds);
 	s.turn = (int8_t)roll->seat;
 	s.winner = -1;
 	r->fail |= push(r->d, &s);
@@ -60,7 +60,7 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		rec r = {d, {0, 0xff, 0xff, 0xff}, keep > 0 ? keep : 1, 0, 0, NULL};
 		size_t first = d->n;
 		kb_game game;
-		kb_bot bot;
+		kb_search bot;
 
 		while (ctl[1] == 0 && ctl[2] == 0 && ctl[3] == 0)
 			for (int s = 1; s < KB_SEATS; s++)
@@ -68,18 +68,18 @@ int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		for (int s = 1; s < KB_SEATS; s++)
 			if (ctl[s]) {
 				opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
-				r.types[s] = ctl[s];
+				r.kinds[s] = ctl[s];
 			}
 		uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
 		kb_game_init(&game, gseed, ctl);
 		r.game = &game;
-		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
+		kb_search_init(&bot, game.pos.present, opp, gseed, 0);
 		bot.w = w;
 		bot.rollout = &no_rollouts;
-		kb_bot_set_level(&bot, depth);
+		kb_search_set_level(&bot, depth);
 		kb_hooks h = {on_rolled, NULL, &r};
 		while (kb_game_advance(&game, &h) == 0) {
-			int idx = kb_bot_decide(&bot, &game.pos, game.pending_die,
+			int idx = kb_search_decide(&bot, &game.pos, game.pending_die,
 						kb_game_pending_mask(&game), NULL);
 			kb_game_decide(&game, idx, &h);
 		}
@@ -109,11 +109,11 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 			double sc[KB_SEATS], p[KB_SEATS], sum = 0, mx = -1e30;
 			double rate = lr * (1.0 - 0.9 * (double)step / (double)total);
 
-			kb_eval_features(&s->pos, s->types, s->turn, f);
+			kb_eval_features(&s->pos, s->kinds, s->turn, f);
 			for (int t = 0; t < KB_SEATS; t++) {
 				if (!kb_present(&s->pos, t))
 					continue;
-				sc[t] = kb_eval_score(w, kb_eval_type(&s->pos, s->types[t]), &f[t]);
+				sc[t] = kb_eval_score(w, kb_eval_type(&s->pos, s->kinds[t]), &f[t]);
 				if (sc[t] > mx)
 					mx = sc[t];
 			}
@@ -125,7 +125,7 @@ double kb_fit_train(kb_weights *w, const kb_fit_data *d, int epochs, double lr, 
 					continue;
 				p[t] /= sum;
 				double g = p[t] - (t == s->winner);
-				int ty = kb_eval_type(&s->pos, s->types[t]);
+				int ty = kb_eval_type(&s->pos, s->kinds[t]);
 				if (t == s->winner)
 					loss -= log(p[t] > 1e-12 ? p[t] : 1e-12);
 				/* the base weights only (the interaction tables are
@@ -222,15 +222,15 @@ double kb_fit_lineup_winrate(const kb_weights *w, int level, int rollouts,
 	for (long g = 0; g < games; g++) {
 		uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, (uint64_t)g);
 		kb_game game;
-		kb_bot bot;
+		kb_search bot;
 		kb_game_init(&game, gseed, ctl);
-		kb_bot_init(&bot, game.pos.present, opp, gseed, 0);
+		kb_search_init(&bot, game.pos.present, opp, gseed, 0);
 		bot.w = w;
 		if (!rollouts)
 			bot.rollout = &no_rollouts;
-		kb_bot_set_level(&bot, level);
+		kb_search_set_level(&bot, level);
 		while (kb_game_advance(&game, NULL) == 0)
-			kb_game_decide(&game, kb_bot_decide(&bot, &game.pos, game.pending_die,
+			kb_game_decide(&game, kb_search_decide(&bot, &game.pos, game.pending_die,
 							    kb_game_pending_mask(&game), NULL), NULL);
 		wins += game.winner == 0;
 	}

@@ -21,7 +21,7 @@
 
 typedef struct kb_fit_sample {
 	kb_pos pos;
-	uint8_t types[KB_SEATS];
+	uint8_t kinds[KB_SEATS];
 	int8_t turn;
 	int8_t winner;
 } kb_fit_sample;

@@ -4,6 +4,7 @@
 #include "core/policy.h"
 #include "core/rng.h"
 #include "bot/tune/fit.h"
+#include "bot/opponent.h"
 #include "bot/tune/td.h"
 
 #define TD_MAX_ROLLS 4096 /* a longer game is not learned from (none seen) */
@@ -19,7 +20,7 @@ const char *const kb_td_lineup_names[KB_TD_LINEUPS] = {
 
 /* One training game's record. */
 typedef struct td_game {
-	uint8_t types[KB_SEATS];   /* evaluation kind per seat */
+	uint8_t kinds[KB_SEATS];   /* evaluation kind per seat */
 	kb_pos pos[TD_MAX_ROLLS];  /* before each roll */
 	int8_t turn[TD_MAX_ROLLS]; /* who rolled */
 	float pred[TD_MAX_ROLLS][KB_SEATS];
@@ -27,17 +28,17 @@ typedef struct td_game {
 } td_game;
 
 /* The softmax over the present seats' scores, and their features. */
-static void predict(const kb_weights *w, const uint8_t types[KB_SEATS], const kb_pos *pos,
+static void predict(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 		    int turn, kb_seat_features f[KB_SEATS], double p[KB_SEATS])
 {
 	double mx = -1e30, sum = 0;
 
-	kb_eval_features(pos, types, turn, f);
+	kb_eval_features(pos, kinds, turn, f);
 	for (int s = 0; s < KB_SEATS; s++) {
 		p[s] = 0;
 		if (!kb_present(pos, s))
 			continue;
-		p[s] = kb_eval_score(w, kb_eval_type(pos, types[s]), &f[s]);
+		p[s] = kb_eval_score(w, kb_eval_type(pos, kinds[s]), &f[s]);
 		if (p[s] > mx)
 			mx = p[s];
 	}
@@ -54,9 +55,9 @@ static void play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, 
 	unsigned present = 1;
 	kb_pos pos;
 
-	g->types[0] = 0;
+	g->kinds[0] = KB_EVAL_SELF;
 	for (int s = 1; s < KB_SEATS; s++) {
-		g->types[s] = ctl[s] == KB_EASY ? 1 : 2;
+		g->kinds[s] = kb_nearest_builtin(ctl[s]);
 		if (ctl[s])
 			present |= 1u << s;
 	}
@@ -72,7 +73,7 @@ static void play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, 
 		int d = kb_rng_die(rng);
 		unsigned mask = kb_legal(&pos, turn, d);
 		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(w, g->types, &pos, d, mask)
+			int idx = turn == 0 ? kb_eval_greedy(w, g->kinds, &pos, d, mask)
 				  : kb_pick(ctl[turn], mask, NULL);
 			kb_apply(&pos, turn, idx, d);
 			if (kb_has_won(&pos, turn)) {
@@ -91,7 +92,7 @@ static void learn(kb_weights *w, td_game *g, double lambda, double rate)
 	double p[KB_SEATS], target[KB_SEATS];
 
 	for (int t = 0; t < g->n; t++) {
-		predict(w, g->types, &g->pos[t], g->turn[t], f, p);
+		predict(w, g->kinds, &g->pos[t], g->turn[t], f, p);
 		for (int s = 0; s < KB_SEATS; s++)
 			g->pred[t][s] = (float)p[s];
 	}
@@ -99,10 +100,10 @@ static void learn(kb_weights *w, td_game *g, double lambda, double rate)
 		target[s] = s == g->winner;
 	for (int t = g->n - 1; t >= 0; t--) {
 		const kb_pos *pos = &g->pos[t];
-		predict(w, g->types, pos, g->turn[t], f, p);
+		predict(w, g->kinds, pos, g->turn[t], f, p);
 		for (int s = 0; s < KB_SEATS; s++)
 			if (kb_present(pos, s))
-				kb_eval_step(w, kb_eval_type(pos, g->types[s]), &f[s],
+				kb_eval_step(w, kb_eval_type(pos, g->kinds[s]), &f[s],
 					     rate * (target[s] - p[s]));
 		for (int s = 0; s < KB_SEATS; s++)
 			target[s] = (1 - lambda) * g->pred[t][s] + lambda * target[s];

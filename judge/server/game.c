@@ -8,6 +8,7 @@
 
 #include "core/transcript.h"
 #include "judge/server/game.h"
+#include "judge/server/list.h"
 
 #define FIRST_BUCKETS 1024
 
@@ -146,26 +147,12 @@ static void unlink_hashes(srv_games *t, srv_game *g)
 
 static void lru_unlink(srv_games *t, srv_game *g)
 {
-	if (g->lru_prev)
-		g->lru_prev->lru_next = g->lru_next;
-	else
-		t->lru_head = g->lru_next;
-	if (g->lru_next)
-		g->lru_next->lru_prev = g->lru_prev;
-	else
-		t->lru_tail = g->lru_prev;
-	g->lru_prev = g->lru_next = NULL;
+	SRV_LIST_UNLINK_ENDS(t->lru_head, t->lru_tail, g, lru_prev, lru_next);
 }
 
 static void lru_append(srv_games *t, srv_game *g)
 {
-	g->lru_prev = t->lru_tail;
-	g->lru_next = NULL;
-	if (t->lru_tail)
-		t->lru_tail->lru_next = g;
-	else
-		t->lru_head = g;
-	t->lru_tail = g;
+	SRV_LIST_APPEND(t->lru_head, t->lru_tail, g, lru_prev, lru_next);
 }
 
 void srv_game_touch(srv_games *t, srv_game *g, int64_t now_ms)
@@ -322,7 +309,7 @@ void srv_game_replay(const srv_game *g, void (*put)(void *ctx, const char *line,
 		     void *ctx)
 {
 	kb_pos pos;
-	char board[KB_BOARD_LEN], line[KB_STATE_LEN + 1];
+	char board[KB_BOARD_LEN], line[KB_ROLL_LINE_LEN + 1];
 	unsigned present = 1;
 
 	for (int s = 0; s < 3; s++)
@@ -333,11 +320,11 @@ void srv_game_replay(const srv_game *g, void (*put)(void *ctx, const char *line,
 		int seat, die, index;
 		srv_roll_unpack(g->rolls[i], &seat, &die, &index);
 		kb_board_format(&pos, board);
-		put(ctx, line, (size_t)kb_fmt_state(line, board, seat, die));
+		put(ctx, line, (size_t)kb_fmt_roll_line(line, board, seat, die));
 		if (index >= 0)
 			kb_apply(&pos, seat, index, die);
 	}
 	if (g->g.pending_seat >= 0)
-		put(ctx, line, (size_t)kb_fmt_state(line, g->g.last.board, g->g.last.seat,
+		put(ctx, line, (size_t)kb_fmt_roll_line(line, g->g.last.board, g->g.last.seat,
 						     g->g.last.die));
 }

@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include "core/board.h"
+#include "core/policy.h"
 #include "core/wire.h"
 #include "judge/server/http.h"
+#include "judge/server/list.h"
 #include "judge/server/request.h"
 #include "core/svg.h"
 
@@ -231,10 +233,11 @@ static enum MHD_Result serve_games(srv_http *h, struct MHD_Connection *c)
 static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
 			  int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
 {
-	static const char *const kinds[3] = {"", "easy", "hard"};
-	const char *names[KB_SEATS] = {"client", kinds[lineup[0] % 3], kinds[lineup[1] % 3],
-				       kinds[lineup[2] % 3]};
+	const char *names[KB_SEATS] = {"client"};
 	kb_frame fr;
+
+	for (int s = 1; s < KB_SEATS; s++) /* lineup digits are enum kb_policy */
+		names[s] = lineup[s - 1] ? kb_policy_name(lineup[s - 1]) : "";
 
 	kb_frame_at(&fr, board, present, names, rolls + (seat < 0), seat, die, -1);
 	if (fin) {
@@ -250,16 +253,16 @@ static void draw_position(FILE *pic, uint32_t rolls, const char board[KB_BOARD_L
 static void put_position(FILE *f, uint32_t rolls, const char board[KB_BOARD_LEN], int seat,
 			 int die, unsigned present, const uint8_t lineup[3], const srv_final *fin)
 {
-	char state[KB_STATE_LEN + 1], *svg = NULL;
+	char state[KB_ROLL_LINE_LEN + 1], *svg = NULL;
 	size_t svg_len = 0;
 	FILE *pic = open_memstream(&svg, &svg_len);
 
 	if (seat >= 0)
-		kb_fmt_state(state, board, seat, die);
+		kb_fmt_roll_line(state, board, seat, die);
 	else
 		snprintf(state, sizeof state, "%.*s--", KB_BOARD_LEN, board);
 	fprintf(f, "event: position\nid: %" PRIu32 "\ndata: roll %" PRIu32 "\ndata: state %.*s\n",
-		rolls, rolls, KB_STATE_LEN, state);
+		rolls, rolls, KB_ROLL_LINE_LEN, state);
 	if (pic) {
 		draw_position(pic, rolls, board, seat, die, present, lineup, fin);
 		fclose(pic);
@@ -348,15 +351,9 @@ static void sse_unlink_game(srv_sse *w)
 
 	if (!g)
 		return;
-	if (w->g_prev)
-		w->g_prev->g_next = w->g_next;
-	else
-		g->sse = w->g_next;
-	if (w->g_next)
-		w->g_next->g_prev = w->g_prev;
+	SRV_LIST_UNLINK(g->sse, w, g_prev, g_next);
 	g->nsse--;
 	w->g = NULL;
-	w->g_prev = w->g_next = NULL;
 }
 
 static void sse_free(void *cls)
@@ -369,12 +366,7 @@ static void sse_free(void *cls)
 		w->addr->watchers--;
 		srv_addr_put(h->limits, w->addr, *h->now);
 	}
-	if (w->prev)
-		w->prev->next = w->next;
-	else
-		h->streams = w->next;
-	if (w->next)
-		w->next->prev = w->prev;
+	SRV_LIST_UNLINK(h->streams, w, prev, next);
 	free(w->ev);
 	free(w);
 }
@@ -448,20 +440,14 @@ static enum MHD_Result serve_events(srv_http *h, struct MHD_Connection *c, const
 	}
 	if (g) { /* count it only once the response owns it */
 		w->g = g;
-		w->g_next = g->sse;
-		if (g->sse)
-			g->sse->g_prev = w;
-		g->sse = w;
+		SRV_LIST_PUSH(g->sse, w, g_prev, g_next);
 		g->nsse++;
 		if ((w->addr = conn_addr(c))) {
 			w->addr->refs++;
 			w->addr->watchers++;
 		}
 	}
-	w->next = h->streams;
-	if (h->streams)
-		h->streams->prev = w;
-	h->streams = w;
+	SRV_LIST_PUSH(h->streams, w, prev, next);
 	MHD_add_response_header(r, "Content-Type", "text/event-stream");
 	add_common_headers(r);
 	rc = MHD_queue_response(c, MHD_HTTP_OK, r);

@@ -4,11 +4,6 @@
 
 #include "judge/server/request.h"
 
-static int is_space(int c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
 int srv_spec_id_parse(const char *s, size_t len, uint64_t *id)
 {
 	uint64_t v = 0;
@@ -44,7 +39,7 @@ static void cmd_bad(srv_req *req, const char *why)
 /* One spectator command line p[0..n) without its line end. */
 static void parse_cmd(const char *p, size_t n, srv_req *req)
 {
-	while (n > 0 && is_space((unsigned char)p[n - 1]))
+	while (n > 0 && kb_msg_is_space((unsigned char)p[n - 1]))
 		n--;
 	if (n == 5 && memcmp(p, "?list", 5) == 0) {
 		req->type = SRV_REQ_LIST;
@@ -83,11 +78,13 @@ static size_t next_cmd(const char *p, size_t n, srv_req *req)
 
 size_t srv_req_next(const char *buf, size_t len, srv_req *req)
 {
-	size_t skip = 0, used;
+	/* the server's requests are core/wire.h's messages and '?' commands */
+	static const enum srv_req_type of_msg[] = {
+		[KB_MSG_NONE] = SRV_REQ_NONE, [KB_MSG_START] = SRV_REQ_START,
+		[KB_MSG_MOVE] = SRV_REQ_MOVE, [KB_MSG_BAD] = SRV_REQ_BAD};
+	size_t skip = kb_msg_space(buf, len), used;
 
 	memset(req, 0, sizeof *req);
-	while (skip < len && is_space((unsigned char)buf[skip]))
-		skip++;
 	if (skip == len)
 		return skip;
 	req->text = buf + skip;
@@ -95,19 +92,7 @@ size_t srv_req_next(const char *buf, size_t len, srv_req *req)
 		used = next_cmd(buf + skip, len - skip, req);
 	} else {
 		used = kb_msg_scan(buf + skip, len - skip, &req->msg);
-		switch (req->msg.type) {
-		case KB_MSG_START:
-			req->type = SRV_REQ_START;
-			break;
-		case KB_MSG_MOVE:
-			req->type = SRV_REQ_MOVE;
-			break;
-		case KB_MSG_BAD:
-			req->type = SRV_REQ_BAD;
-			break;
-		default:
-			used = 0;
-		}
+		req->type = of_msg[req->msg.type];
 	}
 	if (req->type == SRV_REQ_NONE)
 		used = 0;

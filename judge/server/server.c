@@ -17,6 +17,7 @@
 #include "core/net.h"
 #include "judge/server/server.h"
 #include "judge/server/game.h"
+#include "judge/server/list.h"
 #include "judge/server/request.h"
 
 #define VIRHE_SPECTATOR "Virhe: tuntematon katsojatunnus"
@@ -203,14 +204,8 @@ static void watch_detach(srv_conn *c)
 	g->nwatchers--;
 	if (c->addr)
 		c->addr->watchers--;
-	if (c->w_prev)
-		c->w_prev->w_next = c->w_next;
-	else
-		g->watchers = c->w_next;
-	if (c->w_next)
-		c->w_next->w_prev = c->w_prev;
+	SRV_LIST_UNLINK(g->watchers, c, w_prev, w_next);
 	c->watching = NULL;
-	c->w_prev = c->w_next = NULL;
 	/* Input queued while watching runs next; a client that half-closed
 	 * while watching is settled (closed once its answers are written) on
 	 * the next EPOLLOUT, as after any request: the watch may end while
@@ -225,11 +220,7 @@ static void watch_attach(srv_conn *c, srv_game *g)
 	g->nwatchers++;
 	if (c->addr)
 		c->addr->watchers++;
-	c->w_prev = NULL;
-	c->w_next = g->watchers;
-	if (g->watchers)
-		g->watchers->w_prev = c;
-	g->watchers = c;
+	SRV_LIST_PUSH(g->watchers, c, w_prev, w_next);
 }
 
 static void conn_close(server *s, srv_conn *c)
@@ -237,12 +228,7 @@ static void conn_close(server *s, srv_conn *c)
 	watch_detach(c);
 	srv_addr_put(&s->limits, c->addr, s->now);
 	close(c->fd);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		s->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+	SRV_LIST_UNLINK(s->conns, c, prev, next);
 	free(c->out);
 	free(c);
 }
@@ -257,9 +243,9 @@ typedef struct play_ctx {
 static void on_rolled(void *ctx, const kb_roll *roll)
 {
 	play_ctx *p = ctx;
-	char line[KB_STATE_LEN + 1];
+	char line[KB_ROLL_LINE_LEN + 1];
 
-	put(p->s, line, (size_t)kb_fmt_state(line, roll->board, roll->seat, roll->die));
+	put(p->s, line, (size_t)kb_fmt_roll_line(line, roll->board, roll->seat, roll->die));
 }
 
 static void on_played(void *ctx, const kb_roll *roll)
@@ -360,9 +346,9 @@ static void do_move(server *s, const srv_req *r)
 	srv_game_touch(&s->games, g, s->now);
 	srv_game_log_msg(g, r->text, r->text_len, s->now);
 	if (kb_game_decide(&g->g, r->msg.index, &hooks) != 0) {
-		char line[KB_STATE_LEN + 1];
+		char line[KB_ROLL_LINE_LEN + 1];
 		/* not legal: the same decision again, nothing advances */
-		put(s, line, (size_t)kb_fmt_state(line, g->g.last.board, g->g.last.seat,
+		put(s, line, (size_t)kb_fmt_roll_line(line, g->g.last.board, g->g.last.seat,
 						  g->g.last.die));
 		put_end(s);
 		return;
@@ -542,10 +528,7 @@ static void accept_all(server *s)
 			free(c);
 			continue;
 		}
-		c->next = s->conns;
-		if (s->conns)
-			s->conns->prev = c;
-		s->conns = c;
+		SRV_LIST_PUSH(s->conns, c, prev, next);
 	}
 }
 
@@ -638,8 +621,7 @@ static void teardown(server *s)
 	while (s->conns)
 		conn_close(s, s->conns);
 	srv_http_stop(s->http); /* its streams point into the games */
-	if (s->http_lfd >= 0)
-		close(s->http_lfd);
+	kb_net_close(&s->http_lfd);
 	if (s->games.by_token)
 		srv_games_free(&s->games, "unfinished shutdown");
 	if (s->limits.buckets) {
@@ -647,14 +629,10 @@ static void teardown(server *s)
 		srv_limits_free(&s->limits);
 	}
 	free(s->resp);
-	if (s->lfd >= 0)
-		close(s->lfd);
-	if (s->sfd >= 0)
-		close(s->sfd);
-	if (s->ep >= 0)
-		close(s->ep);
-	if (s->spare_fd >= 0)
-		close(s->spare_fd);
+	kb_net_close(&s->lfd);
+	kb_net_close(&s->sfd);
+	kb_net_close(&s->ep);
+	kb_net_close(&s->spare_fd);
 }
 
 static void serve(server *s)

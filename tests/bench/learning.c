@@ -70,7 +70,7 @@
 #include "core/game.h"
 #include "core/policy.h"
 #include "core/model.h"
-#include "state/report.h"
+#include "state/listing.h"
 #include "core/store.h"
 #include "tests/bench/madeup.h"
 
@@ -150,15 +150,15 @@ static void times_add(times *t, double ms)
 }
 
 /* Bot A: searches with models opp; told models also decide the leaves. */
-static void bot_setup(kb_bot *bot, const kb_opponent *const opp[KB_SEATS], uint64_t gseed,
+static void bot_setup(kb_search *bot, const kb_opponent *const opp[KB_SEATS], uint64_t gseed,
 		      const kb_learn *model_of)
 {
-	kb_bot_init(bot, present, opp, gseed ^ 0x5eed, budget_ms);
+	kb_search_init(bot, present, opp, gseed ^ 0x5eed, budget_ms);
 	if (model_of)
-		kb_learn_tune_bot(model_of, bot);
+		kb_learn_set_evaluation(model_of, bot);
 	for (int s = 1; s < KB_SEATS; s++) {
 		if (opp[s] && opp[s]->probs == told_probs) {
-			bot->types[s] = told_type[s] ? 1 : 2;
+			bot->kinds[s] = told_type[s] ? KB_EASY : KB_HARD;
 			bot->leaf_model[s] = leaf_models ? opp[s] : NULL;
 		}
 	}
@@ -172,7 +172,7 @@ static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], ui
 {
 	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_ABSENT, KB_ABSENT, KB_ABSENT};
 	kb_game g;
-	kb_bot bot;
+	kb_search bot;
 	kb_rng rng;
 
 	for (int s = 1; s < KB_SEATS; s++)
@@ -186,7 +186,7 @@ static int play_game(enum policy pol, const kb_opponent *const opp[KB_SEATS], ui
 		unsigned mask = kb_game_pending_mask(&g);
 		if (s == 0) {
 			double c0 = cpu_ms();
-			idx = kb_bot_decide(&bot, &g.pos, d, mask, NULL);
+			idx = kb_search_decide(&bot, &g.pos, d, mask, NULL);
 			if (kb_count(mask) >= 2)
 				times_add(tm, cpu_ms() - c0);
 		} else {
@@ -375,7 +375,7 @@ static void print_row(enum policy pol, const char *name, const kb_model *m, cons
 {
 	char belief[64], d[DIFFS][40], predicted[24];
 
-	kb_report_belief(m, belief, sizeof belief - 10);
+	kb_listing_belief(m, belief, sizeof belief - 10);
 	if (!kb_model_useful(m))
 		strcat(belief, " (unused)");
 	for (int k = 0; k < DIFFS; k++)

@@ -21,15 +21,31 @@ static const char *const policy_alias[POLICIES] = {"cap1", "greed1", "safe1", "d
 /* Pure rules: learned - told should be within 1 point. */
 static const int policy_pure[POLICIES] = {1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
 
-static inline int play_capturer(const kb_pos *p, int s, int d, unsigned m)
+/* The rearmost legal piece whose feature feat is (want) set, or -1. */
+static inline int rearmost_where(const double f[KB_PIECES][KB_FEATURES], unsigned m, int feat,
+				 int want)
+{
+	for (int i = KB_PIECES - 1; i >= 0; i--)
+		if ((m >> i & 1) && (f[i][feat] != 0) == want)
+			return i;
+	return -1;
+}
+
+/* The rearmost legal piece whose feature feat is (want) set, else easy's
+ * move. */
+static inline int rearmost_or_easy(const kb_pos *p, int s, int d, unsigned m, int feat, int want)
 {
 	double f[KB_PIECES][KB_FEATURES];
+	int i;
 
 	kb_features(p, s, d, m, f);
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && f[i][KB_F_CAPTURE])
-			return i;
-	return kb_pick_easy(m);
+	i = rearmost_where(f, m, feat, want);
+	return i >= 0 ? i : kb_pick_easy(m);
+}
+
+static inline int play_capturer(const kb_pos *p, int s, int d, unsigned m)
+{
+	return rearmost_or_easy(p, s, d, m, KB_F_CAPTURE, 1);
 }
 
 /* Rearmost piece that escapes a threat, else the rearmost that does not
@@ -37,14 +53,12 @@ static inline int play_capturer(const kb_pos *p, int s, int d, unsigned m)
 static inline int play_cautious(const kb_pos *p, int s, int d, unsigned m)
 {
 	double f[KB_PIECES][KB_FEATURES];
+	int i;
 
 	kb_features(p, s, d, m, f);
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && f[i][KB_F_ESCAPE])
-			return i;
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && !f[i][KB_F_LAND_THREAT])
-			return i;
+	if ((i = rearmost_where(f, m, KB_F_ESCAPE, 1)) >= 0 ||
+	    (i = rearmost_where(f, m, KB_F_LAND_THREAT, 0)) >= 0)
+		return i;
 	return kb_pick_easy(m);
 }
 
@@ -71,13 +85,7 @@ static inline int play_greedy(const kb_pos *p, int s, int d, unsigned m)
 /* The rearmost piece that captures nothing, else easy's move. */
 static inline int play_pacifist(const kb_pos *p, int s, int d, unsigned m)
 {
-	double f[KB_PIECES][KB_FEATURES];
-
-	kb_features(p, s, d, m, f);
-	for (int i = KB_PIECES - 1; i >= 0; i--)
-		if ((m >> i & 1) && !f[i][KB_F_CAPTURE])
-			return i;
-	return kb_pick_easy(m);
+	return rearmost_or_easy(p, s, d, m, KB_F_CAPTURE, 0);
 }
 
 /* Sum of seat s's progress (home pieces count -1). */

@@ -279,7 +279,7 @@ static void next_request(conn *c, load *L)
 	lastl = end - 1;
 	while (lastl > c->buf && lastl[-1] != '\n')
 		lastl--;
-	if (end - lastl - 1 != KB_STATE_LEN || lastl[KB_BOARD_LEN] != 'A') {
+	if (end - lastl - 1 != KB_ROLL_LINE_LEN || lastl[KB_BOARD_LEN] != 'A') {
 		send_start(c, L); /* Voittaja (or a token-only start): a new game */
 		return;
 	}
@@ -759,7 +759,7 @@ static hold_result run_hold(long n, const char *const *extra)
 			}
 			answers++;
 			/* a state line of A last: the game waits for A's decision */
-			r.kept += strlen(last) == KB_STATE_LEN + 1 && last[KB_BOARD_LEN] == 'A';
+			r.kept += strlen(last) == KB_ROLL_LINE_LEN + 1 && last[KB_BOARD_LEN] == 'A';
 			last[0] = '\0';
 		}
 	}
@@ -771,6 +771,82 @@ static hold_result run_hold(long n, const char *const *extra)
 	return r;
 }
 
+/* The rows of the printed table, with the decimals of each value (the
+ * values, in this order, are main's row_value[]). */
+static const struct {
+	const char *name;
+	int decimals;
+} table_row[] = {
+	{"host: one bare system call us", 2},
+	{"saturated: moves/s", 0},
+	{"saturated: latency p50 ms", 3},
+	{"saturated: latency p99 ms", 3},
+	{"server CPU us per move (approx.)", 1},
+	{"saturated: games started/s", 0},
+	{"saturated + paced: refusals", 0},
+	{"average response bytes", 0},
+	{"paced: requests/s offered", 0},
+	{"paced: moves/s answered", 0},
+	{"paced: latency p50 ms", 3},
+	{"paced: latency p99 ms", 3},
+	{"server VmHWM under load KiB", 0},
+	{"requests/s (echo, same client)", 0},
+	{"echo latency p99 ms", 3},
+	{"echo paced: latency p99 ms", 3},
+	{"server / echo ratio", 2},
+	{"idle connections opened", 0},
+	{"server VmRSS before KiB", 0},
+	{"server VmRSS idle KiB", 0},
+	{"server VmHWM idle KiB", 0},
+	{"running games held (limits raised)", 0},
+	{"memory per running game KiB", 3},
+	{"at default --max-games MiB", 0},
+	{"default limits: games kept", 0},
+	{"default limits: starts refused", 0},
+	{"default limits: server VmHWM KiB", 0},
+	{"live: paced p99 ms, no HTTP", 3},
+	{"live: paced p99 ms, HTTP load", 3},
+	{"live: paced moves/s, no HTTP", 0},
+	{"live: paced moves/s, HTTP load", 0},
+	{"live: server CPU us/move, no HTTP", 1},
+	{"live: server CPU us/move, HTTP", 1},
+	{"live: idle HTTP connections", 0},
+	{"live: event streams of one game", 0},
+	{"live: its moves while measured", 0},
+	{"live: events received in all", 0},
+	{"live: event bytes received", 0},
+	{"live: server VmRSS KiB", 0},
+};
+#define TABLE_ROWS (sizeof table_row / sizeof *table_row)
+
+/* An option NAME VALUE: VALUE stored at `at` as an int ('i'), a long
+ * ('l'), a double ('d') or the string itself ('s'). */
+typedef struct bench_opt {
+	const char *name;
+	char kind;
+	void *at;
+} bench_opt;
+
+/* Every argument an option of opts[0..n) with its value: 0, else -1. */
+static int parse_opts(int argc, char **argv, const bench_opt *opts, size_t n)
+{
+	for (int i = 1; i < argc; i += 2) {
+		size_t k = 0;
+		while (k < n && strcmp(argv[i], opts[k].name))
+			k++;
+		if (k == n || i + 1 >= argc)
+			return -1;
+		const char *v = argv[i + 1];
+		switch (opts[k].kind) {
+		case 'i': *(int *)opts[k].at = atoi(v); break;
+		case 'l': *(long *)opts[k].at = atol(v); break;
+		case 'd': *(double *)opts[k].at = atof(v); break;
+		default: *(const char **)opts[k].at = v;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int games = 256, idle = 10000, http_idle = 1000, watchers = 100;
@@ -778,28 +854,16 @@ int main(int argc, char **argv)
 	double secs = 4, rate = 62500;
 	const char *json = NULL;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--games") == 0 && i + 1 < argc)
-			games = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
-			secs = atof(argv[++i]);
-		else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc)
-			rate = atof(argv[++i]);
-		else if (strcmp(argv[i], "--idle") == 0 && i + 1 < argc)
-			idle = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--hold") == 0 && i + 1 < argc)
-			hold = atol(argv[++i]);
-		else if (strcmp(argv[i], "--http-idle") == 0 && i + 1 < argc)
-			http_idle = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--watchers") == 0 && i + 1 < argc)
-			watchers = atoi(argv[++i]);
-		else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
-			json = argv[++i];
-		else {
-			fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--hold N]\n"
-				"                    [--http-idle N] [--watchers N] [--json FILE]\n");
-			return 2;
-		}
+	const bench_opt opts[] = {
+		{"--games", 'i', &games},      {"--seconds", 'd', &secs},
+		{"--rate", 'd', &rate},        {"--idle", 'i', &idle},
+		{"--hold", 'l', &hold},        {"--http-idle", 'i', &http_idle},
+		{"--watchers", 'i', &watchers}, {"--json", 's', &json}};
+
+	if (parse_opts(argc, argv, opts, sizeof opts / sizeof *opts)) {
+		fprintf(stderr, "usage: bench/server [--games N] [--seconds S] [--rate R] [--idle N] [--hold N]\n"
+			"                    [--http-idle N] [--watchers N] [--json FILE]\n");
+		return 2;
 	}
 	if (games < 1 || games > 4000 || secs <= 0 || idle < 0 || hold < 100 || http_idle < 0 ||
 	    watchers < 1 || watchers > 10000) {
@@ -840,47 +904,19 @@ int main(int argc, char **argv)
 	printf("kimble-server on loopback, %d concurrent games, %.1f s measured\n", games, secs);
 	printf("%-34s %12s\n", "measure", "value");
 	printf("%-34s %12s\n", "CPU pinning (server, client)", pinned ? "0, 1" : "none");
-	printf("%-34s %12.2f\n", "host: one bare system call us", sys_us);
-	printf("%-34s %12.0f\n", "saturated: moves/s", s.moves_per_s);
-	printf("%-34s %12.3f\n", "saturated: latency p50 ms", s.p50_ms);
-	printf("%-34s %12.3f\n", "saturated: latency p99 ms", s.p99_ms);
-	printf("%-34s %12.1f\n", "server CPU us per move (approx.)", cpu_us);
-	printf("%-34s %12.0f\n", "saturated: games started/s", s.starts_per_s);
-	printf("%-34s %12llu\n", "saturated + paced: refusals", (unsigned long long)(s.refused + paced.refused));
-	printf("%-34s %12.0f\n", "average response bytes", s.avg_resp);
-	printf("%-34s %12.0f\n", "paced: requests/s offered", rate);
-	printf("%-34s %12.0f\n", "paced: moves/s answered", paced.moves_per_s);
-	printf("%-34s %12.3f\n", "paced: latency p50 ms", paced.p50_ms);
-	printf("%-34s %12.3f\n", "paced: latency p99 ms", paced.p99_ms);
-	printf("%-34s %12ld\n", "server VmHWM under load KiB", hwm);
-	printf("%-34s %12.0f\n", "requests/s (echo, same client)", e.moves_per_s);
-	printf("%-34s %12.3f\n", "echo latency p99 ms", e.p99_ms);
-	printf("%-34s %12.3f\n", "echo paced: latency p99 ms", e_paced.p99_ms);
-	printf("%-34s %12.2f\n", "server / echo ratio", ratio);
-	printf("%-34s %12d\n", "idle connections opened", id.opened);
-	printf("%-34s %12ld\n", "server VmRSS before KiB", id.rss0_kb);
-	printf("%-34s %12ld\n", "server VmRSS idle KiB", id.rss_kb);
-	printf("%-34s %12ld\n", "server VmHWM idle KiB", id.hwm_kb);
-	printf("%-34s %12ld\n", "running games held (limits raised)", held.kept);
-	printf("%-34s %12.3f\n", "memory per running game KiB", game_kib);
-	printf("%-34s %12.0f\n", "at default --max-games MiB", game_kib * SRV_MAX_GAMES / 1024);
-	printf("%-34s %12ld\n", "default limits: games kept", held_def.kept);
-	printf("%-34s %12ld\n", "default limits: starts refused", held_def.refused);
-	printf("%-34s %12ld\n", "default limits: server VmHWM KiB", held_def.hwm_kb);
-	printf("%-34s %12.3f\n", "live: paced p99 ms, no HTTP", lv.plain.p99_ms);
-	printf("%-34s %12.3f\n", "live: paced p99 ms, HTTP load", lv.loaded.p99_ms);
-	printf("%-34s %12.0f\n", "live: paced moves/s, no HTTP", lv.plain.moves_per_s);
-	printf("%-34s %12.0f\n", "live: paced moves/s, HTTP load", lv.loaded.moves_per_s);
-	printf("%-34s %12.1f\n", "live: server CPU us/move, no HTTP",
-	       lv.plain.moves_per_s > 0 ? lv.cpu_plain_s * 1e6 / (lv.plain.moves_per_s * (secs + 0.5)) : 0);
-	printf("%-34s %12.1f\n", "live: server CPU us/move, HTTP",
-	       lv.loaded.moves_per_s > 0 ? lv.cpu_loaded_s * 1e6 / (lv.loaded.moves_per_s * (secs + 0.5)) : 0);
-	printf("%-34s %12ld\n", "live: idle HTTP connections", lv.child.idle);
-	printf("%-34s %12d\n", "live: event streams of one game", watchers);
-	printf("%-34s %12ld\n", "live: its moves while measured", lv.child.moves);
-	printf("%-34s %12ld\n", "live: events received in all", lv.child.events);
-	printf("%-34s %12ld\n", "live: event bytes received", lv.child.bytes);
-	printf("%-34s %12ld\n", "live: server VmRSS KiB", lv.rss_kb);
+	const double row_value[] = {
+		sys_us, s.moves_per_s, s.p50_ms, s.p99_ms, cpu_us, s.starts_per_s,
+		(double)(s.refused + paced.refused), s.avg_resp, rate, paced.moves_per_s, paced.p50_ms,
+		paced.p99_ms, hwm, e.moves_per_s, e.p99_ms, e_paced.p99_ms, ratio, id.opened, id.rss0_kb,
+		id.rss_kb, id.hwm_kb, held.kept, game_kib, game_kib * SRV_MAX_GAMES / 1024, held_def.kept,
+		held_def.refused, held_def.hwm_kb, lv.plain.p99_ms, lv.loaded.p99_ms, lv.plain.moves_per_s,
+		lv.loaded.moves_per_s,
+		lv.plain.moves_per_s > 0 ? lv.cpu_plain_s * 1e6 / (lv.plain.moves_per_s * (secs + 0.5)) : 0,
+		lv.loaded.moves_per_s > 0 ? lv.cpu_loaded_s * 1e6 / (lv.loaded.moves_per_s * (secs + 0.5)) : 0,
+		lv.child.idle, watchers, lv.child.moves, lv.child.events, lv.child.bytes, lv.rss_kb};
+	_Static_assert(sizeof row_value / sizeof *row_value == TABLE_ROWS, "a value per row");
+	for (size_t i = 0; i < TABLE_ROWS; i++)
+		printf("%-34s %12.*f\n", table_row[i].name, table_row[i].decimals, row_value[i]);
 	if (id.opened < id.wanted)
 		printf("note: only %d of %d idle connections (RLIMIT_NOFILE %llu)\n", id.opened,
 		       id.wanted, (unsigned long long)id.limit);

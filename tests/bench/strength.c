@@ -93,7 +93,7 @@ static int play(job *j, int player, uint64_t gseed)
 	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, l->ctl[0], l->ctl[1], l->ctl[2]};
 	const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
 	kb_game g;
-	kb_bot bot;
+	kb_search bot;
 
 	if (player != P_BOT)
 		ctl[0] = player == P_RANDOM ? KB_RANDOM : player == P_EASY ? KB_EASY : KB_HARD;
@@ -102,13 +102,13 @@ static int play(job *j, int player, uint64_t gseed)
 		if (l->ctl[s - 1] != KB_ABSENT)
 			opp[s] = l->ctl[s - 1] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
 	if (player == P_BOT) {
-		kb_bot_init(&bot, g.pos.present, opp, gseed, j->budget);
+		kb_search_init(&bot, g.pos.present, opp, gseed, j->budget);
 		if (use_rollout)
 			bot.rollout = &rollout;
 	}
 	while (kb_game_advance(&g, NULL) == 0) {
 		double t0 = now_ms(), c0 = cpu_ms();
-		int idx = kb_bot_decide(&bot, &g.pos, g.pending_die, kb_game_pending_mask(&g), NULL);
+		int idx = kb_search_decide(&bot, &g.pos, g.pending_die, kb_game_pending_mask(&g), NULL);
 		double dc = cpu_ms() - c0, dt = now_ms() - t0;
 		if (j->ntimes < TIME_SAMPLES) {
 			j->cpu[j->ntimes] = (float)dc;

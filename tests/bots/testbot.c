@@ -341,7 +341,7 @@ int main(int argc, char **argv)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == 't' && strlen(line) == KB_TOKEN_LEN)
 			snprintf(token, sizeof token, "%s", line);
-		else if (strlen(line) == KB_STATE_LEN)
+		else if (strlen(line) == KB_ROLL_LINE_LEN)
 			snprintf(state, sizeof state, "%s", line);
 		else if (!strncmp(line, "Voittaja", 8))
 			over = 1;

@@ -14,7 +14,7 @@ int kb_fuzz_botclient(const uint8_t *data, size_t size)
 					      "easy,hard,easy", "none,easy,-", ""};
 	const kb_opponent *opp[KB_SEATS];
 	kb_client c = {0};
-	kb_bot bot;
+	kb_search bot;
 	kb_err err;
 	FILE *in, *out;
 
@@ -28,7 +28,7 @@ int kb_fuzz_botclient(const uint8_t *data, size_t size)
 		abort();
 	if (size == 1)
 		fgetc(in); /* an empty stream */
-	kb_bot_init(&bot, c.present, opp, data[0], KB_BUDGET_DEFAULT_MS);
+	kb_search_init(&bot, c.present, opp, data[0], KB_BUDGET_DEFAULT_MS);
 	c.bot = &bot;
 	int rc = kb_client_run(&c, in, out, &err);
 	if (getenv("KB_FUZZ_VERBOSE"))

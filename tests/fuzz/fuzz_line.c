@@ -11,13 +11,13 @@ int kb_fuzz_line(const uint8_t *data, size_t size)
 {
 	kb_line line;
 	kb_err err;
-	char out[KB_STATE_LEN + 1];
+	char out[KB_ROLL_LINE_LEN + 1];
 
 	if (kb_line_parse((const char *)data, size, &line, &err) != 0)
 		return 0;
-	if (line.type == KB_LINE_STATE) {
-		kb_fmt_state(out, line.board, line.seat, line.die);
-		if (memcmp(out, data, KB_STATE_LEN))
+	if (line.type == KB_LINE_ROLL) {
+		kb_fmt_roll_line(out, line.board, line.seat, line.die);
+		if (memcmp(out, data, KB_ROLL_LINE_LEN))
 			abort();
 	}
 	return 0;

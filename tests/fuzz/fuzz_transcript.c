@@ -20,7 +20,7 @@ int kb_fuzz_transcript(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < tx.nrolls; i++)
 		if (tx.rolls[i].n != i + 1 ||
-		    kb_line_parse(tx.rolls[i].line, KB_STATE_LEN, &line, NULL) != 0)
+		    kb_line_parse(tx.rolls[i].line, KB_ROLL_LINE_LEN, &line, NULL) != 0)
 			abort();
 	kb_tx_free(&tx);
 	return 0;

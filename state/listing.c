@@ -2,14 +2,14 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "report.h"
+#include "listing.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-void kb_report_belief(const kb_model *m, char *out, size_t size)
+void kb_listing_belief(const kb_model *m, char *out, size_t size)
 {
 	enum kb_component c = kb_model_belief(m);
 
@@ -40,14 +40,14 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 		return 0;
 	}
 	kb_model_fit(&m, &r->model);
-	kb_report_belief(&m, belief, sizeof belief);
+	kb_listing_belief(&m, belief, sizeof belief);
 	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s\n",
 		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief,
 		status == KB_REC_OLD ? old_format(r) : "");
 	return 0;
 }
 
-int kb_report_list(kb_store *st, FILE *out, kb_err *err)
+int kb_listing_opponents(kb_store *st, FILE *out, kb_err *err)
 {
 	kb_store_visitor v = {list_one, NULL, out};
 
@@ -79,7 +79,7 @@ static int show_results(void *ctx, const char *version, const char *name,
 	return 0;
 }
 
-int kb_report_show(kb_store *st, const char *name, FILE *out, kb_err *err)
+int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err)
 {
 	kb_opp_rec r;
 	kb_model m;
