@@ -2627,7 +2627,7 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	cr_assert_str_eq(opp[1]->name, "rearguard");
 	cr_assert_eq(opp[2], &kb_opponent_easy, "the built-in easy keeps its model");
 	cr_assert_eq(opp[3], &l.opp[3]);
-	cr_assert_eq(opp[3]->kind, 0);
+	cr_assert_eq(opp[3]->kind, KB_EXTERNAL, "a learned model is its own kind");
 	cr_assert_not_null(opp[3]->pick);
 	cr_assert_eq(l.easy_like[1], 1);
 	kb_pos pos = test_pos(0xf, "10", "5 0", "", "");
