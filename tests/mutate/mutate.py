@@ -109,10 +109,42 @@ def line_of(src, pos):
     return src[bol:eol if eol >= 0 else len(src)]
 
 
+TOP_LEVEL = re.compile(r"^(?!typedef\b|struct\b\s*\w*\s*\{|enum\b\s*\w*\s*\{|\w+:\s*$)"
+                       r"[A-Za-z_][^\n]*", re.M)
+_scopes = {}
+
+
+def scopes_of(src):
+    """(offset, name) of every top-level definition of src (functions and
+    variables start at column 0 in this project's style), in order."""
+    if id(src) not in _scopes:
+        out = []
+        for m in TOP_LEVEL.finditer(src):
+            text = m.group(0)
+            head = text.split("(")[0] if "(" in text else re.split(r"[=\[;]", text)[0]
+            names = re.findall(r"[A-Za-z_]\w*", head)
+            if names:
+                out.append((m.start(), names[-1]))
+        _scopes.clear()  # one file at a time
+        _scopes[id(src)] = (src, out)
+    return _scopes[id(src)][1]
+
+
+def scope_at(src, pos):
+    """The function (or top-level variable) that holds position pos."""
+    name = "-"
+    for start, n in scopes_of(src):
+        if start > pos:
+            break
+        name = n
+    return name
+
+
 class Mutant:
     def __init__(self, path, src, start, end, new, op):
         self.path, self.start, self.end, self.new, self.op = path, start, end, new, op
         self.lineno = src.count("\n", 0, start) + 1
+        self.scope = scope_at(src, start)
         self.line = " ".join(line_of(src, start).split())
         self.old = src[start:end]
         self.key = None  # set by number_keys
@@ -251,10 +283,13 @@ def statement_mutant(path, src, toks, i):
 
 
 def number_keys(muts):
-    """Stable keys: file, line text, mutation, and its ordinal among equals."""
+    """Stable keys: file, the function that holds the mutant, its line's
+    text, the mutation, and its ordinal among equal mutations of equal
+    lines in that function (an equal line added in another function leaves
+    the key as it was)."""
     seen = {}
     for m in muts:
-        base = "%s: `%s` %s" % (m.path, m.line, m.op)
+        base = "%s: %s: `%s` %s" % (m.path, m.scope, m.line, m.op)
         seen[base] = seen.get(base, 0) + 1
         m.key = "%s #%d" % (base, seen[base])
 
@@ -418,9 +453,14 @@ def stages_of(scratch, folder, pattern, min_timeout):
             if rc == 0:
                 break
         if rc != 0:
-            sys.exit("mutate: the tests (%s) fail without a mutant:\n%s" % (stage, out[-3000:]))
+            raise UnmutatedFailure("the tests (%s) fail without a mutant: %s\n%s"
+                                   % (stage, first_failure(out) or "?", out[-2000:]))
         stages.append((stage, max(min_timeout, 3 * base), base))
     return stages
+
+
+class UnmutatedFailure(Exception):
+    """A folder's tests fail before any mutant: nothing can be measured."""
 
 
 def campaign(args):
@@ -439,6 +479,9 @@ def campaign(args):
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         sys.exit("mutate: another run uses build/mutate/tree; wait for it to end")
+    if args.json and os.path.exists(args.json):
+        os.remove(args.json)  # never mistaken for this run's
+    log("mutate: building the scratch copy build/mutate/tree (the first time a whole build)")
     sync_tree(root, tree)
     scratch = Scratch(tree, args.jobs)
     rc, out = scratch.build()
@@ -447,13 +490,30 @@ def campaign(args):
     deadline = time.monotonic() + args.budget if args.budget else None
     results = {"seed": args.seed, "sample": args.mutants, "budget_s": args.budget,
                "folders": {}, "mutants": []}
+    try:
+        run_folders(args, root, scratch, by_folder, equivalent, results, deadline)
+    except KeyboardInterrupt:
+        log("mutate: interrupted; the scratch copy is restored, the table holds the mutants run")
+        results["interrupted"] = True
+        report(results, args)
+        return 130
+    report(results, args)
+    return 0 if all("error" not in f for f in results["folders"].values()) else 1
+
+
+def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
     for folder, (live, eqs, total) in by_folder.items():
         if not live and not eqs:
             continue
         pattern = "*" if args.all_tests else SUITES[folder]
         # the last mutant's source was restored, its objects not yet
         scratch.build()
-        stages = stages_of(scratch, folder, pattern, args.min_timeout)
+        try:
+            stages = stages_of(scratch, folder, pattern, args.min_timeout)
+        except UnmutatedFailure as e:
+            log("mutate: %s: %s" % (folder, e))
+            results["folders"][folder] = {"error": str(e).splitlines()[0]}
+            continue
         log("== %s: %d mutants of %d (%d equivalent), unmutated %s"
             % (folder, len(live), total, len(eqs), ", ".join(
                 "%s %.1f s (timeout %.0f s)" % (st[0], st[2], st[1]) for st in stages)))
@@ -480,8 +540,6 @@ def campaign(args):
             results["mutants"].append({"folder": folder, "file": m.path, "line": m.lineno,
                                        "key": m.key, "status": "equivalent",
                                        "why": equivalent[m.key]})
-    report(results, args)
-    return 0
 
 
 def first_error(out):
