@@ -374,6 +374,8 @@ int kj_proc_start(kj_proc *p, const kj_bot *bot, const char *opponents, const ch
 	p->status = -1;
 	if (lim->sandbox && kj_sandbox_init(err))
 		return -1;
+	if (lim->sandbox)
+		kj_sandbox_layer_self();
 	if (budget_start(p, bot, lim))
 		return 0; /* over its write budget: not started */
 	if (!(p->obuf = malloc(KJ_OUTBUF)))

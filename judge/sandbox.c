@@ -87,6 +87,9 @@ struct ll_path_beneath {
  * Layer 2, built per bot from a dozen rules, is the policy proper, and can
  * grant /etc whole. */
 static int secrets_layer = -1;
+/* Layer 1 is on this process already (kj_sandbox_layer_self): children
+ * inherit it and need not put it on themselves. */
+static int self_layered;
 
 /* Layer 2's system paths, opened once (O_PATH) with their rights. */
 #define MAX_SYS 16
@@ -398,6 +401,27 @@ static int hide_nested(const char **step)
 	return 0;
 }
 
+/* Does a folder to hide lie inside another (a bot's folder holding one)? */
+static int any_nesting(void)
+{
+	for (int i = 0; i < nhidden; i++)
+		for (int j = 0; j < nhidden; j++)
+			if (i != j && below_cwd(hidden[i], hidden[j], strlen(hidden[j])))
+				return 1;
+	return 0;
+}
+
+void kj_sandbox_layer_self(void)
+{
+	/* With no nesting no bot mounts anything, and layer 1 can be put on
+	 * the process that starts the bots once instead of on each bot. */
+	if (!ready || self_layered || any_nesting())
+		return;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    syscall(SYS_landlock_restrict_self, secrets_layer, 0) == 0)
+		self_layered = 1;
+}
+
 int kj_sandbox_enter(const kj_bot *bot, const kj_limits *lim, const char **step)
 {
 	/* The user namespace first: RLIMIT_NPROC set afterwards counts the
@@ -416,7 +440,8 @@ int kj_sandbox_enter(const kj_bot *bot, const kj_limits *lim, const char **step)
 		return *step = "setrlimit", -1;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return *step = "prctl(PR_SET_NO_NEW_PRIVS)", -1;
-	if (syscall(SYS_landlock_restrict_self, secrets_layer, 0) != 0 || landlock(bot) != 0)
+	if ((!self_layered && syscall(SYS_landlock_restrict_self, secrets_layer, 0) != 0) ||
+	    landlock(bot) != 0)
 		return *step = "landlock", -1;
 	if (seccomp_filter() != 0)
 		return *step = "seccomp", -1;

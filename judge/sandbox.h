@@ -80,6 +80,14 @@ int kj_sandbox_abi(void);
  * not exist, out of memory). */
 int kj_sandbox_hide(const char *path);
 
+/* Once all folders are hidden (kj_sandbox_hide) and before starting bots:
+ * when no bot's folder holds a folder to hide, put the secrets layer on
+ * the calling process (the judge or a worker), so that its bots inherit it
+ * instead of each putting it on itself (a copy of some 150 rules per bot).
+ * With nesting it does nothing: Landlock would forbid the bots' mounts.
+ * Cheap when repeated. */
+void kj_sandbox_layer_self(void);
+
 /* In the child between fork/vfork and exec, in the bot's folder (after
  * chdir): confine this process as above with lim->procs and lim->file_mb.
  * Only system calls, no allocation.  Returns 0, or -1 with errno set and
