@@ -837,7 +837,7 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 	alpha_setup(dir, bots);
 	make_bot(bots, "crasher", "crash");
 	for (int h = 1; h >= 0; h--) {
-		char run[8], verdict[32];
+		char run[16], verdict[32];
 		snprintf(run, sizeof run, "h%d", h);
 		snprintf(out, sizeof out, "%s/%s", dir, run);
 		args[10] = h ? "crasher" : "hard";
