@@ -52,6 +52,7 @@ Test(judge_rules, spectator_commands_framed)
 
 	static const char *const bad_watch[] = {
 		"?watchg0123456789abcdef\n",   /* no blank after ?watch */
+		"?watchxg0123456789abcdef\n",  /* another character in its place */
 		"?watch g0123456789abcdeF\n",  /* upper case */
 		"?watch g0123456789abcde\n",   /* 15 digits */
 		"?watch g0123456789abcdef0\n", /* 17 digits */
