@@ -1522,6 +1522,22 @@ Test(judge_rules, learning_curve_of_many_deals)
 	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
 	kj_report_free(&rep);
 
+	/* a window of a tenth of the deals, at most 500 */
+	kj_result *big = calloc(5100, sizeof *big);
+	cr_assert_not_null(big);
+	static const struct {
+		int deals;
+		uint32_t window;
+	} windows[] = {{5100, 500}, {4990, 499}, {69, 6}, {59, 5}};
+	for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+		curve_games(big, windows[k].deals);
+		cr_assert_eq(kj_report_build(&rep, big, (size_t)windows[k].deals, 1, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.standings->window, windows[k].window, "%d deals: %u", windows[k].deals,
+			     rep.standings->window);
+		kj_report_free(&rep);
+	}
+	free(big);
+
 	/* not every game with the same bots: no curve even with -f fixed */
 	seat(&res[7], 1, "z", 3);
 	cr_assert_eq(kj_report_build(&rep, res, 250, 1, &err), 0, "%s", err.msg);
