@@ -300,6 +300,13 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 		snprintf(want, sizeof want, "--sprt \"%s\": expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 	}
+	/* two or four numbers are accepted: the run then fails on its folder */
+	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		const char *args[] = {"--sprt", good[i], "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 2, "--sprt %s: %s", good[i], err);
+		cr_assert_null(strstr(err, "--sprt"), "%s", err);
+	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", three, NULL, &err), KB_EXIT_USAGE);
 	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
@@ -2475,4 +2482,36 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 	cr_assert(strstr(t, want), "want %s in %s", want, t);
 	kb_tx_free(&tx);
 	free(buf);
+}
+
+/* A bot whose command is found in PATH outside what a confined bot may run
+ * is warned about once, however often its command is asked for. */
+Test(judge_rules, confined_command_warned_once)
+{
+	char dir[256], tools[300], botdir[300], path[600];
+	kj_bot bot;
+	kb_err err;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tools, sizeof tools, "%s/tools", dir);
+	snprintf(botdir, sizeof botdir, "%s/bot", dir);
+	cr_assert_eq(mkdir(tools, 0755), 0);
+	cr_assert_eq(mkdir(botdir, 0755), 0);
+	put(tools, "runme", "#!/bin/sh\n");
+	snprintf(path, sizeof path, "%s/runme", tools);
+	cr_assert_eq(chmod(path, 0755), 0);
+	setenv("PATH", tools, 1);
+	cr_assert_eq(meta_of(botdir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&text, &len);
+	for (int i = 0; i < 3; i++)
+		cr_assert_str_eq(kj_bot_command(&bot, 1, f), bot.path);
+	cr_assert_str_eq(kj_bot_command(&bot, 0, f), bot.path, "not confined: no warning");
+	fclose(f);
+	cr_assert(strstr(text, "kimble-judge: warning: bot b: its command runme is ") == text, "%s", text);
+	cr_assert(strstr(text, "which a confined bot may not run"), "%s", text);
+	cr_assert(strstr(text, "; it will not start."), "%s", text);
+	cr_assert_null(strstr(text + 1, "kimble-judge: warning"), "once: %s", text);
+	free(text);
 }
