@@ -3,6 +3,8 @@
  * max_errors illegal indices or wrong tokens and forfeits at the next one,
  * not one earlier. */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@
 #include "judge/report.h"
 #include "judge/standings.h"
 #include "judge/run.h"
+#include "judge/server_game.h"
+#include "judge/server_limits.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
@@ -2514,4 +2518,222 @@ Test(judge_rules, confined_command_warned_once)
 	cr_assert(strstr(text, "; it will not start."), "%s", text);
 	cr_assert_null(strstr(text + 1, "kimble-judge: warning"), "once: %s", text);
 	free(text);
+}
+
+/* A bot whose command cannot be run forfeits before the first roll, its
+ * result saying exactly why (cut to the field when long). */
+Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
+{
+	char dir[256], real[512], want[700], meta[600];
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	put(dir, "meta", "miss\n./missing\na b\n0\n");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_NOSTART);
+	snprintf(want, sizeof want, "cannot run './missing a b' in %s: execvp: No such file or directory", real);
+	cr_assert_str_eq(res.seat[0].why, want);
+
+	char args[400];
+	memset(args, 'x', 300);
+	args[300] = '\0';
+	snprintf(meta, sizeof meta, "miss\n./missing\n%s\n0\n", args);
+	put(dir, "meta", meta);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(strlen(res.seat[0].why), 255, "cut to the field");
+	cr_assert_eq(strncmp(res.seat[0].why, "cannot run './missing xxxx", 26), 0, "%s", res.seat[0].why);
+}
+
+/* A transcript's message times count from the start of the game. */
+Test(judge_rules, message_times_from_the_game_start, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL;
+	size_t len = 0;
+
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100, .timing = 1};
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 11, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_gt(tx.nmsgs, 1);
+	for (size_t i = 0; i < tx.nmsgs; i++)
+		cr_assert(tx.msgs[i].ms >= 0 && tx.msgs[i].ms < 600000, "message %zu at %.3f ms", i, tx.msgs[i].ms);
+	cr_assert(tx.msgs[0].ms <= tx.msgs[tx.nmsgs - 1].ms, "in order");
+	kb_tx_free(&tx);
+	free(buf);
+}
+
+/* ---- nothing built is left allocated ------------------------------------------------- */
+
+/* Bytes the C library's heap has handed out.  Freed small blocks first
+ * fill the allocator's per-size caches, which the figure still counts, so
+ * a function is called until the caches are full (16 calls), then four
+ * more calls must each leave the figure where it was.  Under ASan the
+ * figure does not move (LeakSanitizer checks there instead). */
+static void leaves_nothing(void (*fn)(void *), void *ctx, const char *what)
+{
+	for (int k = 0; k < 16; k++)
+		fn(ctx);
+	for (int k = 0; k < 4; k++) {
+		size_t before = mallinfo2().uordblks;
+		fn(ctx);
+		size_t after = mallinfo2().uordblks;
+		cr_assert_eq(after, before, "%s keeps %zd bytes a call", what, (ssize_t)(after - before));
+	}
+}
+
+static kj_result leak_res[40];
+
+static void leak_report(void *ctx)
+{
+	kj_report rep;
+	kb_err err;
+
+	(void)ctx;
+	cr_assert_eq(kj_report_build(&rep, leak_res, 40, 1, &err), 0, "%s", err.msg);
+	kj_report_free(&rep);
+}
+
+static void leak_report_files(void *ctx)
+{
+	const char *dir = ctx;
+	kb_err err;
+	kj_result *res;
+	FILE *out = stdout;
+
+	stdout = fopen("/dev/null", "w");
+	cr_assert_eq(kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, &err), 0, "%s", err.msg);
+	fclose(stdout);
+	stdout = out;
+	const char *dirs[] = {dir};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 2, "%s", err.msg);
+	free(res);
+}
+
+static void leak_plan(void *ctx)
+{
+	kj_plan plan;
+	kb_err err;
+
+	(void)ctx;
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2, &err), 0, "%s", err.msg);
+	kj_plan_free(&plan);
+}
+
+static void leak_starts(void *ctx)
+{
+	kj_start *st;
+	kb_err err;
+
+	cr_assert_eq(kj_starts_read(ctx, 0xf, &st, &err), 20, "%s", err.msg);
+	free(st);
+}
+
+static void leak_match(void *ctx)
+{
+	kj_bot *hard = ctx;
+	kj_result res;
+	kb_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	const kj_bot *seats[KB_SEATS] = {hard, hard, hard, hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 8, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	free(buf);
+	char *page = NULL;
+	f = open_memstream(&page, &len);
+	cr_assert_eq(kj_html_game(f, &tx, "t"), 0);
+	cr_assert_eq(kj_replay_print(f, &tx, 0, 0, 0), 0);
+	int rc;
+	const char *again = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", again);
+	fclose(f);
+	free(page);
+	kb_tx_free(&tx);
+}
+
+static void leak_server(void *ctx)
+{
+	static srv_games t;
+	srv_limits_opts o;
+	srv_limits l;
+	static const uint8_t lineup[3] = {2, 2, 0};
+	FILE *log = fopen("/dev/null", "w");
+
+	(void)ctx;
+	srv_limits_defaults(&o);
+	o.max_games = 9;
+	cr_assert_eq(srv_limits_init(&l, &o, log), 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + i)};
+		srv_addr *a = srv_addr_get(&l, (struct sockaddr *)&sa, 0);
+		if (i % 2)
+			srv_addr_put(&l, a, 0);
+	}
+	srv_limits_sweep(&l, 5000);
+	srv_limits_free(&l);
+	fclose(log);
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	for (int i = 0; i < 300; i++) {
+		srv_game *g = srv_game_start(&t, lineup, i);
+		kb_roll r = {.seat = 0, .die = 2, .index = -1};
+		srv_game_played(g, &r);
+		if (i % 3 == 0)
+			srv_game_end(&t, g, "expired");
+	}
+	srv_games_free(&t, "shutdown");
+}
+
+Test(judge_rules, builders_leave_nothing_allocated, .timeout = 120)
+{
+	char dir[256], path[400], line[16];
+	kj_bot hard;
+	kb_err err;
+
+	curve_games(leak_res, 40);
+	leaves_nothing(leak_report, NULL, "a report");
+	leaves_nothing(leak_plan, NULL, "a plan");
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/games", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		snprintf(line, sizeof line, "%06u.res", i);
+		snprintf(path, sizeof path, "%s/games/%s", dir, line);
+		FILE *f = fopen(path, "w");
+		kj_result_write(f, i, &leak_res[i]);
+		fclose(f);
+	}
+	leaves_nothing(leak_report_files, dir, "writing and loading results");
+
+	snprintf(path, sizeof path, "%s/starts", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 20; i++)
+		fprintf(f, EMPTY44 " %c %d\n", 'A' + i % 4, i % 7);
+	fclose(f);
+	leaves_nothing(leak_starts, path, "reading start positions");
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	leaves_nothing(leak_match, &hard, "a match, its page, replay and rerun");
+	leaves_nothing(leak_server, NULL, "the server's tables");
 }
