@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/draw.h"
 #include "core/err.h"
 #include "core/rng.h"
 #include "core/transcript.h"
@@ -1736,6 +1737,15 @@ Test(judge_rules, replay_tells_each_roll_and_the_forfeit)
 	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6, moves piece 0 (auto)\n"), "%s", t);
 	const char *fin = strstr(t, "\nfinal position\n");
 	cr_assert_not_null(fin, "%s", t);
+	/* the final position is roll 3 played: A on ring 3, C on its start */
+	char *drawn = NULL;
+	size_t dlen = 0;
+	FILE *d = open_memstream(&drawn, &dlen);
+	fputs("\nfinal position\n", d);
+	kb_draw_board(d, "000A0000000000C00000000000000000000000000000", -1, 0, 0x5, 0);
+	fclose(d);
+	cr_assert(strncmp(fin, drawn, dlen) == 0, "want\n%s\ngot\n%s", drawn, fin);
+	free(drawn);
 	cr_assert(strstr(fin, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
 			      "(replacement)\nwinner: C (win)\n"), "%s", fin);
 	cr_assert_null(strstr(t, "before the first roll"));
