@@ -1306,7 +1306,7 @@ Test(judge_rules, html_tables_curve_and_games)
 				  .pair = {.deals = 5, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
 	st.opp[1] = (kj_opponent){.bot = 2};
 	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
-	st.first_seat[0] = 2, st.first_seat[1] = -1, st.first_seat[2] = -1;
+	st.first_seat[0] = 2, st.first_seat[1] = 0, st.first_seat[2] = -1;
 	static const uint32_t deal[3] = {0, 4, 9}, games[3][2] = {{2, 2}, {4, 4}, {4, 4}},
 			      wins[3][2] = {{1, 1}, {4, 0}, {0, 4}};
 	for (int p = 0; p < 3; p++) {
@@ -1354,10 +1354,10 @@ Test(judge_rules, html_tables_curve_and_games)
 	has(page, "<polygon fill=\"#2ca02c\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,10.0 490.0,130.4 "
 		  "490.0,246.0 242.2,125.6 44.0,223.7 \"/>\n<polyline fill=\"none\" stroke=\"#2ca02c\" "
 		  "stroke-width=\"2\" points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
-	has(page, "<polygon fill=\"#1f77b4\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
+	has(page, "<polygon fill=\"#d62728\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
 		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
 	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
-	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#1f77b4\"/><text x=\"518\" y=\"38\">y</text>");
+	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#d62728\"/><text x=\"518\" y=\"38\">y (A)</text>");
 
 	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
 		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
