@@ -1162,6 +1162,9 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
 		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
 		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+		/* a minus and a digit is a (negative) number, not an option */
+		{"--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
+		{"--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
 	};
 	const char *err;
 
@@ -1171,6 +1174,9 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 			     bad[i][1], err);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
+	const char *zero[] = {"--max-errors", "-0", "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", zero, NULL, &err), 2, "-0 is 0: %s", err);
+	cr_assert(strstr(err, "cannot create the output folder /nonexistent/kimble-out"), "%s", err);
 }
 
 /* The table is followed by the rating list, in the text and in the JSON. */
