@@ -2806,3 +2806,36 @@ Test(judge_rules, forfeited_seat_played_on_as_hard, .timeout = 60)
 	}
 	cr_assert_eq(compared, 4, "games where hard's first choice is not piece 0");
 }
+
+/* A game from a start position (C to roll a 5) reruns from the same
+ * position, with the same seat to roll. */
+Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
+{
+	kj_bot hard;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100, .has_start = 1,
+			     .start_turn = 2, .start_die = 5};
+	cr_assert_eq(kb_board_parse("A000000000000000C0000000B00000000000000000D0", KB_BOARD_LEN, 0xf, &opt.start, &err), 0,
+		     "%s", err.msg);
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 17, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.has_start, 1);
+	cr_assert_eq(tx.start_turn, 2);
+	cr_assert_eq(tx.rolls[0].line[KB_BOARD_LEN], 'C', "C rolls first");
+	cr_assert_eq(tx.rolls[0].line[KB_BOARD_LEN + 1], '5');
+	const char *t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", t);
+	cr_assert(strncmp(t, "rerun agrees with the transcript", 32) == 0, "%s", t);
+	kb_tx_free(&tx);
+	free(buf);
+}
