@@ -3,6 +3,8 @@
  * max_errors illegal indices or wrong tokens and forfeits at the next one,
  * not one earlier. */
 #include <criterion/criterion.h>
+#include <arpa/inet.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/draw.h"
 #include "core/err.h"
 #include "core/rng.h"
 #include "core/transcript.h"
@@ -25,6 +28,8 @@
 #include "judge/standings.h"
 #include "judge/run.h"
 #include "judge/shard.h"
+#include "judge/server/game.h"
+#include "judge/server/limits.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
@@ -300,6 +305,13 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 		char want[128];
 		snprintf(want, sizeof want, "--sprt \"%s\": expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
+	}
+	/* two or four numbers are accepted: the run then fails on its folder */
+	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01"};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		const char *args[] = {"--sprt", good[i], "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 2, "--sprt %s: %s", good[i], err);
+		cr_assert_null(strstr(err, "--sprt"), "%s", err);
 	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", three, NULL, &err), KB_EXIT_USAGE);
@@ -1151,6 +1163,9 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
 		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
 		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+		/* a minus and a digit is a (negative) number, not an option */
+		{"--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
+		{"--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
 	};
 	const char *err;
 
@@ -1160,6 +1175,9 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 			     bad[i][1], err);
 		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
 	}
+	const char *zero[] = {"--max-errors", "-0", "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", zero, NULL, &err), 2, "-0 is 0: %s", err);
+	cr_assert(strstr(err, "cannot create the output folder /nonexistent/kimble-out"), "%s", err);
 }
 
 /* The table is followed by the rating list, in the text and in the JSON. */
@@ -1296,7 +1314,7 @@ Test(judge_rules, html_tables_curve_and_games)
 				  .pair = {.deals = 5, .var = 0.01, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
 	st.opp[1] = (kj_opponent){.bot = 2};
 	st.fixed = 1, st.window = 5, st.ncurve = 3, st.curve = pts;
-	st.first_seat[0] = 2, st.first_seat[1] = -1, st.first_seat[2] = -1;
+	st.first_seat[0] = 2, st.first_seat[1] = 0, st.first_seat[2] = -1;
 	static const uint32_t deal[3] = {0, 4, 9}, games[3][2] = {{2, 2}, {4, 4}, {4, 4}},
 			      wins[3][2] = {{1, 1}, {4, 0}, {0, 4}};
 	for (int p = 0; p < 3; p++) {
@@ -1344,10 +1362,10 @@ Test(judge_rules, html_tables_curve_and_games)
 	has(page, "<polygon fill=\"#2ca02c\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,10.0 490.0,130.4 "
 		  "490.0,246.0 242.2,125.6 44.0,223.7 \"/>\n<polyline fill=\"none\" stroke=\"#2ca02c\" "
 		  "stroke-width=\"2\" points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
-	has(page, "<polygon fill=\"#1f77b4\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
+	has(page, "<polygon fill=\"#d62728\" fill-opacity=\"0.15\" points=\"44.0,32.3 242.2,130.4 490.0,10.0 "
 		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
 	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
-	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#1f77b4\"/><text x=\"518\" y=\"38\">y</text>");
+	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#d62728\"/><text x=\"518\" y=\"38\">y (A)</text>");
 
 	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
 		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
@@ -1525,6 +1543,22 @@ Test(judge_rules, learning_curve_of_many_deals)
 	cr_assert_eq(rows, 1 + 10 + 1, "%s", t);
 	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
 	kj_report_free(&rep);
+
+	/* a window of a tenth of the deals, at most 500 */
+	kj_result *big = calloc(5100, sizeof *big);
+	cr_assert_not_null(big);
+	static const struct {
+		int deals;
+		uint32_t window;
+	} windows[] = {{5100, 500}, {4990, 499}, {69, 6}, {59, 5}};
+	for (size_t k = 0; k < sizeof windows / sizeof windows[0]; k++) {
+		curve_games(big, windows[k].deals);
+		cr_assert_eq(kj_report_build(&rep, big, (size_t)windows[k].deals, 1, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.standings->window, windows[k].window, "%d deals: %u", windows[k].deals,
+			     rep.standings->window);
+		kj_report_free(&rep);
+	}
+	free(big);
 
 	/* not every game with the same bots: no curve even with -f fixed */
 	seat(&res[7], 1, "z", 3);
@@ -1713,6 +1747,15 @@ Test(judge_rules, replay_tells_each_roll_and_the_forfeit)
 	cr_assert(strstr(t, "\nroll 3: C (hard) rolls 6, moves piece 0 (auto)\n"), "%s", t);
 	const char *fin = strstr(t, "\nfinal position\n");
 	cr_assert_not_null(fin, "%s", t);
+	/* the final position is roll 3 played: A on ring 3, C on its start */
+	char *drawn = NULL;
+	size_t dlen = 0;
+	FILE *d = open_memstream(&drawn, &dlen);
+	fputs("\nfinal position\n", d);
+	kb_draw_board(d, "000A0000000000C00000000000000000000000000000", -1, 0, 0x5, 0);
+	fclose(d);
+	cr_assert(strncmp(fin, drawn, dlen) == 0, "want\n%s\ngot\n%s", drawn, fin);
+	free(drawn);
 	cr_assert(strstr(fin, "\nA mybot forfeited at roll 2 (illegal: index_7_refused); seat finished by hard "
 			      "(replacement)\nwinner: C (win)\n"), "%s", fin);
 	cr_assert_null(strstr(t, "before the first roll"));
@@ -2464,6 +2507,342 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 	snprintf(want, sizeof want, "  transcript: %.46s moves %d (%s)\n", tx.rolls[5].line, tx.rolls[5].index,
 		 kb_how_name(tx.rolls[5].how));
 	cr_assert(strstr(t, want), "want %s in %s", want, t);
+	kb_tx_free(&tx);
+	free(buf);
+}
+
+/* A bot whose command is found in PATH outside what a confined bot may run
+ * is warned about once, however often its command is asked for. */
+Test(judge_rules, confined_command_warned_once)
+{
+	char dir[256], tools[300], botdir[300], path[600];
+	kj_bot bot;
+	kb_err err;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tools, sizeof tools, "%s/tools", dir);
+	snprintf(botdir, sizeof botdir, "%s/bot", dir);
+	cr_assert_eq(mkdir(tools, 0755), 0);
+	cr_assert_eq(mkdir(botdir, 0755), 0);
+	put(tools, "runme", "#!/bin/sh\n");
+	snprintf(path, sizeof path, "%s/runme", tools);
+	cr_assert_eq(chmod(path, 0755), 0);
+	setenv("PATH", tools, 1);
+	cr_assert_eq(meta_of(botdir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&text, &len);
+	for (int i = 0; i < 3; i++)
+		cr_assert_str_eq(kj_bot_command(&bot, 1, f), bot.path);
+	cr_assert_str_eq(kj_bot_command(&bot, 0, f), bot.path, "not confined: no warning");
+	fclose(f);
+	cr_assert(strstr(text, "kimble-judge: warning: bot b: its command runme is ") == text, "%s", text);
+	cr_assert(strstr(text, "which a confined bot may not run"), "%s", text);
+	cr_assert(strstr(text, "; it will not start."), "%s", text);
+	cr_assert_null(strstr(text + 1, "kimble-judge: warning"), "once: %s", text);
+	free(text);
+}
+
+/* A bot whose command cannot be run forfeits before the first roll, its
+ * result saying exactly why (cut to the field when long). */
+Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
+{
+	char dir[256], real[512], want[700], meta[600];
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_not_null(realpath(dir, real));
+	put(dir, "meta", "miss\n./missing\na b\n0\n");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_NOSTART);
+	snprintf(want, sizeof want, "cannot run './missing a b' in %s: execvp: No such file or directory", real);
+	cr_assert_str_eq(res.seat[0].why, want);
+
+	char args[400];
+	memset(args, 'x', 300);
+	args[300] = '\0';
+	snprintf(meta, sizeof meta, "miss\n./missing\n%s\n0\n", args);
+	put(dir, "meta", meta);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(strlen(res.seat[0].why), 255, "cut to the field");
+	cr_assert_eq(strncmp(res.seat[0].why, "cannot run './missing xxxx", 26), 0, "%s", res.seat[0].why);
+}
+
+/* A transcript's message times count from the start of the game. */
+Test(judge_rules, message_times_from_the_game_start, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL;
+	size_t len = 0;
+
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100, .timing = 1};
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 11, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_gt(tx.nmsgs, 1);
+	for (size_t i = 0; i < tx.nmsgs; i++)
+		cr_assert(tx.msgs[i].ms >= 0 && tx.msgs[i].ms < 600000, "message %zu at %.3f ms", i, tx.msgs[i].ms);
+	cr_assert(tx.msgs[0].ms <= tx.msgs[tx.nmsgs - 1].ms, "in order");
+	kb_tx_free(&tx);
+	free(buf);
+}
+
+/* ---- nothing built is left allocated ------------------------------------------------- */
+
+/* Bytes the C library's heap has handed out.  Freed small blocks first
+ * fill the allocator's per-size caches, which the figure still counts, so
+ * a function is called until the caches are full (16 calls), then four
+ * more calls must each leave the figure where it was.  Under ASan the
+ * figure does not move (LeakSanitizer checks there instead). */
+static void leaves_nothing(void (*fn)(void *), void *ctx, const char *what)
+{
+	for (int k = 0; k < 16; k++)
+		fn(ctx);
+	for (int k = 0; k < 4; k++) {
+		size_t before = mallinfo2().uordblks;
+		fn(ctx);
+		size_t after = mallinfo2().uordblks;
+		cr_assert_eq(after, before, "%s keeps %zd bytes a call", what, (ssize_t)(after - before));
+	}
+}
+
+static kj_result leak_res[40];
+
+static void leak_report(void *ctx)
+{
+	kj_report rep;
+	kb_err err;
+
+	(void)ctx;
+	cr_assert_eq(kj_report_build(&rep, leak_res, 40, 1, &err), 0, "%s", err.msg);
+	kj_report_free(&rep);
+}
+
+static void leak_report_files(void *ctx)
+{
+	const char *dir = ctx;
+	kb_err err;
+	kj_result *res;
+	FILE *out = stdout;
+
+	stdout = fopen("/dev/null", "w");
+	cr_assert_eq(kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, &err), 0, "%s", err.msg);
+	fclose(stdout);
+	stdout = out;
+	const char *dirs[] = {dir};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 2, "%s", err.msg);
+	free(res);
+}
+
+static void leak_plan(void *ctx)
+{
+	kj_plan plan;
+	kb_err err;
+
+	(void)ctx;
+	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2, &err), 0, "%s", err.msg);
+	kj_plan_free(&plan);
+}
+
+static void leak_starts(void *ctx)
+{
+	kj_start *st;
+	kb_err err;
+
+	cr_assert_eq(kj_starts_read(ctx, 0xf, &st, &err), 20, "%s", err.msg);
+	free(st);
+}
+
+static void leak_match(void *ctx)
+{
+	kj_bot *hard = ctx;
+	kj_result res;
+	kb_err err;
+	char *buf = NULL;
+	size_t len = 0;
+	const kj_bot *seats[KB_SEATS] = {hard, hard, hard, hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 8, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	free(buf);
+	char *page = NULL;
+	f = open_memstream(&page, &len);
+	cr_assert_eq(kj_html_game(f, &tx, "t"), 0);
+	cr_assert_eq(kj_replay_print(f, &tx, 0, 0, 0), 0);
+	int rc;
+	const char *again = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", again);
+	fclose(f);
+	free(page);
+	kb_tx_free(&tx);
+}
+
+static void leak_server(void *ctx)
+{
+	static srv_games t;
+	srv_limits_opts o;
+	srv_limits l;
+	static const uint8_t lineup[3] = {2, 2, 0};
+	FILE *log = fopen("/dev/null", "w");
+
+	(void)ctx;
+	srv_limits_defaults(&o);
+	o.max_games = 9;
+	cr_assert_eq(srv_limits_init(&l, &o, log), 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + i)};
+		srv_addr *a = srv_addr_get(&l, (struct sockaddr *)&sa, 0);
+		if (i % 2)
+			srv_addr_put(&l, a, 0);
+	}
+	srv_limits_sweep(&l, 5000);
+	srv_limits_free(&l);
+	fclose(log);
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	for (int i = 0; i < 300; i++) {
+		srv_game *g = srv_game_start(&t, lineup, i);
+		kb_roll r = {.seat = 0, .die = 2, .index = -1};
+		srv_game_played(g, &r);
+		if (i % 3 == 0)
+			srv_game_end(&t, g, "expired");
+	}
+	srv_games_free(&t, "shutdown");
+}
+
+Test(judge_rules, builders_leave_nothing_allocated, .timeout = 120)
+{
+	char dir[256], path[400], line[16];
+	kj_bot hard;
+	kb_err err;
+
+	curve_games(leak_res, 40);
+	leaves_nothing(leak_report, NULL, "a report");
+	leaves_nothing(leak_plan, NULL, "a plan");
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/games", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	for (uint32_t i = 0; i < 2; i++) {
+		snprintf(line, sizeof line, "%06u.res", i);
+		snprintf(path, sizeof path, "%s/games/%s", dir, line);
+		FILE *f = fopen(path, "w");
+		kj_result_write(f, i, &leak_res[i]);
+		fclose(f);
+	}
+	leaves_nothing(leak_report_files, dir, "writing and loading results");
+
+	snprintf(path, sizeof path, "%s/starts", dir);
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 20; i++)
+		fprintf(f, EMPTY44 " %c %d\n", 'A' + i % 4, i % 7);
+	fclose(f);
+	leaves_nothing(leak_starts, path, "reading start positions");
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	leaves_nothing(leak_match, &hard, "a match, its page, replay and rerun");
+	leaves_nothing(leak_server, NULL, "the server's tables");
+}
+
+/* From its forfeit on, a seat is played by hard: a bot that forfeits at
+ * its first decision gives the very game hard would have played there
+ * (games where hard's first choice is piece 1, 2 or 3, so that a
+ * replacement move of piece 0 would show). */
+Test(judge_rules, forfeited_seat_played_on_as_hard, .timeout = 60)
+{
+	static const char *const modes[] = {"illegal", "token"};
+	kj_bot bot, hard;
+	kb_err err;
+	kj_result res, ref;
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	int compared = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *all_hard[KB_SEATS] = {&hard, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .max_errors = 0, .grace_ms = 100};
+	for (uint64_t seed = 1; seed < 60 && compared < 4; seed++) {
+		FILE *f = open_memstream(&b, &blen);
+		cr_assert_eq(kj_match_play(all_hard, seed, &opt, f, &ref, &err), 0, "%s", err.msg);
+		fclose(f);
+		kb_transcript tb;
+		cr_assert_eq(kb_tx_parse(b, blen, &tb, &err), 0, "%s", err.msg);
+		size_t first = 0;
+		while (first < tb.nrolls && !(tb.rolls[first].line[KB_BOARD_LEN] == 'A' && tb.rolls[first].how == KB_BUILTIN))
+			first++;
+		if (first < tb.nrolls && tb.rolls[first].index > 0) {
+			testbot_in(modes[compared % 2], &bot);
+			const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+			f = open_memstream(&a, &alen);
+			cr_assert_eq(kj_match_play(seats, seed, &opt, f, &res, &err), 0, "%s", err.msg);
+			fclose(f);
+			cr_assert_neq(res.seat[0].reason, KJ_OK, "%s forfeits", modes[compared % 2]);
+			cr_assert_eq(res.seat[0].forfeit_roll, (uint32_t)first + 1, "at its first decision");
+			cr_assert_eq(res.rolls, ref.rolls, "seed %llu", (unsigned long long)seed);
+			kb_transcript ta;
+			cr_assert_eq(kb_tx_parse(a, alen, &ta, &err), 0, "%s", err.msg);
+			for (size_t i = 0; i < ta.nrolls; i++) {
+				cr_assert_eq(memcmp(ta.rolls[i].line, tb.rolls[i].line, KB_ROLL_LINE_LEN), 0, "roll %zu", i + 1);
+				cr_assert_eq(ta.rolls[i].index, tb.rolls[i].index, "roll %zu", i + 1);
+			}
+			kb_tx_free(&ta);
+			free(a);
+			a = NULL;
+			compared++;
+		}
+		kb_tx_free(&tb);
+		free(b);
+		b = NULL;
+	}
+	cr_assert_eq(compared, 4, "games where hard's first choice is not piece 0");
+}
+
+/* A game from a start position (C to roll a 5) reruns from the same
+ * position, with the same seat to roll. */
+Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
+{
+	kj_bot hard;
+	kb_err err;
+	kj_result res;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100, .has_start = 1,
+			     .start_turn = 2, .start_die = 5};
+	cr_assert_eq(kb_board_parse("A000000000000000C0000000B00000000000000000D0", KB_BOARD_LEN, 0xf, &opt.start, &err), 0,
+		     "%s", err.msg);
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_eq(kj_match_play(seats, 17, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	kb_transcript tx;
+	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.has_start, 1);
+	cr_assert_eq(tx.start_turn, 2);
+	cr_assert_eq(tx.rolls[0].line[KB_BOARD_LEN], 'C', "C rolls first");
+	cr_assert_eq(tx.rolls[0].line[KB_BOARD_LEN + 1], '5');
+	const char *t = rerun_text(&tx, seats, &rc);
+	cr_assert_eq(rc, 0, "%s", t);
+	cr_assert(strncmp(t, "rerun agrees with the transcript", 32) == 0, "%s", t);
 	kb_tx_free(&tx);
 	free(buf);
 }

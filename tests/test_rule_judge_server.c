@@ -52,6 +52,7 @@ Test(judge_rules, spectator_commands_framed)
 
 	static const char *const bad_watch[] = {
 		"?watchg0123456789abcdef\n",   /* no blank after ?watch */
+		"?watchxg0123456789abcdef\n",  /* another character in its place */
 		"?watch g0123456789abcdeF\n",  /* upper case */
 		"?watch g0123456789abcde\n",   /* 15 digits */
 		"?watch g0123456789abcdef0\n", /* 17 digits */
@@ -659,5 +660,36 @@ Test(judge_rules, server_that_cannot_listen_says_so, .timeout = 30)
 	const char *http[] = {"--host", "127.0.0.1", "--port", other, "--http", port, NULL};
 	cr_assert_eq(test_run_prog("kimble-server", http, NULL, &err), 3, "%s", err);
 	cr_assert(strstr(err, want), "%s", err);
+	close(fd);
+}
+
+/* Each limit option's bounds: its largest value is taken (the server then
+ * fails only on the port it cannot bind), one more and 0 are refused. */
+Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
+{
+	static const char *const opts[][4] = {
+		{"--max-games", "100000000", "100000001", "from 1 to 100000000"},
+		{"--addr-games", "100000000", "100000001", "from 1 to 100000000"},
+		{"--game-spectators", "1000000", "1000001", "from 1 to 1000000"},
+		{"--addr-spectators", "1000000", "1000001", "from 1 to 1000000"},
+		{"--addr-burst", "100000000", "100000001", "from 1 to 100000000"},
+	};
+	char port[16], want[200];
+	const char *err;
+	int fd;
+
+	snprintf(port, sizeof port, "%d", held_port(&fd));
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
+		const char *ok[] = {"--host", "127.0.0.1", "--port", port, opts[i][0], opts[i][1], NULL};
+		cr_assert_eq(test_run_prog("kimble-server", ok, NULL, &err), 3, "%s %s: %s", opts[i][0], opts[i][1], err);
+		for (int k = 0; k < 2; k++) {
+			const char *v = k ? "0" : opts[i][2];
+			const char *bad[] = {"--host", "127.0.0.1", "--port", port, opts[i][0], v, NULL};
+			cr_assert_eq(test_run_prog("kimble-server", bad, NULL, &err), 64, "%s %s: %s", opts[i][0], v, err);
+			snprintf(want, sizeof want, "%s \"%s\": out of range; expected a whole number %s", opts[i][0], v,
+				 opts[i][3]);
+			cr_assert(strstr(err, want), "want %s, got %s", want, err);
+		}
+	}
 	close(fd);
 }
