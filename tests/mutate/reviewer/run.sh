@@ -93,11 +93,26 @@ for block in open(bugs).read().split("\n\n"):
             d[m.group(1)] = m.group(2)
     if d.get("bug") != name:
         continue
-    lines = open(d["file"]).read().split("\n")
-    at = [i for i, l in enumerate(lines) if l.strip() == d["orig"].strip()]
+    def places(path):
+        try:
+            lines = open(path).read().split("\n")
+        except OSError:
+            return [], []
+        return lines, [i for i, l in enumerate(lines) if l.strip() == d["orig"].strip()]
+    lines, at = places(d["file"])
     if len(at) != 1:
-        print("line found %d times in %s: %s" % (len(at), d["file"], d["orig"]))
-        sys.exit(3)
+        # the file moved or was renamed: look for the line in every
+        # tracked C source
+        import subprocess
+        files = subprocess.run(["git", "ls-files", "*.c", "*.h"], capture_output=True,
+                               text=True).stdout.split()
+        found = [(f,) + places(f) for f in files]
+        found = [x for x in found if x[2]]
+        if len(found) != 1 or len(found[0][2]) != 1:
+            print("line found %d times in %s (%d times in all sources): %s"
+                  % (len(at), d["file"], sum(len(x[2]) for x in found), d["orig"]))
+            sys.exit(3)
+        d["file"], lines, at = found[0]
     if mode == "apply":
         l = lines[at[0]]
         lines[at[0]] = l[:len(l) - len(l.lstrip())] + d["new"].strip()

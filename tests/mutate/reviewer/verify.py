@@ -35,12 +35,26 @@ if __name__ == "__main__":
     norm = lambda s: " ".join(s.split())
     bad = 0
     for b in read_bugs(bugs_path):
-        src = open(tree + "/" + b["file"]).read()
+        try:
+            src = open(tree + "/" + b["file"]).read()
+        except OSError:
+            # moved: the one tracked C source that holds the line
+            import subprocess
+            files = subprocess.run(["git", "-C", tree, "ls-files", "*.c", "*.h"],
+                                   capture_output=True, text=True).stdout.split()
+            hits = [f for f in files if b["orig"] in
+                    [l.strip() for l in open(tree + "/" + f).read().split("\n")]]
+            if len(hits) != 1:
+                print("%-32s file gone, line found in %d sources" % (b["bug"], len(hits)))
+                bad += 1
+                continue
+            b["file"] = hits[0]
+            src = open(tree + "/" + b["file"]).read()
         buggy, n = apply_bug(src, b)
         muts = mut.mutants_of(b["file"], src)
         same = [m for m in muts if norm(m.apply(src)) == norm(buggy)]
         on_line = [m for m in muts if m.line == norm(b["orig"])]
-        print("%-32s line found %d time(s); tool mutants of that line: %2d; equal to the bug: %d"
-              % (b["bug"], n, len(on_line), len(same)))
+        print("%-32s %s: line found %d time(s); tool mutants of that line: %2d; equal to the bug: %d"
+              % (b["bug"], b["file"], n, len(on_line), len(same)))
         bad += len(same) > 0 or n != 1
     sys.exit(1 if bad else 0)
