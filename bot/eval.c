@@ -49,12 +49,17 @@ static void hits_of(const kb_pos *pos, const view *v, int o, int kind,
 	const int8_t *p = pos->prog[o];
 
 	for (int d = 1; d <= 6; d++) {
-		unsigned mask = kb_legal_occ(p, v->occ[o], d);
-		if (!mask)
-			continue;
-		int idx = kind == KB_EASY ? kb_pick_easy(mask) : kb_pick_hard(mask);
-		if (model && (mask & (mask - 1)))
-			idx = kb_opponent_pick(model, pos, o, d, mask);
+		int idx;
+		if (model || kind == KB_EASY) {
+			unsigned mask = kb_legal_occ(p, v->occ[o], d);
+			if (!mask)
+				continue;
+			idx = kind == KB_EASY ? kb_pick_easy(mask) : kb_pick_hard(mask);
+			if (model && (mask & (mask - 1)))
+				idx = kb_opponent_pick(model, pos, o, d, mask);
+		} else if ((idx = kb_hard_occ(p, v->occ[o], d)) < 0) {
+			continue; /* hard's piece found without the whole mask */
+		}
 		int to = kb_move_target(p[idx], d);
 		if (to > KB_LAST_TRACK)
 			continue;

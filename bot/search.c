@@ -50,7 +50,8 @@ void kb_search_init(kb_search *bot, unsigned present, const kb_opponent *const o
 	bot->nodes = 0;
 }
 
-static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls);
+static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls,
+		     double cut);
 
 void kb_search_set_level(kb_search *bot, int level)
 {
@@ -65,18 +66,20 @@ static double leaf(kb_search *bot, const kb_pos *pos, int turn)
 }
 
 /* Value after a move by seat mover that leaves pos with seat turn to roll,
- * k bot rolls still to expand. */
+ * k bot rolls still to expand.  cut: see chance(). */
 static double after(kb_search *bot, const kb_pos *pos, int mover, int turn, int k,
-		    int opp_rolls)
+		    int opp_rolls, double cut)
 {
 	if (kb_has_won(pos, mover))
 		return mover == 0 ? 1.0 : 0.0;
 	if (k == 0 && (turn == 0 || (mover == 0 && !bot->finish_round)))
 		return leaf(bot, pos, turn);
-	return chance(bot, pos, turn, k, opp_rolls);
+	return chance(bot, pos, turn, k, opp_rolls, cut);
 }
 
-/* Best value over A's legal moves for die d. */
+/* Best value over A's legal moves for die d.  A move whose value cannot
+ * exceed the best so far is not searched to the end (chance's cut): the
+ * maximum, and so every value above it, is the same to the last bit. */
 static double best_move(kb_search *bot, const kb_pos *pos, int d, unsigned mask, int k)
 {
 	double best = -1.0;
@@ -86,27 +89,55 @@ static double best_move(kb_search *bot, const kb_pos *pos, int d, unsigned mask,
 			continue;
 		kb_pos p = *pos;
 		kb_apply(&p, 0, i, d);
-		double v = after(bot, &p, 0, kb_next_seat(&p, 0, d), k, 0);
+		double v = after(bot, &p, 0, kb_next_seat(&p, 0, d), k, 0, best);
 		if (v > best)
 			best = v;
 	}
 	return best;
 }
 
-/* Expected value with seat turn about to roll. */
-static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls)
+/* Every value is a win probability, at most 1: once the dice left
+ * cannot lift the mean above cut even if each gave 1, the mean is below
+ * cut, and a caller that keeps only values above cut (best_move) need not
+ * know it.  The margin covers the rounding of the sums. */
+static int below_cut(double sum, int dice_left, double cut)
 {
-	double sum = 0;
+	return sum + dice_left < 6 * cut - 1e-9;
+}
+
+/* The value when seat turn rolls d and cannot move (k and opp_rolls as
+ * after() takes them).  The dice 1..5 that move nothing all lead to the
+ * same position with the same seat to roll, so one chance node searches
+ * that once (*idle, -1 until then) and adds it for each; a six rolls
+ * again. */
+static double no_move(kb_search *bot, const kb_pos *pos, int turn, int d, int k, int opp_rolls,
+		      double *idle)
+{
+	if (d < 6 && *idle >= 0)
+		return *idle;
+	double v = after(bot, pos, turn, kb_next_seat(pos, turn, d), k, opp_rolls, -1.0);
+	if (d < 6)
+		*idle = v;
+	return v;
+}
+
+/* Expected value with seat turn about to roll; a value below cut (its
+ * caller's best so far; -1: none) may be answered by -1 without
+ * searching every die. */
+static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp_rolls,
+		     double cut)
+{
+	double sum = 0, idle = -1.0;
 
 	if (turn == 0) {
 		if (k == 0)
 			return leaf(bot, pos, 0);
 		for (int d = 1; d <= 6; d++) {
 			unsigned mask = kb_legal(pos, 0, d);
-			if (mask)
-				sum += best_move(bot, pos, d, mask, k - 1);
-			else
-				sum += after(bot, pos, 0, kb_next_seat(pos, 0, d), k - 1, 0);
+			sum += mask ? best_move(bot, pos, d, mask, k - 1)
+				    : no_move(bot, pos, 0, d, k - 1, 0, &idle);
+			if (below_cut(sum, 6 - d, cut))
+				return -1.0;
 		}
 		return sum / 6;
 	}
@@ -114,13 +145,17 @@ static double chance(kb_search *bot, const kb_pos *pos, int turn, int k, int opp
 		return leaf(bot, pos, turn);
 	for (int d = 1; d <= 6; d++) {
 		unsigned mask = kb_legal(pos, turn, d);
-		kb_pos p = *pos;
 		if (mask) {
+			kb_pos p = *pos;
 			int idx = kb_count(mask) == 1 ? kb_pick_hard(mask)
 				  : kb_opponent_pick(bot->opp[turn], pos, turn, d, mask);
 			kb_apply(&p, turn, idx, d);
+			sum += after(bot, &p, turn, kb_next_seat(&p, turn, d), k, opp_rolls + 1, -1.0);
+		} else {
+			sum += no_move(bot, pos, turn, d, k, opp_rolls + 1, &idle);
 		}
-		sum += after(bot, &p, turn, kb_next_seat(&p, turn, d), k, opp_rolls + 1);
+		if (below_cut(sum, 6 - d, cut))
+			return -1.0;
 	}
 	return sum / 6;
 }
@@ -139,7 +174,7 @@ int kb_search_decide(kb_search *bot, const kb_pos *pos, int die, unsigned mask,
 		if (kb_count(mask) > 1) {
 			kb_pos p = *pos;
 			kb_apply(&p, 0, i, die);
-			v[i] = after(bot, &p, 0, kb_next_seat(&p, 0, die), bot->depth, 0);
+			v[i] = after(bot, &p, 0, kb_next_seat(&p, 0, die), bot->depth, 0, -1.0);
 		}
 		if (v[i] > best + 1e-12) {
 			best = v[i];

@@ -40,7 +40,13 @@
  *   random  uniform over the legal pieces,
  *   logit   a conditional-logit model P(i) ~ exp(w . f_i) over the features,
  *           w the maximum a posteriori fit (Newton's method, a normal
- *           prior on every weight, variance 1/0.3) on the samples.
+ *           prior on every weight, variance 1/0.3) on the samples, the
+ *           prior centred on the last game's fit (fit_w): each game's fit
+ *           moves from the evidence of every earlier game as far as its
+ *           samples ask.  The mixture weighs the logit by a second fit,
+ *           the prior centred on zero, so that the logit is judged on the
+ *           samples alone like every other explanation (a logit that kept
+ *           thousands of decisions fits a pure rule as well as the rule).
  * Each explanation's weight is prior x likelihood of the faded statistics
  * (the logit: its mean log-likelihood on the samples times the faded
  * count), the logit charged a fixed penalty for its free weights, each
@@ -116,7 +122,8 @@ typedef struct kb_model_stats {
 	double recent;                /* decisions */
 	double recent_log_choices;    /* log(number of legal moves) */
 	double recent_miss[KB_RULES]; /* decisions where rule r chose otherwise */
-	double fit_w[KB_FEATURES];    /* last logit fit: where the next one starts */
+	double fit_w[KB_FEATURES];    /* the last game's logit fit: the centre of
+					 the next fit's prior (kb_model_fit) */
 	/* the bot's own predictions, faded alike: decisions it predicted with
 	 * the model fitted before the game, and how many it predicted right
 	 * (an out-of-sample accuracy; kb_model_observe_prediction) */

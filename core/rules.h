@@ -98,6 +98,22 @@ static inline unsigned kb_legal_occ(const int8_t p[KB_PIECES], uint32_t occ, int
 	return mask;
 }
 
+/* kb_pick_hard(kb_legal_occ(p, occ, d)) without the rest of the mask: the
+ * foremost legal piece, or -1 when none may move.  The evaluation asks it
+ * for every seat that plays like hard and every die of every leaf. */
+static inline int kb_hard_occ(const int8_t p[KB_PIECES], uint32_t occ, int d)
+{
+	for (int i = 0; i < KB_PIECES; i++) {
+		int r = p[i];
+
+		if (r == KB_HOME)
+			return d == 6 && !(occ & 1) ? i : -1;
+		if (r + d <= KB_GOAL_LAST && !((occ >> (r + d)) & 1))
+			return i;
+	}
+	return -1;
+}
+
 /* Legal moves of seat s for die d (1..6), as a bit mask of piece indices
  * (bit i set: piece i may move).  0 means the roll passes. */
 unsigned kb_legal(const kb_pos *pos, int s, int d);

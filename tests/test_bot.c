@@ -185,6 +185,103 @@ Test(bot_search, captures_a_leader, .timeout = 10)
 	cr_assert_eq(kb_search_decide(&bot, &p, 4, 0x2, NULL), 1);
 }
 
+/* The search as search.h describes it, every die of every roll searched
+ * in full: what kb_search_decide must equal to the last bit, whatever it
+ * leaves out (a die that moves nothing searched once, replies cut that
+ * cannot beat the best move).  *leaves counts the positions evaluated. */
+static double ref_chance(const kb_search *b, const kb_pos *pos, int turn, int k, int rolls,
+			 long *leaves);
+
+static double ref_after(const kb_search *b, const kb_pos *pos, int mover, int turn, int k,
+			int rolls, long *leaves)
+{
+	if (kb_has_won(pos, mover))
+		return mover == 0 ? 1.0 : 0.0;
+	if (k == 0 && (turn == 0 || (mover == 0 && !b->finish_round))) {
+		++*leaves;
+		return kb_eval_models(b->w, b->kinds, b->leaf_model, pos, turn);
+	}
+	return ref_chance(b, pos, turn, k, rolls, leaves);
+}
+
+static double ref_chance(const kb_search *b, const kb_pos *pos, int turn, int k, int rolls,
+			 long *leaves)
+{
+	double sum = 0;
+
+	if ((turn == 0 && k == 0) || (turn != 0 && rolls >= KB_SEARCH_OPP_ROLLS)) {
+		++*leaves;
+		return kb_eval_models(b->w, b->kinds, b->leaf_model, pos, turn);
+	}
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		double best = turn == 0 && mask ? -1.0 : 0.0;
+		for (int i = 0; i < KB_PIECES; i++) {
+			kb_pos p = *pos;
+			if (turn == 0 && mask && !(mask >> i & 1))
+				continue;
+			if (turn != 0 && i > 0)
+				break;
+			if (mask)
+				kb_apply(&p, turn, turn == 0 ? i
+					 : kb_count(mask) == 1 ? kb_pick_hard(mask)
+					 : kb_opponent_pick(b->opp[turn], pos, turn, d, mask), d);
+			double v = ref_after(b, &p, turn, kb_next_seat(&p, turn, d),
+					     turn == 0 ? k - 1 : k, turn == 0 ? 0 : rolls + 1, leaves);
+			if (turn != 0 || !mask || v > best)
+				best = v;
+			if (!mask)
+				break;
+		}
+		sum += best;
+	}
+	return sum / 6;
+}
+
+Test(bot_search, same_values_as_the_full_search_with_fewer_leaves, .timeout = 60)
+{
+	static const uint8_t lineups[4][3] = {{KB_HARD, KB_HARD, KB_HARD},
+					      {KB_EASY, KB_EASY, KB_EASY},
+					      {KB_HARD, KB_ABSENT, KB_ABSENT},
+					      {KB_EASY, KB_HARD, KB_EASY}};
+	long compared = 0, leaves = 0, searched = 0;
+
+	for (int l = 0; l < 4; l++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, lineups[l][0], lineups[l][1], lineups[l][2]};
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		for (int s = 1; s < KB_SEATS; s++)
+			if (ctl[s] != KB_ABSENT)
+				opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+		kb_game g;
+		kb_search bot;
+		kb_game_init(&g, 40 + (uint64_t)l, ctl);
+		kb_search_init(&bot, g.pos.present, opp, 7, KB_BUDGET_DEFAULT_MS);
+		while (kb_game_advance(&g, NULL) == 0) {
+			unsigned mask = kb_game_pending_mask(&g);
+			int die = g.pending_die;
+			double v[KB_PIECES];
+			uint64_t before = bot.nodes;
+			int idx = kb_search_decide(&bot, &g.pos, die, mask, v);
+			searched += (long)(bot.nodes - before);
+			for (int i = 0; i < KB_PIECES; i++) {
+				if (!(mask >> i & 1))
+					continue;
+				kb_pos p = g.pos;
+				kb_apply(&p, 0, i, die);
+				double want = ref_after(&bot, &p, 0, kb_next_seat(&p, 0, die), bot.depth,
+							0, &leaves);
+				cr_assert(v[i] == want, "lineup %d: piece %d: %.17g, the full search %.17g",
+					  l, i, v[i], want);
+				compared++;
+			}
+			kb_game_decide(&g, idx, NULL);
+		}
+	}
+	cr_assert_gt(compared, 100);
+	/* at least a third fewer positions evaluated over these games */
+	cr_assert_lt(3 * searched, 2 * leaves, "%ld leaves, the full search %ld", searched, leaves);
+}
+
 /* ---- kimble-bot as a process ------------------------------------------ */
 
 typedef struct botrun {

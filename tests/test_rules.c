@@ -270,7 +270,8 @@ Test(rules, autopilot_stops_only_on_real_choices)
 
 /* The geometry helpers the evaluation uses instead of its own formulas:
  * kb_ring_progress inverts kb_ring_square, a home piece enters at 0, and
- * kb_legal_occ (the fast form on own-square bits) equals kb_legal. */
+ * kb_legal_occ (the fast form on own-square bits) equals kb_legal, and
+ * kb_hard_occ is hard's pick of it. */
 Test(rules, ring_progress_target_and_legal_occ)
 {
 	for (int s = 0; s < KB_SEATS; s++)
@@ -293,9 +294,15 @@ Test(rules, ring_progress_target_and_legal_occ)
 	kb_pos_init(&g, ALL);
 	for (int k = 0; k < 20000; k++) {
 		for (int t = 0; t < KB_SEATS; t++)
-			for (int d = 1; d <= 6; d++)
-				if (kb_legal_occ(g.prog[t], kb_occupancy(g.prog[t]), d) != kb_legal(&g, t, d))
+			for (int d = 1; d <= 6; d++) {
+				unsigned m = kb_legal(&g, t, d);
+				if (kb_legal_occ(g.prog[t], kb_occupancy(g.prog[t]), d) != m)
 					cr_assert_fail("roll %d seat %d die %d", k, t, d);
+				/* and hard's piece alone, the evaluation's form */
+				if (kb_hard_occ(g.prog[t], kb_occupancy(g.prog[t]), d) !=
+				    (m ? kb_pick_hard(m) : -1))
+					cr_assert_fail("hard: roll %d seat %d die %d", k, t, d);
+			}
 		int d = kb_rng_die(&rng);
 		unsigned m = kb_legal(&g, turn, d);
 		if (m) {

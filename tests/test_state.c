@@ -237,6 +237,73 @@ Test(state_model, a_new_version_under_the_same_name_is_learned, .timeout = 60)
 	cr_assert_lt(l.st.recent, KB_MEMORY);
 }
 
+/* Games of who, one at a time as kimble-bot plays them: fitted from rec
+ * before the game, the game's decisions folded into rec after it, and the
+ * game's fit kept in rec for the next fit to start from.  Returns the fit
+ * after the last game. */
+static kb_model played_games(enum player who, uint64_t seed, int games, kb_model_stats *rec)
+{
+	static learn_ctx game;
+	kb_model m;
+
+	for (int g = 0; g < games; g++) {
+		memset(&game, 0, sizeof game);
+		game.limit = 1 << 30;
+		kb_model_fit(&m, rec);
+		decisions(who, seed + (uint64_t)g, 1, learn, &game);
+		kb_model_stats_add(rec, &game.st);
+		memcpy(rec->fit_w, m.w, sizeof m.w);
+	}
+	kb_model_fit(&m, rec);
+	return m;
+}
+
+Test(state_model, each_fit_starts_from_the_last_and_keeps_its_evidence, .timeout = 60)
+{
+	static kb_model_stats rec, window_only;
+
+	memset(&rec, 0, sizeof rec);
+	kb_model m = played_games(P_GREEDY, 300, 300, &rec);
+	/* the same samples and faded statistics, no earlier fit: only the
+	 * last KB_SAMPLES decisions are known to the logit */
+	window_only = rec;
+	memset(window_only.fit_w, 0, sizeof window_only.fit_w);
+	kb_model w;
+	kb_model_fit(&w, &window_only);
+	score_ctx kept = scored(&m, P_GREEDY), window = scored(&w, P_GREEDY);
+	cr_assert_eq(kb_model_belief(&m), KB_C_LOGIT);
+	cr_assert_gt(kept.hits, window.hits, "greedy predicted %d/%d, the window alone %d/%d",
+		     kept.hits, kept.n, window.hits, window.n);
+	cr_assert_geq(kept.hits, 0.98 * kept.n, "greedy predicted %d/%d", kept.hits, kept.n);
+	/* a pure rule stays the rule's, however sharp the kept fit */
+	memset(&rec, 0, sizeof rec);
+	m = played_games(P_CAPTURER, 300, 300, &rec);
+	cr_assert_eq(kb_model_belief(&m), KB_C_RULE, "belief %s",
+		     kb_component_name(kb_model_belief(&m)));
+	cr_assert_gt(m.weight[KB_C_RULE], 0.999, "rule weight %.5f", m.weight[KB_C_RULE]);
+}
+
+Test(state_model, a_new_version_moves_the_kept_fit_within_games, .timeout = 60)
+{
+	static kb_model_stats rec;
+	int games = 0;
+
+	memset(&rec, 0, sizeof rec);
+	kb_model m = played_games(P_GREEDY, 11, 200, &rec);
+	cr_assert_eq(kb_model_belief(&m), KB_C_LOGIT);
+	/* then the same name plays hard: the logit fit that kept the greedy
+	 * player's evidence follows within games, before the greedy play has
+	 * faded to one half (693 decisions, about 23 of these games; it took
+	 * 21, a fit that keeps nothing 13) */
+	for (games = 1; games <= 30; games++) {
+		m = played_games(P_HARD, 5000 + (uint64_t)games, 1, &rec);
+		score_ctx sc = scored(&m, P_HARD);
+		if (sc.hits > 0.98 * sc.n)
+			break;
+	}
+	cr_assert_leq(games, 23, "hard predicted after %d games", games);
+}
+
 Test(state_model, merging_equals_observing_in_order, .timeout = 30)
 {
 	static learn_ctx a, b, all;

@@ -578,9 +578,13 @@ static void fill_store(const char *store, int opponents, uint64_t seed)
 				for (int b = 1; b < KB_SAMPLE_LEN; b++)
 					smp->b[b] = (uint8_t)kb_rng_below(&rng, b % 2 ? 256 : 32);
 			}
-			/* and their faded statistics, so that every model is fitted
-			 * in full at start-up (no earlier fit to start from) */
+			/* and their faded statistics and an earlier fit, so that
+			 * start-up does both of the logit's fits (model.c:
+			 * logit_mean_loglik), the second from a fit that the
+			 * samples move */
 			kb_model_stats_rebuild(&a->delta.model);
+			for (int k = 0; k < KB_FEATURES; k++)
+				a->delta.model.fit_w[k] = 2.0 * (k % 3) - 2.0;
 		}
 		if (kb_store_apply(st, adds, 1000, NULL, &err)) {
 			fprintf(stderr, "learning: %s\n", err.msg);
