@@ -4,6 +4,7 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -333,6 +334,14 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert(third.n * 3 >= every.n - 12 && third.n * 3 <= every.n + 12, "%zu of %zu", third.n,
 		  every.n);
 	cr_assert_eq(third.wins, every.wins, "the same games");
+	/* kb_fit_free gives the samples' memory back */
+	struct mallinfo2 held = mallinfo2();
+	size_t before_free = held.uordblks + held.hblkhd, bytes = third.cap * sizeof *third.s;
+	kb_fit_free(&third);
+	held = mallinfo2();
+	cr_assert_leq(held.uordblks + held.hblkhd + bytes, before_free, "%zu bytes not freed", bytes);
+	cr_assert(third.s == NULL && third.n == 0 && third.cap == 0);
+	cr_assert_eq(kb_fit_collect(&third, &kb_weights_default, 0, 4, 9, 3), 0);
 	/* keep 0 (or less) keeps every roll, as 1 does */
 	kb_fit_data zero_keep = {0};
 	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
@@ -1509,7 +1518,18 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 
 	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
 	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
-	cr_assert(strstr(err, "\nkimble-tune: round 1: 2 games, bot won ") != NULL, "%s", err);
+	/* round r: 2 games from seed 1000 x seed + r, every roll kept, one
+	 * epoch at rate 0.01 with L2 1e-5, shuffled from seed + r */
+	static kb_weights w;
+	kb_fit_data d = {0};
+	char round1[200];
+	w = kb_weights_default;
+	cr_assert_eq(kb_fit_collect(&d, &w, 0, 2, 1000, 1), 0);
+	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
+	snprintf(round1, sizeof round1, "\nkimble-tune: round 1: 2 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+		 100.0 * (double)d.wins / (double)d.games, d.n, loss);
+	kb_fit_free(&d);
+	cr_assert(strstr(err, round1) != NULL, "want %s in %s", round1, err);
 	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
 	cr_assert_null(strstr(err, "round 3"), "%s", err);
 	cr_assert(strstr(err, "\nkimble-tune: td 10/10 games, bot won ") != NULL, "%s", err);
@@ -2783,4 +2803,41 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
+}
+
+/* A bot that closes its output before the game ends: the relay closes the
+ * bot's input too (the bot here waits for that) and exits with its status. */
+Test(bot_rules, relay_closes_the_bots_input_when_its_output_ends, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = "";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; exec >&-; cat >/dev/null; exit 3",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+}
+
+/* The default grace after the game: 500 ms, named when it runs out. */
+Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
+	cr_assert_str_eq(test_read_file(dir, "relay.err"),
+			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
 }
