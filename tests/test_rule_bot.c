@@ -956,6 +956,25 @@ Test(bot_rules, client_refused_move_gets_the_other_index)
 	cr_assert_eq(r.c.decisions, 2);
 }
 
+/* A state line that repeats the previous one is a refusal only after a
+ * move was sent: B rolling a 6 with no move rolls again, and a second 6
+ * gives the same line, a new one. */
+Test(bot_rules, client_repeated_line_without_a_move_is_new)
+{
+	kb_pos pos = test_pos(0x3, "10", "30 29 28 27", NULL, NULL);
+	char st[KB_STATE_LEN + 2], input[512];
+	client_run r;
+
+	cr_assert_eq(kb_legal(&pos, 1, 6), 0u);
+	state_of(st, &pos, 1, 6);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%s%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "offers A no choice") != NULL, "%s", r.err.msg);
+	cr_assert_eq(r.c.lines, 2, "both lines followed");
+	cr_assert_str_eq(r.diag, "");
+}
+
 /* A's single legal move wins: the winner line ends the game (END may be
  * missing), no move is sent. */
 Test(bot_rules, client_game_ends_at_the_winner_line)
