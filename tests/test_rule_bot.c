@@ -2860,3 +2860,41 @@ Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 	cr_assert_str_eq(test_read_file(dir, "relay.err"),
 			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
 }
+
+/* Read fd until end of file (1) or 10 s without a byte (0). */
+static int reaches_eof(int fd)
+{
+	char buf[64];
+
+	for (;;) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		if (poll(&pf, 1, 10000) <= 0)
+			return 0;
+		ssize_t k = read(fd, buf, sizeof buf);
+		if (k <= 0)
+			return k == 0;
+	}
+}
+
+/* After the game, what the bot left running in its group is ended with
+ * it: here a background sleep holding the bot's stderr. */
+Test(bot_rules, relay_ends_what_the_bot_left_behind, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], fifo[300];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(fifo, sizeof fifo, "%s/err", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(rd, 0);
+	h.steps = 1;
+	h.reply[0] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
+		    "printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exit 0", dir, fifo);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d", st);
+	cr_assert(reaches_eof(rd), "the bot's background child outlived the game");
+	close(rd);
+}
