@@ -2877,24 +2877,31 @@ static int reaches_eof(int fd)
 }
 
 /* After the game, what the bot left running in its group is ended with
- * it: here a background sleep holding the bot's stderr. */
+ * it (here a background sleep holding the bot's stderr): when the bot
+ * exits, and when it overstays the grace and is killed. */
 Test(bot_rules, relay_ends_what_the_bot_left_behind, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256], fifo[300];
+	static const char *const scripts[2] = {
+		"printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exit 0",
+		"printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exec sleep 30",
+	};
+	const char *grace[] = {"--grace-ms", "200", NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(fifo, sizeof fifo, "%s/err", dir);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	cr_assert_geq(rd, 0);
-	h.steps = 1;
-	h.reply[0] = "Voittaja: B\nEND\n";
-	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
-		    "printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exit 0", dir, fifo);
-	int st = relay_finish(&rp, 0);
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d", st);
-	cr_assert(reaches_eof(rd), "the bot's background child outlived the game");
-	close(rd);
+	for (int c = 0; c < 2; c++) {
+		script_server h = {0};
+		relay_proc rp;
+		char dir[256], fifo[300];
+		test_tmpdir(dir, sizeof dir);
+		snprintf(fifo, sizeof fifo, "%s/err", dir);
+		cr_assert_eq(mkfifo(fifo, 0600), 0);
+		int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		cr_assert_geq(rd, 0);
+		h.steps = 1;
+		h.reply[0] = "Voittaja: B\nEND\n";
+		relay_start(&rp, serve_script, &h, &h.listen_fd, grace, scripts[c], dir, fifo);
+		int st = relay_finish(&rp, 0);
+		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == (c ? 124 : 0), "case %d: relay status %d", c, st);
+		cr_assert(reaches_eof(rd), "case %d: the bot's background child outlived the game", c);
+		close(rd);
+	}
 }
