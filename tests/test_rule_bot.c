@@ -40,6 +40,7 @@
 #include "support_run.h"
 
 #define TOKEN_LINE "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define TOKEN_LINE_60 "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789a"
 #define STATE_LINE "A000000000000000000000000000000000000000BBBBA6"
 
 typedef struct half_server {
@@ -1008,6 +1009,20 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert(strstr(r.err.msg, "after the winner line, expected END") != NULL, "%s", r.err.msg);
+	/* a line after the winner line is quoted up to 60 characters */
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n" TOKEN_LINE "\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "line \"" TOKEN_LINE_60 "\" after the winner line, expected END");
+	/* the server's Virhe line up to 100 characters */
+	char virhe[160];
+	memset(virhe, 'v', sizeof virhe);
+	memcpy(virhe, "Virhe: ", 7);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%.120s\n", virhe);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_SERVER);
+	snprintf(input, sizeof input, "the server answered \"%.100s\"", virhe);
+	cr_assert_str_eq(r.err.msg, input);
 	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: B\nEND\n", st);
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
