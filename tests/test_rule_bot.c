@@ -4,6 +4,7 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <fcntl.h>
@@ -39,6 +40,7 @@
 #include "support_run.h"
 
 #define TOKEN_LINE "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define TOKEN_LINE_60 "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789a"
 #define STATE_LINE "A000000000000000000000000000000000000000BBBBA6"
 
 typedef struct half_server {
@@ -298,6 +300,14 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 
 /* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
 
+/* Bytes the C library's allocator holds for the program. */
+static size_t malloc_held(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
 /* Every sample: a sound position whose present seats are the game's
  * lineup (A and the non-absent seats), the roller present, and the game's
  * winner; every game has at least one opponent. */
@@ -333,6 +343,16 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert(third.n * 3 >= every.n - 12 && third.n * 3 <= every.n + 12, "%zu of %zu", third.n,
 		  every.n);
 	cr_assert_eq(third.wins, every.wins, "the same games");
+	/* kb_fit_free gives the samples' memory back (checked where the
+	 * allocator's counts show the samples: not under ASan's allocator) */
+	kb_fit_data probe = {0};
+	size_t held0 = malloc_held();
+	cr_assert_eq(kb_fit_collect(&probe, &kb_weights_default, 0, 1, 9, 1), 0);
+	size_t held1 = malloc_held(), bytes = probe.cap * sizeof *probe.s;
+	kb_fit_free(&probe);
+	if (held1 >= held0 + bytes)
+		cr_assert_leq(malloc_held() + bytes, held1, "%zu bytes not freed", bytes);
+	cr_assert(probe.s == NULL && probe.n == 0 && probe.cap == 0);
 	/* keep 0 (or less) keeps every roll, as 1 does */
 	kb_fit_data zero_keep = {0};
 	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
@@ -947,6 +967,25 @@ Test(bot_rules, client_refused_move_gets_the_other_index)
 	cr_assert_eq(r.c.decisions, 2);
 }
 
+/* A state line that repeats the previous one is a refusal only after a
+ * move was sent: B rolling a 6 with no move rolls again, and a second 6
+ * gives the same line, a new one. */
+Test(bot_rules, client_repeated_line_without_a_move_is_new)
+{
+	kb_pos pos = test_pos(0x3, "10", "30 29 28 27", NULL, NULL);
+	char st[KB_ROLL_LINE_LEN + 2], input[512];
+	client_run r;
+
+	cr_assert_eq(kb_legal(&pos, 1, 6), 0u);
+	state_of(st, &pos, 1, 6);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%s%sEND\n", st, st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert(strstr(r.err.msg, "offers A no choice") != NULL, "%s", r.err.msg);
+	cr_assert_eq(r.c.lines, 2, "both lines followed");
+	cr_assert_str_eq(r.diag, "");
+}
+
 /* A's single legal move wins: the winner line ends the game (END may be
  * missing), no move is sent. */
 Test(bot_rules, client_game_ends_at_the_winner_line)
@@ -970,6 +1009,20 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert(strstr(r.err.msg, "after the winner line, expected END") != NULL, "%s", r.err.msg);
+	/* a line after the winner line is quoted up to 60 characters */
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\n" TOKEN_LINE "\nEND\n", st);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "line \"" TOKEN_LINE_60 "\" after the winner line, expected END");
+	/* the server's Virhe line up to 100 characters */
+	char virhe[160];
+	memset(virhe, 'v', sizeof virhe);
+	memcpy(virhe, "Virhe: ", 7);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%.120s\n", virhe);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_SERVER);
+	snprintf(input, sizeof input, "the server answered \"%.100s\"", virhe);
+	cr_assert_str_eq(r.err.msg, input);
 	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: B\nEND\n", st);
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
@@ -1509,7 +1562,18 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 
 	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
 	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
-	cr_assert(strstr(err, "\nkimble-tune: round 1: 2 games, bot won ") != NULL, "%s", err);
+	/* round r: 2 games from seed 1000 x seed + r, every roll kept, one
+	 * epoch at rate 0.01 with L2 1e-5, shuffled from seed + r */
+	static kb_weights w;
+	kb_fit_data d = {0};
+	char round1[200];
+	w = kb_weights_default;
+	cr_assert_eq(kb_fit_collect(&d, &w, 0, 2, 1000, 1), 0);
+	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
+	snprintf(round1, sizeof round1, "\nkimble-tune: round 1: 2 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+		 100.0 * (double)d.wins / (double)d.games, d.n, loss);
+	kb_fit_free(&d);
+	cr_assert(strstr(err, round1) != NULL, "want %s in %s", round1, err);
 	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
 	cr_assert_null(strstr(err, "round 3"), "%s", err);
 	cr_assert(strstr(err, "\nkimble-tune: td 10/10 games, bot won ") != NULL, "%s", err);
@@ -2229,7 +2293,7 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe
  * the bot holds as its stderr reaches end of file. */
-Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
+Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 120)
 {
 	script_server h = {0};
 	relay_proc rp;
@@ -2248,18 +2312,18 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 60)
 	while (n < 3) {
 		struct pollfd pf = {rd, POLLIN, 0};
 		ssize_t k;
-		cr_assert_gt(poll(&pf, 1, 20000), 0, "the bot did not start");
+		cr_assert_gt(poll(&pf, 1, 30000), 0, "the bot did not start");
 		if ((k = read(rd, buf + n, sizeof buf - n)) > 0)
 			n += (size_t)k;
 	}
 	cr_assert(strncmp(buf, "up\n", 3) == 0);
 	test_kill(&rp.proc, SIGTERM);
-	int st = test_wait(&rp.proc, 20000);
+	int st = test_wait(&rp.proc, 30000);
 	cr_assert(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "relay status %d", st);
 	int eof = 0;
 	for (;;) {
 		struct pollfd pf = {rd, POLLIN, 0};
-		if (poll(&pf, 1, 10000) <= 0)
+		if (poll(&pf, 1, 20000) <= 0)
 			break;
 		ssize_t k = read(rd, buf, sizeof buf);
 		if (k == 0) {
@@ -2298,20 +2362,28 @@ Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
 }
 
 /* --spsa: the win rate before and after (the same games), one line per
- * step between them. */
-Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 120)
+ * step between them.  Run without test_run_prog's 20 s bound: 48,000
+ * games take a while under ASan. */
+Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 300)
 {
-	const char *out, *err;
-	const char *args[] = {"--rounds", "0", "--spsa", "1", "--spsa-games", "1", "--spsa-step", "0", NULL};
-	char want[128];
+	char dir[256], bin[512], cmd[800], want[128];
+	test_proc proc;
 
-	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(cmd, sizeof cmd, "'%s' --rounds 0 --spsa 1 --spsa-games 1 --spsa-step 0 >out 2>err",
+		 test_bin("kimble-tune", bin, sizeof bin));
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, NULL), 0);
+	int st = test_wait(&proc, 280000);
+	static char err[4096];
+	snprintf(err, sizeof err, "%s", test_read_file(dir, "err"));
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
 	double before;
 	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: ", &before), 1, "%s", err);
 	cr_assert(before > 0.3 && before < 0.9, "%s", err);
 	snprintf(want, sizeof want, "\nkimble-tune: win rate after SPSA %.4f\n", before);
 	cr_assert(strstr(err, want) != NULL, "step 0 changes nothing, the same games: %s", err);
-	cr_assert(strstr(out, " --spsa 1 --spsa-games 1 --spsa-step 0 --td 0 ") != NULL, "%.300s", out);
+	cr_assert(strstr(test_read_file(dir, "out"), " --spsa 1 --spsa-games 1 --spsa-step 0 --td 0 ") != NULL);
 }
 
 /* ---- every option's bounds: the bound itself accepted, one past refused ---- */
@@ -2726,13 +2798,15 @@ Test(bot_rules, search_matches_the_reference, .timeout = 60)
 	const kb_opponent *opp2[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_easy, NULL};
 	const kb_pos one = test_pos(0x3, "26 14 5", "20 3", NULL, NULL);
 	const kb_pos two = test_pos(0x7, "26 14 5", "20 3", "9", NULL);
+	/* near the goal: most of A's later rolls pass */
+	const kb_pos passes = test_pos(0x3, "31 30 27 25", "12 3", NULL, NULL);
 	const struct {
 		const kb_pos *pos;
 		const kb_opponent *const *opp;
 		int levels;
-	} cases[] = {{&one, opp1, 3}, {&two, opp2, 2}};
+	} cases[] = {{&one, opp1, 3}, {&two, opp2, 2}, {&passes, opp1, 3}};
 
-	for (int c = 0; c < 2; c++) {
+	for (int c = 0; c < 3; c++) {
 		const kb_pos *pos = cases[c].pos;
 		cr_assert_eq(kb_pos_check(pos), 0);
 		for (int level = 0; level <= cases[c].levels; level++) {
@@ -2783,4 +2857,86 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
+}
+
+/* A bot that closes its output before the game ends: the relay closes the
+ * bot's input too (the bot here waits for that) and exits with its status. */
+Test(bot_rules, relay_closes_the_bots_input_when_its_output_ends, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = "";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; exec >&-; cat >/dev/null; exit 3",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+}
+
+/* The default grace after the game: 500 ms, named when it runs out. */
+Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 1;
+	h.reply[0] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30",
+		    dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
+	cr_assert_str_eq(test_read_file(dir, "relay.err"),
+			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
+}
+
+/* Read fd until end of file (1) or 20 s without a byte (0). */
+static int reaches_eof(int fd)
+{
+	char buf[64];
+
+	for (;;) {
+		struct pollfd pf = {fd, POLLIN, 0};
+		if (poll(&pf, 1, 20000) <= 0)
+			return 0;
+		ssize_t k = read(fd, buf, sizeof buf);
+		if (k <= 0)
+			return k == 0;
+	}
+}
+
+/* After the game, what the bot left running in its group is ended with
+ * it (here a background sleep holding the bot's stderr): when the bot
+ * exits, and when it overstays the grace and is killed. */
+Test(bot_rules, relay_ends_what_the_bot_left_behind, .timeout = 120)
+{
+	static const char *const scripts[2] = {
+		"printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exit 0",
+		"printf 'v001200\\n'; head -n 2 >/dev/null; sleep 30 >/dev/null </dev/null & exec sleep 30",
+	};
+	const char *grace[] = {"--grace-ms", "200", NULL};
+
+	for (int c = 0; c < 2; c++) {
+		script_server h = {0};
+		relay_proc rp;
+		char dir[256], fifo[300];
+		test_tmpdir(dir, sizeof dir);
+		snprintf(fifo, sizeof fifo, "%s/err", dir);
+		cr_assert_eq(mkfifo(fifo, 0600), 0);
+		int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		cr_assert_geq(rd, 0);
+		h.steps = 1;
+		h.reply[0] = "Voittaja: B\nEND\n";
+		relay_start(&rp, serve_script, &h, &h.listen_fd, grace, scripts[c], dir, fifo);
+		int st = relay_finish(&rp, 0);
+		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == (c ? 124 : 0), "case %d: relay status %d", c, st);
+		cr_assert(reaches_eof(rd), "case %d: the bot's background child outlived the game", c);
+		close(rd);
+	}
 }
