@@ -5,6 +5,7 @@
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -596,6 +597,9 @@ Test(core_rules, descriptor_zero_is_a_socket_like_any_other)
 	cr_assert_eq(close(0), 0);
 	cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_OK, "%s", err.msg);
 	cr_assert_eq(fd, 0);
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof peer;
+	cr_assert_eq(getpeername(fd, (struct sockaddr *)&peer, &len), 0, "descriptor 0 is not connected");
 	close(fd);
 	close(held);
 }
