@@ -662,3 +662,27 @@ Test(core_rules, transcript_records_exactly)
 	kb_tx_free(&tx);
 	free(text);
 }
+
+/* Every transcript writer returns exactly -1 when the record cannot be
+ * written (a full device), as transcript.h promises. */
+Test(core_rules, transcript_writers_fail_with_minus_one)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_HARD};
+	kb_pos pos = test_pos(0xf, "", "", "", "");
+	kb_roll roll = {.seat = 0, .die = 6, .index = -1, .how = KB_PASS};
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0); /* each record reaches the device at once */
+	memset(roll.board, '0', KB_BOARD_LEN);
+	cr_assert_eq(kb_tx_write_header(f, 1, ctl), -1);
+	cr_assert_eq(kb_tx_write_name(f, 0, "bot"), -1);
+	cr_assert_eq(kb_tx_write_fingerprint(f, 0, "ab"), -1);
+	cr_assert_eq(kb_tx_write_start(f, &pos, 0, 6), -1);
+	cr_assert_eq(kb_tx_write_roll(f, 1, &roll), -1);
+	cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), -1);
+	cr_assert_eq(kb_tx_write_note(f, "n"), -1);
+	cr_assert_eq(kb_tx_write_forfeit(f, 0, 1, "illegal", "hard", "d"), -1);
+	cr_assert_eq(kb_tx_write_end(f, 0, 1, "win"), -1);
+	fclose(f);
+}
