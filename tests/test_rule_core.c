@@ -685,4 +685,19 @@ Test(core_rules, transcript_writers_fail_with_minus_one)
 	cr_assert_eq(kb_tx_write_forfeit(f, 0, 1, "illegal", "hard", "d"), -1);
 	cr_assert_eq(kb_tx_write_end(f, 0, 1, "win"), -1);
 	fclose(f);
+
+	/* a message record failing at its text, and at its newline:
+	 * "msg A 1.000 " is 12 bytes */
+	char buf[16];
+	for (size_t room = 12; room <= 13; room++) {
+		f = fmemopen(buf, room, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), -1, "room for %zu bytes", room);
+		fclose(f);
+	}
+	f = fmemopen(buf, 14, "w");
+	setvbuf(f, NULL, _IONBF, 0);
+	cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), 0, "room for all 14 bytes");
+	fclose(f);
 }
