@@ -701,3 +701,26 @@ Test(core_rules, transcript_writers_fail_with_minus_one)
 	cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), 0, "room for all 14 bytes");
 	fclose(f);
 }
+
+/* A message longer than kb_tx_msg's text keeps its first 95 bytes, the
+ * escaped ones counted once. */
+Test(core_rules, long_message_read_back_truncated_to_95_bytes)
+{
+	static const char head[] = "kimble-transcript 1\nmsg B 1.000 ";
+	char text[400], want[96];
+	kb_transcript tx;
+	kb_err err;
+	int n = snprintf(text, sizeof text, "%s\\x01", head);
+
+	for (int i = 0; i < 120; i++)
+		text[n++] = (char)('a' + i % 26);
+	text[n++] = '\n';
+	want[0] = '\x01';
+	for (int i = 0; i < 94; i++)
+		want[1 + i] = (char)('a' + i % 26);
+	want[95] = '\0';
+	cr_assert_eq(kb_tx_parse(text, (size_t)n, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.nmsgs, 1);
+	cr_assert_str_eq(tx.msgs[0].text, want);
+	kb_tx_free(&tx);
+}
