@@ -724,3 +724,26 @@ Test(core_rules, long_message_read_back_truncated_to_95_bytes)
 	cr_assert_str_eq(tx.msgs[0].text, want);
 	kb_tx_free(&tx);
 }
+
+/* Records short of their fields are refused and named, also right after
+ * a record that had them; a roll's second field must be a state line,
+ * not any response line. */
+Test(core_rules, short_records_refused)
+{
+	static const char *const bad[] = {
+		"kimble-transcript 1\nmsg B 2.500 hi\nmsg A\n",
+		"kimble-transcript 1\nmsg B 2.500 hi\nmsg\n",
+		"kimble-transcript 1\nroll 1 END - auto\n",
+	};
+	static const char *const why[] = {"expected \"msg SEAT MS TEXT\"", "expected \"msg SEAT MS TEXT\"",
+					  "expected a 46-character state line"};
+	kb_transcript tx;
+	kb_err err;
+
+	for (int i = 0; i < 3; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(kb_tx_parse(bad[i], strlen(bad[i]), &tx, &err), -1, "%s", bad[i]);
+		cr_assert(strstr(err.msg, why[i]) != NULL && strstr(err.msg, i < 2 ? "line 3" : "line 2") != NULL,
+			  "%s", err.msg);
+	}
+}
