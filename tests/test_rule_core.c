@@ -747,3 +747,21 @@ Test(core_rules, short_records_refused)
 			  "%s", err.msg);
 	}
 }
+
+/* A 46-character line with a board character other than 0, A..D is no
+ * state line. */
+Test(core_rules, state_line_board_characters)
+{
+	char line[KB_STATE_LEN + 1];
+	kb_line out;
+	kb_err err;
+
+	memset(line, '0', KB_BOARD_LEN);
+	memcpy(line + KB_BOARD_LEN, "B3", 3);
+	cr_assert_eq(kb_line_parse(line, KB_STATE_LEN, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(out.type, KB_LINE_STATE);
+	line[17] = 'E';
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_line_parse(line, KB_STATE_LEN, &out, &err), -1);
+	cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D") != NULL, "%s", err.msg);
+}

@@ -1523,3 +1523,18 @@ Test(state_rules, rebuild_fades_the_samples_in_order)
 		cr_assert(fabs(st.recent_miss[r] - miss[r]) < 1e-12, "%s: %.15g", kb_rule_name((enum kb_rule)r),
 			  st.recent_miss[r]);
 }
+
+/* Every rule's pick, worked out by hand: A on 5 and 2, B all home, a 2.
+ * Piece 0 (foremost) lands on ring 7, B's start square, threatened by
+ * B's home pieces; piece 1 (rearmost) lands on ring 4, safe.  Nothing
+ * captures, leaves home or enters the goal, so those rules fall back to
+ * rear or front; the safe rules both take piece 1. */
+Test(state_rules, each_rule_picks_by_hand)
+{
+	static const int want[KB_RULES] = {1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0};
+	kb_pos p = test_pos(0x3, "5 2", "", "", "");
+
+	for (int r = 0; r < KB_RULES; r++)
+		cr_assert_eq(kb_rule_pick((enum kb_rule)r, &p, 0, 2, 0x3), want[r], "%s",
+			     kb_rule_name((enum kb_rule)r));
+}
