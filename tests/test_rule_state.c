@@ -1538,3 +1538,32 @@ Test(state_rules, each_rule_picks_by_hand)
 		cr_assert_eq(kb_rule_pick((enum kb_rule)r, &p, 0, 2, 0x3), want[r], "%s",
 			     kb_rule_name((enum kb_rule)r));
 }
+
+/* Merging: a's faded values age by b's decisions (one here: x 0.999) and
+ * b's are added; counts add; b's last fit replaces a's. */
+Test(state_rules, stats_add_fades_then_adds_each_value)
+{
+	kb_model_stats a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.decisions = 4, a.easy_hits = 1, a.hard_hits = 2;
+	a.recent = 4, a.recent_log_choices = 2, a.recent_judged = 2, a.recent_predicted = 1;
+	for (int r = 0; r < KB_RULES; r++)
+		a.recent_miss[r] = 1;
+	b.decisions = 1, b.easy_hits = 1, b.hard_hits = 0;
+	b.recent = 1, b.recent_log_choices = 0.5, b.recent_judged = 3, b.recent_predicted = 2;
+	b.recent_miss[KB_R_HARD] = 1;
+	b.fit_w[KB_F_CAPTURE] = 0.25;
+	kb_model_stats_add(&a, &b);
+	cr_assert_eq(a.decisions, 5);
+	cr_assert_eq(a.easy_hits, 2);
+	cr_assert_eq(a.hard_hits, 2);
+	cr_assert(fabs(a.recent - (4 * 0.999 + 1)) < 1e-12, "%.15g", a.recent);
+	cr_assert(fabs(a.recent_log_choices - (2 * 0.999 + 0.5)) < 1e-12, "%.15g", a.recent_log_choices);
+	cr_assert(fabs(a.recent_judged - (2 * 0.999 + 3)) < 1e-12, "%.15g", a.recent_judged);
+	cr_assert(fabs(a.recent_predicted - (1 * 0.999 + 2)) < 1e-12, "%.15g", a.recent_predicted);
+	cr_assert(fabs(a.recent_miss[KB_R_EASY] - 0.999) < 1e-12);
+	cr_assert(fabs(a.recent_miss[KB_R_HARD] - 1.999) < 1e-12);
+	cr_assert_eq(a.fit_w[KB_F_CAPTURE], 0.25);
+}
