@@ -1567,3 +1567,22 @@ Test(state_rules, stats_add_fades_then_adds_each_value)
 	cr_assert(fabs(a.recent_miss[KB_R_HARD] - 1.999) < 1e-12);
 	cr_assert_eq(a.fit_w[KB_F_CAPTURE], 0.25);
 }
+
+/* A model sure of the logit picks the legal index of the largest w . f,
+ * the lowest on ties, never an index outside the mask.  A on 9, 5, 2; a
+ * 1; pieces 1 and 2 offered. */
+Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
+{
+	kb_pos p = test_pos(0x3, "9 5 2", "", "", "");
+	kb_model m;
+
+	kb_model_prior(&m);
+	memset(m.weight, 0, sizeof m.weight);
+	m.weight[KB_C_LOGIT] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "all equal: the lowest legal");
+	m.w[KB_F_REARMOST] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 2, "the rearmost offered");
+	m.w[KB_F_REARMOST] = 0;
+	m.w[KB_F_ADVANCE] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "the further advanced offered");
+}
