@@ -5,6 +5,7 @@
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -596,6 +597,9 @@ Test(core_rules, descriptor_zero_is_a_socket_like_any_other)
 	cr_assert_eq(close(0), 0);
 	cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_OK, "%s", err.msg);
 	cr_assert_eq(fd, 0);
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof peer;
+	cr_assert_eq(getpeername(fd, (struct sockaddr *)&peer, &len), 0, "descriptor 0 is not connected");
 	close(fd);
 	close(held);
 }
@@ -657,4 +661,107 @@ Test(core_rules, transcript_records_exactly)
 	cr_assert_str_eq(tx.msgs[1].text, "");
 	kb_tx_free(&tx);
 	free(text);
+}
+
+/* Every transcript writer returns exactly -1 when the record cannot be
+ * written (a full device), as transcript.h promises. */
+Test(core_rules, transcript_writers_fail_with_minus_one)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_HARD, KB_HARD};
+	kb_pos pos = test_pos(0xf, "", "", "", "");
+	kb_roll roll = {.seat = 0, .die = 6, .index = -1, .how = KB_PASS};
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0); /* each record reaches the device at once */
+	memset(roll.board, '0', KB_BOARD_LEN);
+	cr_assert_eq(kb_tx_write_header(f, 1, ctl), -1);
+	cr_assert_eq(kb_tx_write_name(f, 0, "bot"), -1);
+	cr_assert_eq(kb_tx_write_fingerprint(f, 0, "ab"), -1);
+	cr_assert_eq(kb_tx_write_start(f, &pos, 0, 6), -1);
+	cr_assert_eq(kb_tx_write_roll(f, 1, &roll), -1);
+	cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), -1);
+	cr_assert_eq(kb_tx_write_note(f, "n"), -1);
+	cr_assert_eq(kb_tx_write_forfeit(f, 0, 1, "illegal", "hard", "d"), -1);
+	cr_assert_eq(kb_tx_write_end(f, 0, 1, "win"), -1);
+	fclose(f);
+
+	/* a message record failing at its text, and at its newline:
+	 * "msg A 1.000 " is 12 bytes */
+	char buf[16];
+	for (size_t room = 12; room <= 13; room++) {
+		f = fmemopen(buf, room, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), -1, "room for %zu bytes", room);
+		fclose(f);
+	}
+	f = fmemopen(buf, 14, "w");
+	setvbuf(f, NULL, _IONBF, 0);
+	cr_assert_eq(kb_tx_write_msg(f, 0, 1.0, "x", 1), 0, "room for all 14 bytes");
+	fclose(f);
+}
+
+/* A message longer than kb_tx_msg's text keeps its first 95 bytes, the
+ * escaped ones counted once. */
+Test(core_rules, long_message_read_back_truncated_to_95_bytes)
+{
+	static const char head[] = "kimble-transcript 1\nmsg B 1.000 ";
+	char text[400], want[96];
+	kb_transcript tx;
+	kb_err err;
+	int n = snprintf(text, sizeof text, "%s\\x01", head);
+
+	for (int i = 0; i < 120; i++)
+		text[n++] = (char)('a' + i % 26);
+	text[n++] = '\n';
+	want[0] = '\x01';
+	for (int i = 0; i < 94; i++)
+		want[1 + i] = (char)('a' + i % 26);
+	want[95] = '\0';
+	cr_assert_eq(kb_tx_parse(text, (size_t)n, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.nmsgs, 1);
+	cr_assert_str_eq(tx.msgs[0].text, want);
+	kb_tx_free(&tx);
+}
+
+/* Records short of their fields are refused and named, also right after
+ * a record that had them; a roll's second field must be a state line,
+ * not any response line. */
+Test(core_rules, short_records_refused)
+{
+	static const char *const bad[] = {
+		"kimble-transcript 1\nmsg B 2.500 hi\nmsg A\n",
+		"kimble-transcript 1\nmsg B 2.500 hi\nmsg\n",
+		"kimble-transcript 1\nroll 1 END - auto\n",
+	};
+	static const char *const why[] = {"expected \"msg SEAT MS TEXT\"", "expected \"msg SEAT MS TEXT\"",
+					  "expected a 46-character state line"};
+	kb_transcript tx;
+	kb_err err;
+
+	for (int i = 0; i < 3; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(kb_tx_parse(bad[i], strlen(bad[i]), &tx, &err), -1, "%s", bad[i]);
+		cr_assert(strstr(err.msg, why[i]) != NULL && strstr(err.msg, i < 2 ? "line 3" : "line 2") != NULL,
+			  "%s", err.msg);
+	}
+}
+
+/* A 46-character line with a board character other than 0, A..D is no
+ * state line. */
+Test(core_rules, state_line_board_characters)
+{
+	char line[KB_ROLL_LINE_LEN + 1];
+	kb_line out;
+	kb_err err;
+
+	memset(line, '0', KB_BOARD_LEN);
+	memcpy(line + KB_BOARD_LEN, "B3", 3);
+	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), 0, "%s", err.msg);
+	cr_assert_eq(out.type, KB_LINE_ROLL);
+	line[17] = 'E';
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1);
+	cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D") != NULL, "%s", err.msg);
 }

@@ -1523,3 +1523,66 @@ Test(state_rules, rebuild_fades_the_samples_in_order)
 		cr_assert(fabs(st.recent_miss[r] - miss[r]) < 1e-12, "%s: %.15g", kb_rule_name((enum kb_rule)r),
 			  st.recent_miss[r]);
 }
+
+/* Every rule's pick, worked out by hand: A on 5 and 2, B all home, a 2.
+ * Piece 0 (foremost) lands on ring 7, B's start square, threatened by
+ * B's home pieces; piece 1 (rearmost) lands on ring 4, safe.  Nothing
+ * captures, leaves home or enters the goal, so those rules fall back to
+ * rear or front; the safe rules both take piece 1. */
+Test(state_rules, each_rule_picks_by_hand)
+{
+	static const int want[KB_RULES] = {1, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0};
+	kb_pos p = test_pos(0x3, "5 2", "", "", "");
+
+	for (int r = 0; r < KB_RULES; r++)
+		cr_assert_eq(kb_rule_pick((enum kb_rule)r, &p, 0, 2, 0x3), want[r], "%s",
+			     kb_rule_name((enum kb_rule)r));
+}
+
+/* Merging: a's faded values age by b's decisions (one here: x 0.999) and
+ * b's are added; counts add; b's last fit replaces a's. */
+Test(state_rules, stats_add_fades_then_adds_each_value)
+{
+	kb_model_stats a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	a.decisions = 4, a.easy_hits = 1, a.hard_hits = 2;
+	a.recent = 4, a.recent_log_choices = 2, a.recent_judged = 2, a.recent_predicted = 1;
+	for (int r = 0; r < KB_RULES; r++)
+		a.recent_miss[r] = 1;
+	b.decisions = 1, b.easy_hits = 1, b.hard_hits = 0;
+	b.recent = 1, b.recent_log_choices = 0.5, b.recent_judged = 3, b.recent_predicted = 2;
+	b.recent_miss[KB_R_HARD] = 1;
+	b.fit_w[KB_F_CAPTURE] = 0.25;
+	kb_model_stats_add(&a, &b);
+	cr_assert_eq(a.decisions, 5);
+	cr_assert_eq(a.easy_hits, 2);
+	cr_assert_eq(a.hard_hits, 2);
+	cr_assert(fabs(a.recent - (4 * 0.999 + 1)) < 1e-12, "%.15g", a.recent);
+	cr_assert(fabs(a.recent_log_choices - (2 * 0.999 + 0.5)) < 1e-12, "%.15g", a.recent_log_choices);
+	cr_assert(fabs(a.recent_judged - (2 * 0.999 + 3)) < 1e-12, "%.15g", a.recent_judged);
+	cr_assert(fabs(a.recent_predicted - (1 * 0.999 + 2)) < 1e-12, "%.15g", a.recent_predicted);
+	cr_assert(fabs(a.recent_miss[KB_R_EASY] - 0.999) < 1e-12);
+	cr_assert(fabs(a.recent_miss[KB_R_HARD] - 1.999) < 1e-12);
+	cr_assert_eq(a.fit_w[KB_F_CAPTURE], 0.25);
+}
+
+/* A model sure of the logit picks the legal index of the largest w . f,
+ * the lowest on ties, never an index outside the mask.  A on 9, 5, 2; a
+ * 1; pieces 1 and 2 offered. */
+Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
+{
+	kb_pos p = test_pos(0x3, "9 5 2", "", "", "");
+	kb_model m;
+
+	kb_model_prior(&m);
+	memset(m.weight, 0, sizeof m.weight);
+	m.weight[KB_C_LOGIT] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "all equal: the lowest legal");
+	m.w[KB_F_REARMOST] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 2, "the rearmost offered");
+	m.w[KB_F_REARMOST] = 0;
+	m.w[KB_F_ADVANCE] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "the further advanced offered");
+}
