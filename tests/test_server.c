@@ -603,6 +603,46 @@ Test(server, new_connection_per_message, .timeout = 60)
 	server_stop(&s);
 }
 
+/* The 16 hex digits of token bytes [at, at + 8), in order or byte-reversed
+ * (a 64-bit number copied from them and printed). */
+static void token_window(const char *token, int at, int reversed, char out[17])
+{
+	for (int b = 0; b < 8; b++)
+		memcpy(out + 2 * b, token + 1 + 2 * (reversed ? at + 7 - b : at + b), 2);
+	out[16] = '\0';
+}
+
+/* A spectator id says nothing of the game's token: it is not any eight of
+ * the token's bytes, in order or reversed (an outside reviewer's bug once
+ * took it from the token's random bytes, and no test saw it). */
+Test(server, spectator_id_is_not_part_of_the_token, .timeout = 60)
+{
+	server s;
+	char id[32], window[17];
+	server_start(&s, NULL);
+	for (int game = 0; game < 4; game++) {
+		client *p = client_open(s.port), *w = client_open(s.port);
+		resp *r = start_waiting(p, "222");
+		check_token(r->line[0]);
+		resp *l = ask(w, "?list\n");
+		cr_assert_eq(l->n, game + 1, "every game so far runs");
+		for (int i = 0; i < l->n; i++) { /* this game's id is one of them */
+			cr_assert_eq(sscanf(l->line[i], "%31s", id), 1);
+			cr_assert_eq(strlen(id), 17, "%s", id);
+			for (int at = 0; at <= 24; at++)
+				for (int rev = 0; rev < 2; rev++) {
+					token_window(r->line[0], at, rev, window);
+					cr_assert(strcmp(id + 1, window) != 0,
+						  "spectator id %s is token bytes %d..%d%s", id, at,
+						  at + 7, rev ? " reversed" : "");
+				}
+		}
+		free(l), free(r);
+		test_conn_close(p), test_conn_close(w);
+	}
+	server_stop(&s);
+}
+
 Test(server, spectators_list_and_watch, .timeout = 60)
 {
 	server s;
