@@ -1914,6 +1914,28 @@ static int relay_finish(relay_proc *rp, int sig)
 	return test_wait(&rp->proc, 30000);
 }
 
+/* A game of one roll through kimble-relay OPTS... -- /bin/sh -c script in a
+ * fresh dir: A (at 12 and 3, B at 20) rolls 2, the server answers with
+ * first (first_fmt with the roll line, into first) and then with the
+ * winner lines.  *st gets the relay's status; returns its stderr. */
+static const char *one_roll_game(script_server *h, relay_proc *rp, char dir[256],
+				 char state[KB_ROLL_LINE_LEN + 2], char *first, size_t first_size,
+				 const char *first_fmt, const char *winner, const char *const *opts,
+				 const char *script, int *st)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+
+	test_tmpdir(dir, 256);
+	state_of(state, &pos, 0, 2);
+	snprintf(first, first_size, first_fmt, state);
+	h->steps = 2;
+	h->reply[0] = first;
+	h->reply[1] = winner;
+	relay_start(rp, serve_script, h, &h->listen_fd, opts, script, dir, NULL);
+	*st = relay_finish(rp, 0);
+	return test_read_file(dir, "relay.err");
+}
+
 /* The bot's bytes go out unchanged (CR LF included) and the server's
  * come back unchanged; the transcript escapes what is not printable
  * ASCII and the backslash, and drops a response line's CR; the game's
@@ -1924,19 +1946,12 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	script_server h = {0};
 	relay_proc rp;
 	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[512], want[1024], buf[2048];
-	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 	const char *opts[] = {"--show", "--transcript", "tx", NULL};
-
-	test_tmpdir(dir, sizeof dir);
-	state_of(state, &pos, 0, 2);
-	snprintf(first, sizeof first, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", state);
-	h.steps = 2;
-	h.reply[0] = first;
-	h.reply[1] = "Voittaja: B\nEND\n";
-	relay_start(&rp, serve_script, &h, &h.listen_fd, opts,
-		    "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE "1\\n'; cat > got2; exit 7", dir, NULL);
-	int st = relay_finish(&rp, 0);
-	const char *err = test_read_file(dir, "relay.err");
+	int st;
+	const char *err = one_roll_game(&h, &rp, dir, state, first, sizeof first,
+				       TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
+				       "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE
+				       "1\\n'; cat > got2; exit 7", &st);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "== the bot moves piece 1\n") != NULL, "%s", err);
@@ -2841,19 +2856,12 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	script_server h = {0};
 	relay_proc rp;
 	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[256];
-	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 	const char *show[] = {"--show", NULL};
-
-	test_tmpdir(dir, sizeof dir);
-	state_of(state, &pos, 0, 2);
-	snprintf(first, sizeof first, TOKEN_LINE "\n%sEND\n", state);
-	h.steps = 2;
-	h.reply[0] = first;
-	h.reply[1] = "Voittaja: A\nEND\n";
-	relay_start(&rp, serve_script, &h, &h.listen_fd, show,
-		    "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE "0\\n'; cat >/dev/null", dir, NULL);
-	int st = relay_finish(&rp, 0);
-	const char *err = test_read_file(dir, "relay.err");
+	int st;
+	const char *err = one_roll_game(&h, &rp, dir, state, first, sizeof first,
+				       TOKEN_LINE "\n%sEND\n", "Voittaja: A\nEND\n", show,
+				       "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE
+				       "0\\n'; cat >/dev/null", &st);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);

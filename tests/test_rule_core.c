@@ -186,6 +186,20 @@ static void log_roll(void *ctx, const kb_roll *roll)
 		log->roll[log->n++] = *roll;
 }
 
+/* The first roll a game started at (p, seat, die) reports to the played
+ * hook (rolled: the rolled hook instead), after one advance. */
+static kb_roll first_roll(kb_game *g, uint64_t seed, const uint8_t ctl[KB_SEATS], const kb_pos *p,
+			  int seat, int die, int rolled)
+{
+	played_log log = {0};
+	kb_hooks hooks = {rolled ? log_roll : NULL, rolled ? NULL : log_roll, &log};
+
+	cr_assert_eq(kb_game_init_at(g, seed, ctl, p, seat, die), 0);
+	kb_game_advance(g, &hooks);
+	cr_assert_geq(log.n, 1, "a roll was reported");
+	return log.roll[0];
+}
+
 /* Autopilot: one legal index is played without a decision; two stop for
  * one; none passes.  Seat A is outside-controlled, alone with B absent. */
 Test(core_rules, autopilot_plays_a_single_legal_move)
@@ -197,15 +211,12 @@ Test(core_rules, autopilot_plays_a_single_legal_move)
 
 	/* one piece on the track, the rest home, a 3: only piece 0 moves */
 	kb_pos p = test_pos(0x1, "4", "", "", "");
-	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 3), 0);
-	kb_game_advance(&g, &hooks);
-	cr_assert_geq(log.n, 1);
-	cr_assert_eq(log.roll[0].die, 3);
-	cr_assert_eq(log.roll[0].index, 0);
-	cr_assert_eq(log.roll[0].how, KB_AUTO);
+	kb_roll r = first_roll(&g, 5, ctl, &p, 0, 3, 0);
+	cr_assert_eq(r.die, 3);
+	cr_assert_eq(r.index, 0);
+	cr_assert_eq(r.how, KB_AUTO);
 
 	/* a 6 with a track piece and home pieces: two legal, A must decide */
-	log.n = 0;
 	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 6), 0);
 	cr_assert_eq(kb_game_advance(&g, &hooks), 0, "seat A decides");
 	cr_assert_eq(log.n, 0, "nothing played before the decision");
@@ -213,13 +224,10 @@ Test(core_rules, autopilot_plays_a_single_legal_move)
 	cr_assert_eq(g.pending_die, 6);
 
 	/* all home and a 2: the roll passes */
-	log.n = 0;
 	p = test_pos(0x1, "", "", "", "");
-	cr_assert_eq(kb_game_init_at(&g, 5, ctl, &p, 0, 2), 0);
-	kb_game_advance(&g, &hooks);
-	cr_assert_geq(log.n, 1);
-	cr_assert_eq(log.roll[0].index, -1);
-	cr_assert_eq(log.roll[0].how, KB_PASS);
+	r = first_roll(&g, 5, ctl, &p, 0, 2, 0);
+	cr_assert_eq(r.index, -1);
+	cr_assert_eq(r.how, KB_PASS);
 }
 
 /* A built-in seat with two legal moves plays its policy: easy the rearmost
@@ -229,16 +237,11 @@ Test(core_rules, builtin_seats_play_their_policy_in_a_game)
 	kb_pos p = test_pos(0x3, "", "9 4", "", "");
 	for (int pol = KB_EASY; pol <= KB_HARD; pol++) {
 		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, (uint8_t)pol, KB_ABSENT, KB_ABSENT};
-		played_log log = {0};
-		kb_hooks hooks = {NULL, log_roll, &log};
 		kb_game g;
-
-		cr_assert_eq(kb_game_init_at(&g, 3, ctl, &p, 1, 2), 0);
-		kb_game_advance(&g, &hooks);
-		cr_assert_geq(log.n, 1);
-		cr_assert_eq(log.roll[0].seat, 1);
-		cr_assert_eq(log.roll[0].how, KB_BUILTIN);
-		cr_assert_eq(log.roll[0].index, pol == KB_EASY ? 1 : 0, "%s", kb_policy_name(pol));
+		kb_roll r = first_roll(&g, 3, ctl, &p, 1, 2, 0);
+		cr_assert_eq(r.seat, 1);
+		cr_assert_eq(r.how, KB_BUILTIN);
+		cr_assert_eq(r.index, pol == KB_EASY ? 1 : 0, "%s", kb_policy_name(pol));
 	}
 }
 
@@ -246,19 +249,15 @@ Test(core_rules, builtin_seats_play_their_policy_in_a_game)
 Test(core_rules, rolled_hook_sees_no_move_yet)
 {
 	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_ABSENT, KB_ABSENT};
-	played_log log = {0};
-	kb_hooks hooks = {log_roll, NULL, &log};
 	kb_game g;
 
 	/* A on 3 rolls a 4 onto B's piece (ring square 7): one legal move */
 	kb_pos p = test_pos(0x3, "3", "0", "", "");
-	cr_assert_eq(kb_game_init_at(&g, 9, ctl, &p, 0, 4), 0);
-	kb_game_advance(&g, &hooks);
-	cr_assert_geq(log.n, 1);
-	cr_assert_eq(log.roll[0].seat, 0);
-	cr_assert_eq(log.roll[0].die, 4);
-	cr_assert_eq(log.roll[0].index, -1, "index still unknown");
-	cr_assert_eq(log.roll[0].captured, -1);
+	kb_roll r = first_roll(&g, 9, ctl, &p, 0, 4, 1);
+	cr_assert_eq(r.seat, 0);
+	cr_assert_eq(r.die, 4);
+	cr_assert_eq(r.index, -1, "index still unknown");
+	cr_assert_eq(r.captured, -1);
 	cr_assert_eq(g.rolls >= 1, 1);
 }
 

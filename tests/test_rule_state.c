@@ -213,10 +213,9 @@ Test(state_rules, results_record_adds_each_count, .timeout = 20)
 	char dir[256];
 	kb_store *st;
 	kb_err err;
-	kb_store_add adds[2];
+	kb_store_add adds[2] = {{0}};
 
 	st = fresh_store(dir, sizeof dir);
-	memset(adds, 0, sizeof adds);
 	adds[0].name = "bob";
 	adds[0].version = "v1.2";
 	adds[0].delta.games = 7, adds[0].delta.won = 3, adds[0].delta.lost = 1;
@@ -505,10 +504,9 @@ Test(state_rules, walk_visits_only_well_formed_keys, .timeout = 20)
 	char dir[256];
 	kb_store *st;
 	kb_err err;
-	kb_store_add a[2];
+	kb_store_add a[2] = {{0}};
 
 	st = fresh_store(dir, sizeof dir);
-	memset(a, 0, sizeof a);
 	a[0].name = "b", a[0].opponent = 1, a[0].version = "7", a[0].delta.games = 1;
 	cr_assert_eq(kb_store_apply(st, a, 1, NULL, &err), 0, "%s", err.msg);
 	kb_store_close(st);
