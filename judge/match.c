@@ -238,8 +238,12 @@ static int next_msg(match *m, int s, double deadline, kb_msg *msg)
 			msg->type = KB_MSG_BAD;
 			return 0;
 		}
+		/* wait in slices, looking at the bot's writes after each: a bot
+		 * that writes while it thinks is stopped within a slice */
 		int left = (int)(deadline - kj_now_ms() + 0.999);
-		int r = kj_proc_pump(&c->proc, left > 0 ? left : 0);
+		int r = kj_proc_pump(&c->proc, left > KJ_CHARGE_MS ? KJ_CHARGE_MS : left > 0 ? left : 0);
+		if (kj_proc_charge(&c->proc))
+			return KJ_WRITE;
 		if (r == 0 && left <= 0)
 			return KJ_TIMEOUT;
 		if (r < 0)
@@ -378,7 +382,7 @@ static int ask(match *m, int s)
 	static const char end[] = "END\n";
 	char why[80] = "";
 
-	if (sr->decisions % KJ_CHARGE_EVERY == 0 && kj_proc_charge(&c->proc)) {
+	if (kj_proc_charge(&c->proc)) { /* what it wrote since its last answer */
 		forfeit(m, s, KJ_WRITE, NULL);
 		return kb_pick_hard(mask);
 	}

@@ -8,8 +8,9 @@
  * max_errors times, then forfeits; a timeout, an early exit, a crash or
  * output that is not a move forfeit at once, and so does a bot whose
  * command cannot be run at all (nostart).  A confined bot that has
- * written more than its write budget in this run (proc.h; checked every
- * KJ_CHARGE_EVERY decisions and when it ends) forfeits at once, and every
+ * written more than its write budget in this run (proc.h; checked at each
+ * decision, every KJ_CHARGE_MS while the judge waits for it, and when it
+ * ends) forfeits at once, and every
  * later game before the first roll, without being started (write).  A forfeiting bot's seat is
  * played on by the hard policy (its replacement) so the game still counts,
  * and the bot is placed last: a forfeit is a loss.  If the replacement
@@ -38,7 +39,7 @@
 #include "proc.h"
 #include "result.h"
 
-#define KJ_CHARGE_EVERY 32 /* decisions between two looks at a bot's writes */
+#define KJ_CHARGE_MS 50 /* the longest wait between two looks at a bot's writes */
 
 typedef struct kj_match_opts {
 	int move_ms;       /* per decision */

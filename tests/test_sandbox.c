@@ -296,8 +296,9 @@ static pid_t process_in(const char *dir)
  * 64 files of 32 KiB a game (2 MiB) through a child that leaves the bot's
  * process group and lives on.  Unbounded, each writes some 30 MiB in its
  * 32 games; held, the total passes the budget by at most what the bot
- * writes in one game (here fewer than KJ_CHARGE_EVERY answers, some 3 MiB)
- * in each of the two games it may play at once. */
+ * writes between two looks (one answer's file, 256 KiB) or, through the
+ * child, in one game (2 MiB), in each of the two games it may play at
+ * once. */
 static void write_budget(int drop_root)
 {
 	char dir[512], bots[1024], out[1024], path[1200], mb[16];
@@ -330,6 +331,29 @@ static void write_budget(int drop_root)
 	cr_expect_not_null(strstr(res, path), "the last game: not started\n%s", res);
 	cr_expect_not_null(strstr(res, " MiB) in this run, over its budget of 4 MiB (--max-write-mb)"),
 			   "%s", res);
+}
+
+/* A bot that passes its budget in the middle of a game forfeits that game,
+ * not a later one: it writes 512 KiB before each answer, so 1 MiB is
+ * passed at its third answer, long before its first game ends (the
+ * judge once looked only every 32 decisions, more than a game has, and
+ * such a bot won its first game after writing hundreds of MiB). */
+Test(sandbox, a_bot_forfeits_the_game_in_which_it_passes_its_budget, .timeout = 120)
+{
+	char dir[512], bots[1024], out[1024], path[1200];
+	const char *args[] = {"-q", "--no-timing", "-j1", "-f", "fixed", "-g", "1", "--max-write-mb",
+			      "1", "--bots", bots, "-o", out, "spiller", "player", NULL};
+
+	tournament_dir(dir, bots, out, 0);
+	test_bot_dir(dir, "spiller", "spill=512");
+	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
+	snprintf(path, sizeof path, "%s/games/000000.res", out);
+	const char *res = test_read_file(NULL, path);
+	cr_expect_not_null(strstr(res, "seat A spiller place 2 score"), "%s", res);
+	cr_expect_not_null(strstr(res, " forfeit write "), "the first game is forfeited\n%s", res);
+	snprintf(path, sizeof path, "%s/bots/spiller", dir);
+	cr_expect_lt(folder_bytes(path), (uint64_t)3 << 20, "wrote %lu bytes",
+		     (unsigned long)folder_bytes(path));
 }
 
 Test(sandbox, a_bot_writing_without_end_is_held_at_its_write_budget, .timeout = 120)
