@@ -124,12 +124,13 @@ static int listen_any(int *port)
  * --retry-ms retry_ms and the bot script (sh -c) in folder dir; returns the
  * relay's wait status. */
 static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
-			 const char *script, const char *dir)
+			 const char *script, char dir[256])
 {
 	pthread_t th;
 	char relay[512], port[16], errp[300];
 	int p;
 
+	test_tmpdir(dir, 256);
 	h->listen_fd = listen_any(&p);
 	cr_assert_geq(h->listen_fd, 0);
 	snprintf(port, sizeof port, "%d", p);
@@ -154,7 +155,6 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	half_server h = {0};
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
 	int st = relay_against(serve_half_then_whole, &h, "3000",
 			       "echo v001222; while IFS= read -r l; do printf '%s\\n' \"$l\" >> got.txt; "
 			       "[ \"$l\" = END ] && exit 0; done; exit 3", dir);
@@ -287,7 +287,6 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	half_server h = {0};
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
 	/* the bot keeps its output open: exec'ing "cat >/dev/null" would not */
 	int st = relay_against(serve_once_then_vanish, &h, "200", "echo v001222; exec sleep 60", dir);
 	const char *err = test_read_file(dir, "relay.err");
@@ -1914,6 +1913,19 @@ static int relay_finish(relay_proc *rp, int sig)
 	return test_wait(&rp->proc, 30000);
 }
 
+/* A game in which the server answers the start message with reply and
+ * nothing more, through kimble-relay OPTS... -- /bin/sh -c script in a
+ * fresh dir; returns the relay's status. */
+static int one_reply_game(script_server *h, relay_proc *rp, char dir[256], const char *reply,
+			  const char *const *opts, const char *script)
+{
+	test_tmpdir(dir, 256);
+	h->steps = 1;
+	h->reply[0] = reply;
+	relay_start(rp, serve_script, h, &h->listen_fd, opts, script, dir, NULL);
+	return relay_finish(rp, 0);
+}
+
 /* A game of one roll through kimble-relay OPTS... -- /bin/sh -c script in a
  * fresh dir: A (at 12 and 3, B at 20) rolls 2, the server answers with
  * first (first_fmt with the roll line, into first) and then with the
@@ -1983,12 +1995,9 @@ Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 	relay_proc rp;
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
-	h.steps = 1;
-	h.reply[0] = "END\n"; /* a response of END alone is whole too */
-	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 1 >got; kill -TERM $$",
-		    dir, NULL);
-	int st = relay_finish(&rp, 0);
+	/* a response of END alone is whole too */
+	int st = one_reply_game(&h, &rp, dir, "END\n", NULL,
+				"printf 'v001200\\n'; head -n 1 >got; kill -TERM $$");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
@@ -2258,7 +2267,6 @@ Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 	half_server h = {0};
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
 	int st = relay_against(serve_silent_then_win, &h, "3000", "echo v001200; head -n 2 >got.txt", dir);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
@@ -2875,12 +2883,8 @@ Test(bot_rules, relay_closes_the_bots_input_when_its_output_ends, .timeout = 60)
 	relay_proc rp;
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
-	h.steps = 1;
-	h.reply[0] = "";
-	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; exec >&-; cat >/dev/null; exit 3",
-		    dir, NULL);
-	int st = relay_finish(&rp, 0);
+	int st = one_reply_game(&h, &rp, dir, "", NULL,
+				 "printf 'v001200\\n'; exec >&-; cat >/dev/null; exit 3");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
@@ -2893,12 +2897,8 @@ Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 	relay_proc rp;
 	char dir[256];
 
-	test_tmpdir(dir, sizeof dir);
-	h.steps = 1;
-	h.reply[0] = "Voittaja: B\nEND\n";
-	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30",
-		    dir, NULL);
-	int st = relay_finish(&rp, 0);
+	int st = one_reply_game(&h, &rp, dir, "Voittaja: B\nEND\n", NULL,
+				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
 	cr_assert_str_eq(test_read_file(dir, "relay.err"),
 			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
