@@ -174,6 +174,27 @@ static void seat(kj_result *r, int s, const char *name, int place)
 	r->seat[s].place = place;
 }
 
+/* A game of bot a (seat 0, place pa) against bot b (seat 1, place pb). */
+static void game_of(kj_result *r, const char *a, int pa, const char *b, int pb)
+{
+	seat(r, 0, a, pa), seat(r, 1, b, pb);
+}
+
+/* x 1st, y 1st, x 2nd, each won by seat 0; x crashed in the last. */
+static void three_games(kj_result res[3])
+{
+	game_of(&res[0], "x", 1, "y", 2), game_of(&res[1], "y", 1, "x", 2), game_of(&res[2], "x", 2, "y", 1);
+	res[0].winner = res[1].winner = res[2].winner = 0;
+	res[2].seat[0].reason = KJ_CRASH;
+}
+
+/* The report of res[0..n); the test stops if it cannot be built. */
+static void report_of(kj_report *rep, const kj_result *res, size_t n, int fixed)
+{
+	kb_err err;
+	cr_assert_eq(kj_report_build(rep, res, n, fixed, &err), 0, "%s", err.msg);
+}
+
 /* Deal 0: x ahead, then level (score 0.75); deal 1: x behind, then ahead
  * (0.5); a game without y does not count. */
 Test(judge_rules, pair_scores_by_deal)
@@ -204,20 +225,12 @@ Test(judge_rules, pair_scores_by_deal)
  * sum, forfeits by reason. */
 Test(judge_rules, report_counts_per_bot)
 {
-	kj_result res[3];
+	kj_result res[3] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	res[0].winner = 0;
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
-	res[1].winner = 0;
-	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
-	res[2].winner = 0;
-	res[2].seat[0].reason = KJ_CRASH;
+	three_games(res);
 	res[2].seat[1].decisions = 5;
-	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 3, 0);
 	cr_assert_eq(rep.games, 3);
 	cr_assert_eq(rep.nbots, 2);
 	cr_assert_str_eq(rep.bots[0].name, "x");
@@ -490,6 +503,16 @@ Test(judge_rules, result_round_trip_every_winner)
 	}
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
 /* A start board that is not a sound position is refused with the board
  * parser's own reason, naming the file and line. */
 Test(judge_rules, start_file_errors_say_why)
@@ -498,17 +521,14 @@ Test(judge_rules, start_file_errors_say_why)
 	kj_start *starts;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/starts", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
 	/* five pieces of seat A on the board */
-	char board[KB_BOARD_LEN + 1];
+	char board[KB_BOARD_LEN + 1], text[KB_BOARD_LEN + 32];
 	memset(board, '0', KB_BOARD_LEN);
 	memset(board, 'A', 5);
 	board[KB_BOARD_LEN] = '\0';
-	fprintf(f, "# comment\n\n%s A 6\n", board);
-	fclose(f);
+	snprintf(text, sizeof text, "# comment\n\n%s A 6\n", board);
+	put(test_tmpdir(dir, sizeof dir), "starts", text);
+	snprintf(path, sizeof path, "%s/starts", dir);
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_starts_read(path, 0xf, &starts, &err), -1);
 	kb_pos pos;
@@ -521,15 +541,12 @@ Test(judge_rules, start_file_errors_say_why)
 /* The report holds one Elo pair per two bots that met in a deal. */
 Test(judge_rules, report_pairs_bots_that_met)
 {
-	kj_result res[2];
+	kj_result res[2] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 1);
-	res[1].deal = 1;
-	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	game_of(&res[0], "x", 1, "y", 2);
+	game_of(&res[1], "y", 1, "x", 1), res[1].deal = 1;
+	report_of(&rep, res, 2, 0);
 	cr_assert_eq(rep.npairs, 1);
 	cr_assert_eq(rep.pairs[0].a, 0);
 	cr_assert_eq(rep.pairs[0].b, 1);
@@ -557,19 +574,13 @@ static const char *printed(const kj_report *rep, int timing, int json)
 /* The table and the JSON show each bot's counts, mean place and timing. */
 Test(judge_rules, report_table_and_json)
 {
-	kj_result res[3];
+	kj_result res[3] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
-	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
-	res[0].winner = res[1].winner = res[2].winner = 0;
-	res[2].seat[0].reason = KJ_CRASH;
+	three_games(res);
 	res[0].seat[0].decisions = 4, res[0].seat[0].ms_total = 10, res[0].seat[0].ms_max = 7;
 	res[1].deal = 1, res[2].deal = 2;
-	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 3, 0);
 
 	const char *t = printed(&rep, 1, 0);
 	cr_assert(strstr(t, "mean ms    max ms\n") != NULL, "%s", t);
@@ -1103,16 +1114,6 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[600];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* FNV-1a over each regular file's path (from the state folder, NUL
  * ended) and bytes, in name order; LMDB lock files left out. */
 Test(judge_rules, fingerprint_of_a_state_folder)
@@ -1183,15 +1184,12 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 /* The table is followed by the rating list, in the text and in the JSON. */
 Test(judge_rules, report_shows_the_rating_list)
 {
-	kj_result res[2];
+	kj_result res[2] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 2), seat(&res[1], 1, "x", 1);
-	res[1].deal = 1;
-	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	game_of(&res[0], "x", 1, "y", 2);
+	game_of(&res[1], "y", 2, "x", 1), res[1].deal = 1;
+	report_of(&rep, res, 2, 0);
 	const char *t = printed(&rep, 0, 0);
 	cr_assert(strstr(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ") != NULL, "%s", t);
 	t = printed(&rep, 0, 1);
@@ -1579,15 +1577,13 @@ Test(judge_rules, learning_curve_of_many_deals)
  * x: a loop one seat too far would move x to seat 4.) */
 Test(judge_rules, first_seats_from_the_four_seats_of_game_0)
 {
-	kj_result res[2];
+	kj_result res[2] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
 	seat(&res[0], 1, "x", 1), seat(&res[0], 3, "y", 2);
 	seat(&res[1], 0, "y", 1), seat(&res[1], 2, "x", 2);
 	res[1].game = 1, res[1].deal = 'x';
-	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 2, 1);
 	cr_assert_eq(rep.standings->first_seat[0], 1);
 	cr_assert_eq(rep.standings->first_seat[1], 3);
 	cr_assert_eq(rep.standings->first_seat[2], -1);
