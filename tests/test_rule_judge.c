@@ -285,24 +285,53 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 	cr_assert(strstr(err, "--format \"swiss\": expected rr, gauntlet or fixed") != NULL, "%s", err);
 }
 
+/* Usage errors: program, option, value and what the message says. */
+static const struct usage_error {
+	const char *prog, *opt, *value, *says;
+} usage_errors[] = {
+	{"kimble-server", "--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port-range", "65431-65430", "LAST is below FIRST"},
+	{"kimble-server", "--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
+	{"kimble-server", "--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
+	{"kimble-server", "--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
+	{"kimble-judge", "--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
+	{"kimble-judge", "--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
+	{"kimble-judge", "--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
+	{"kimble-judge", "--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
+	{"kimble-judge", "-g", "--table", "-g: expected a value after it, found the option \"--table\""},
+	{"kimble-judge", "--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+	/* a minus and a digit is a (negative) number, not an option */
+	{"kimble-judge", "--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
+	{"kimble-judge", "--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
+};
+
+/* prog with each of its usage_errors[] followed by rest[] (NULL-terminated,
+ * at most 6): a usage error that says what the row says. */
+static void expect_usage_errors(const char *prog, const char *const rest[])
+{
+	for (size_t i = 0; i < sizeof usage_errors / sizeof usage_errors[0]; i++) {
+		const struct usage_error *u = &usage_errors[i];
+		if (strcmp(u->prog, prog) != 0)
+			continue;
+		const char *args[9] = {u->opt, u->value}, *err;
+		for (int k = 0; rest[k]; k++)
+			args[2 + k] = rest[k];
+		int st = test_run_prog(prog, args, NULL, &err);
+		cr_assert_eq(st, KB_EXIT_USAGE, "%s %s %s: status %d: %s", prog, u->opt, u->value, st, err);
+		cr_assert(strstr(err, u->says) != NULL, "want \"%s\", got: %s", u->says, err);
+	}
+}
+
 Test(judge_rules, server_options_out_of_range, .timeout = 60)
 {
-	static const char *const bad[][3] = {
-		{"--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
-		{"--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
-		{"--port-range", "65431-65430", "LAST is below FIRST"},
-		{"--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
-		{"--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
-		{"--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
-	};
-	const char *err;
+	static const char *const none[] = {NULL};
 
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		const char *args[] = {bad[i][0], bad[i][1], NULL};
-		int st = test_run_prog("kimble-server", args, NULL, &err);
-		cr_assert_eq(st, KB_EXIT_USAGE, "%s %s: status %d", bad[i][0], bad[i][1], st);
-		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
-	}
+	expect_usage_errors("kimble-server", none);
 }
 
 Test(judge_rules, sprt_arguments_checked, .timeout = 60)
@@ -822,14 +851,22 @@ static void seats_are(const kj_game_spec *g, int a, int b, int c, int d)
 		  g->seat[2], g->seat[3], a, b, c, d);
 }
 
+/* The plan of these arguments (as kj_plan_build's); the test stops if
+ * there is none. */
+static void plan_of(kj_plan *plan, enum kj_format fmt, int nbots, int table, uint32_t rounds, uint64_t seed,
+		    int nstarts)
+{
+	kb_err err;
+	cr_assert_eq(kj_plan_build(plan, fmt, nbots, table, rounds, seed, nstarts, &err), 0, "%s", err.msg);
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0);
 	cr_assert_eq(plan.table, 2);
 	cr_assert_eq(plan.ndeals, 6);
 	cr_assert_eq(plan.ngames, 12);
@@ -855,9 +892,8 @@ Test(judge_rules, plan_round_robin_of_pairs)
 Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2);
 	cr_assert_eq(plan.ndeals, 3);
 	cr_assert_eq(plan.ngames, 9);
 	static const int want[9][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 3}, {1, 3, 0},
@@ -869,7 +905,7 @@ Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 	kj_plan_free(&plan);
 
 	/* a table of one: each bot alone, seat A */
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0);
 	cr_assert_eq(plan.ngames, 6);
 	for (uint32_t i = 0; i < 6; i++)
 		seats_are(&plan.games[i], i < 3 ? 0 : 1, -1, -1, -1);
@@ -880,9 +916,8 @@ Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 Test(judge_rules, plan_fixed_lineup)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 70, 3, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 4, 4, 70, 3, 0);
 	cr_assert_eq(plan.ndeals, 70);
 	cr_assert_eq(plan.ngames, 280, "more than the first 256 places");
 	seats_are(&plan.games[0], 0, 1, 2, 3);
@@ -924,10 +959,10 @@ Test(judge_rules, plan_sizes_refused)
 			     "case %zu", i);
 		cr_assert_str_eq(err.msg, bad[i].msg);
 	}
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0);
 	cr_assert_eq(plan.ngames, 64);
 	kj_plan_free(&plan);
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0);
 	cr_assert_eq(plan.ngames, 16, "4 lineups of 4 rotations");
 	kj_plan_free(&plan);
 }
@@ -938,7 +973,7 @@ Test(judge_rules, plan_of_at_most_a_million_games)
 	kj_plan plan;
 	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 4, 4, 250000, 1, 0);
 	cr_assert_eq(plan.ngames, 1000000);
 	kj_plan_free(&plan);
 	err.msg[0] = '\0';
@@ -1153,29 +1188,10 @@ Test(judge_rules, fingerprint_of_a_state_folder)
 
 Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 {
-	static const char *const bad[][3] = {
-		{"--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
-		{"--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
-		{"--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
-		{"--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
-		{"--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
-		{"--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
-		{"--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
-		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
-		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
-		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
-		/* a minus and a digit is a (negative) number, not an option */
-		{"--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
-		{"--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
-	};
+	static const char *const rest[] = {"-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	const char *err;
 
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		const char *args[] = {bad[i][0], bad[i][1], "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
-		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0],
-			     bad[i][1], err);
-		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
-	}
+	expect_usage_errors("kimble-judge", rest);
 	const char *zero[] = {"--max-errors", "-0", "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", zero, NULL, &err), 2, "-0 is 0: %s", err);
 	cr_assert(strstr(err, "cannot create the output folder /nonexistent/kimble-out"), "%s", err);
@@ -2647,10 +2663,9 @@ static void leak_report_files(void *ctx)
 static void leak_plan(void *ctx)
 {
 	kj_plan plan;
-	kb_err err;
 
 	(void)ctx;
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2);
 	kj_plan_free(&plan);
 }
 
