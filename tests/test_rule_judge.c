@@ -36,6 +36,12 @@
 #include "support_run.h"
 
 /* A process bot running tests/bots/testbot in mode, in its own folder. */
+/* The test stops unless want stands in page. */
+static void has(const char *page, const char *want)
+{
+	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
+}
+
 /* Writes text to file dir/name. */
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -315,10 +321,10 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 	}
 	const char *seed[] = {"--seed", "-1", "hard", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", seed, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--seed \"-1\": out of range; expected an unsigned 64-bit decimal") != NULL, "%s", err);
+	has(err, "--seed \"-1\": out of range; expected an unsigned 64-bit decimal");
 	const char *fmt[] = {"--format", "swiss", "hard", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", fmt, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--format \"swiss\": expected rr, gauntlet or fixed") != NULL, "%s", err);
+	has(err, "--format \"swiss\": expected rr, gauntlet or fixed");
 }
 
 /* Usage errors: program, option, value and what the message says. */
@@ -393,7 +399,7 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", three, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
+	has(err, "--sprt: expected exactly two bots, got 3");
 }
 
 /* A bot whose start message is wrong in any one digit, the last one
@@ -648,23 +654,23 @@ Test(judge_rules, report_table_and_json)
 	report_of(&rep, res, 3, 0);
 
 	const char *t = printed(&rep, 1, 0);
-	cr_assert(strstr(t, "mean ms    max ms\n") != NULL, "%s", t);
-	cr_assert(strstr(t, "\nx                     3      1   33.3% [") != NULL, "%s", t);
+	has(t, "mean ms    max ms\n");
+	has(t, "\nx                     3      1   33.3% [");
 	cr_assert(strstr(t, "]   1.67  crash:1") != NULL, "mean place 5/3: %s", t);
 	cr_assert(strstr(t, "     2.500     7.000\n") != NULL, "timing: %s", t);
-	cr_assert(strstr(t, "\nelo x - y: ") != NULL, "%s", t);
-	cr_assert(strstr(t, "from 3 deals") != NULL, "%s", t);
+	has(t, "\nelo x - y: ");
+	has(t, "from 3 deals");
 	t = printed(&rep, 0, 0);
 	cr_assert_null(strstr(t, "mean ms"), "no timing columns: %s", t);
 	cr_assert_null(strstr(t, "2.500"), "%s", t);
 
 	const char *j = printed(&rep, 0, 1);
-	cr_assert(strstr(j, "\"seed\": 99,\n  \"games\": 3,") != NULL, "%s", j);
-	cr_assert(strstr(j, "{\"name\": \"x\", \"games\": 3, \"wins\": 1, \"win_rate\": 0.3333") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"avg_place\": 1.6667") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"crash\": 1") != NULL, "%s", j);
-	cr_assert(strstr(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3") != NULL, "%s", j);
+	has(j, "\"seed\": 99,\n  \"games\": 3,");
+	has(j, "{\"name\": \"x\", \"games\": 3, \"wins\": 1, \"win_rate\": 0.3333");
+	has(j, "\"avg_place\": 1.6667");
+	has(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000");
+	has(j, "\"crash\": 1");
+	has(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3");
 	kj_report_free(&rep);
 }
 
@@ -808,6 +814,13 @@ static int read_result(const char *text, kj_result *res, kb_err *err)
 	return rc;
 }
 
+/* Reads text into res; the test stops if that fails. */
+static void read_ok(const char *text, kj_result *res)
+{
+	kb_err err;
+	cr_assert_eq(read_result(text, res, &err), 0, "%s", err.msg);
+}
+
 Test(judge_rules, result_file_errors_name_the_line)
 {
 	static const char *const bad[][2] = {
@@ -838,27 +851,24 @@ Test(judge_rules, result_file_errors_name_the_line)
 		cr_assert_str_eq(err.msg, bad[i][1]);
 	}
 	/* version 1 credited a forfeited seat's replacement: no winner then */
-	const char *v1 = "kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
-			 "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			 "seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			 "done\n";
-	cr_assert_eq(read_result(v1, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
+		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, -1);
 	cr_assert_eq(res.finished, 1, "version 1: the winner line said who finished");
 	cr_assert_eq(res.game, 4);
 	cr_assert_eq(res.deal, 2);
 	cr_assert_eq(res.seat[1].reason, KJ_CRASH);
 	cr_assert_eq(res.seat[1].why[0], '\0');
-	const char *v1ok = "kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
-			   "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			   "done\n";
-	cr_assert_eq(read_result(v1ok, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
+		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, 0);
-	const char *v2 = "kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
-			 "seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
-			 "at 17 why exited with status 3\r\n"
-			 "done\n";
-	cr_assert_eq(read_result(v2, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
+		"seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
+		"at 17 why exited with status 3\r\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, -1);
 	cr_assert_eq(res.finished, 3);
 	cr_assert_eq(res.seat[3].forfeit_roll, 17);
@@ -1226,9 +1236,9 @@ Test(judge_rules, report_shows_the_rating_list)
 {
 	kj_report rep = two_deal_report(2, 1);
 	const char *t = printed(&rep, 0, 0);
-	cr_assert(strstr(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ") != NULL, "%s", t);
+	has(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ");
 	t = printed(&rep, 0, 1);
-	cr_assert(strstr(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ") != NULL, "%s", t);
+	has(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ");
 	kj_report_free(&rep);
 }
 
@@ -1241,11 +1251,6 @@ static const char *report_page(kj_report *rep, const kj_result *res, size_t n, c
 	test_tmpdir(dir, size);
 	cr_assert_eq(kj_report_html(dir, rep, res, n, &err), 0, "%s", err.msg);
 	return test_read_file(dir, "report.html");
-}
-
-static void has(const char *page, const char *want)
-{
-	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
 }
 
 /* Rows of the table with this id, its header row included. */
@@ -1474,10 +1479,10 @@ Test(judge_rules, standings_per_opponent)
 	const char *t = standings_text(&rep, 0);
 	cr_assert(strstr(t, "s per opponent:\nopponent          games        its win%   opponent win%            elo (deals)\n"
 			    "a                     3  66.7% [") != NULL, "%s", t);
-	cr_assert(strstr(t, "\nb                     3  33.3% [") != NULL, "%s", t);
+	has(t, "\nb                     3  33.3% [");
 	t = standings_text(&rep, 1);
-	cr_assert(strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ") != NULL, "%s", t);
-	cr_assert(strstr(t, "\"opponent_wins\": 1, \"deals\": 2,") != NULL, "%s", t);
+	has(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ");
+	has(t, "\"opponent_wins\": 1, \"deals\": 2,");
 	cr_assert_null(strstr(t, "learning_curve"));
 	kj_report_free(&rep);
 
@@ -1531,7 +1536,7 @@ Test(judge_rules, learning_curve_windows)
 	const char *t = standings_text(&rep, 0);
 	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
 			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
-	cr_assert(strstr(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n") != NULL, "%s", t);
+	has(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n");
 	int rows = 0;
 	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
 		rows++;
@@ -2096,10 +2101,7 @@ Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
 	static const char *many[70];
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(a, sizeof a, "%s/a", dir);
-	snprintf(b, sizeof b, "%s/b", dir);
-	cr_assert_eq(mkdir(a, 0755), 0);
-	cr_assert_eq(mkdir(b, 0755), 0);
+	subdir(a, sizeof a, dir, "a"), subdir(b, sizeof b, dir, "b");
 	put(a, "meta", "same\n/bin/true\n\n0\n");
 	put(b, "meta", "same\n/bin/true\n\n0\n");
 	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
@@ -2532,10 +2534,7 @@ Test(judge_rules, confined_command_warned_once)
 	size_t len = 0;
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(tools, sizeof tools, "%s/tools", dir);
-	snprintf(botdir, sizeof botdir, "%s/bot", dir);
-	cr_assert_eq(mkdir(tools, 0755), 0);
-	cr_assert_eq(mkdir(botdir, 0755), 0);
+	subdir(tools, sizeof tools, dir, "tools"), subdir(botdir, sizeof botdir, dir, "bot");
 	put(tools, "runme", "#!/bin/sh\n");
 	snprintf(path, sizeof path, "%s/runme", tools);
 	cr_assert_eq(chmod(path, 0755), 0);
