@@ -2385,10 +2385,7 @@ Test(judge_rules, html_viewer_of_a_game)
 		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.500</td>"
 		  "<td class=\"l\">x" TOKEN64 "1</td></tr>\n</table></div>");
 	/* the data: a frame a position, the names, the messages */
-	int frames = 0;
-	for (const char *p = page; (p = strstr(p, "{\"text\":")); p++)
-		frames++;
-	cr_assert_eq(frames, 4);
+	cr_assert_eq(test_count(page, "{\"text\":"), 4);
 	has(page, "{\"frames\":[\n{\"text\":\"roll 1 of 3: my\\u003cbot\\u003e: A rolls 6, could move 0 (home -\\u003e ring 0); moves 0 from home to ring 0\",");
 	has(page, ",\"svg\":\"\\u003csvg xmlns=\\\"http://www.w3.org/2000/svg\\\"");
 	has(page, "\n{\"text\":\"final position after 3 rolls: winner C (hard), win\",");
@@ -2412,8 +2409,8 @@ Test(judge_rules, html_viewer_of_a_game)
  * processes, 512-byte blocks) and leaves; -d shows its stderr. */
 Test(judge_rules, bot_limits_by_default_and_as_given, .timeout = 60)
 {
-	char dir[256];
 	const char *out, *err;
+	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
 	put(dir, "meta", "lim\n/bin/sh\nbot.sh\n1\n");
@@ -2546,8 +2543,8 @@ Test(judge_rules, confined_command_warned_once)
 	cr_assert_str_eq(kj_bot_command(&bot, 0, f), bot.path, "not confined: no warning");
 	fclose(f);
 	cr_assert(strstr(text, "kimble-judge: warning: bot b: its command runme is ") == text, "%s", text);
-	cr_assert(strstr(text, "which a confined bot may not run"), "%s", text);
-	cr_assert(strstr(text, "; it will not start."), "%s", text);
+	has(text, "which a confined bot may not run");
+	has(text, "; it will not start.");
 	cr_assert_null(strstr(text + 1, "kimble-judge: warning"), "once: %s", text);
 	free(text);
 }
@@ -2557,12 +2554,11 @@ Test(judge_rules, confined_command_warned_once)
 Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
 {
 	char dir[256], real[512], want[700], meta[600];
+	kj_result res;
 	kj_bot bot, hard;
 	kb_err err;
-	kj_result res;
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_not_null(realpath(dir, real));
+	cr_assert_not_null(realpath(test_tmpdir(dir, sizeof dir), real));
 	put(dir, "meta", "miss\n./missing\na b\n0\n");
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
