@@ -146,17 +146,14 @@ static void opponent_table(FILE *f, const kj_standings *st, const kj_report *rep
 		   "<th>95%% interval</th><th>deals</th></tr>\n");
 	for (int i = 0; i < st->nopp; i++) {
 		const kj_opponent *o = &st->opp[i];
-		double lo, hi, olo, ohi;
+		kj_opponent_pct p;
 		char iv[80];
-		kj_wilson(o->wins, o->games, &lo, &hi);
-		kj_wilson(o->opp_wins, o->games, &olo, &ohi);
+		kj_opponent_percent(o, &p);
 		fprintf(f, "<tr>");
 		name_cell(f, rep->bots[o->bot].name);
 		fprintf(f, "<td>%u</td><td>%.1f%% (%.0f&ndash;%.0f)</td><td>%.1f%% (%.0f&ndash;%.0f)"
 			   "</td><td>%+.1f</td><td>%s</td><td>%u</td></tr>\n",
-			o->games, o->games ? 100.0 * o->wins / o->games : 0.0, 100 * lo, 100 * hi,
-			o->games ? 100.0 * o->opp_wins / o->games : 0.0, 100 * olo, 100 * ohi,
-			o->pair.elo,
+			o->games, p.win, p.lo, p.hi, p.opp_win, p.opp_lo, p.opp_hi, o->pair.elo,
 			kj_interval_text(iv, sizeof iv, "%+.1f &hellip; %+.1f", o->pair.deals,
 					 kj_pair_se(&o->pair), o->pair.lo, o->pair.hi),
 			o->pair.deals);

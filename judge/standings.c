@@ -204,6 +204,15 @@ static void curve_row(FILE *f, const kj_curve_point *c, int nbots)
 	fputc('\n', f);
 }
 
+void kj_opponent_percent(const kj_opponent *o, kj_opponent_pct *p)
+{
+	kj_wilson(o->wins, o->games, &p->lo, &p->hi);
+	kj_wilson(o->opp_wins, o->games, &p->opp_lo, &p->opp_hi);
+	p->lo *= 100, p->hi *= 100, p->opp_lo *= 100, p->opp_hi *= 100;
+	p->win = o->games ? 100.0 * o->wins / o->games : 0.0;
+	p->opp_win = o->games ? 100.0 * o->opp_wins / o->games : 0.0;
+}
+
 void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep)
 {
 	if (st->has_rating) {
@@ -223,15 +232,12 @@ void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep)
 			"opponent", "games", "its win%", "opponent win%", "elo (deals)");
 		for (int i = 0; i < st->nopp; i++) {
 			const kj_opponent *o = &st->opp[i];
-			double lo, hi, olo, ohi;
+			kj_opponent_pct p;
 			char iv[80];
-			kj_wilson(o->wins, o->games, &lo, &hi);
-			kj_wilson(o->opp_wins, o->games, &olo, &ohi);
+			kj_opponent_percent(o, &p);
 			fprintf(f, "%-16s %6u %5.1f%% [%2.0f-%2.0f] %5.1f%% [%2.0f-%2.0f] %+7.1f %s (%u)\n",
-				rep->bots[o->bot].name, o->games,
-				o->games ? 100.0 * o->wins / o->games : 0.0, 100 * lo, 100 * hi,
-				o->games ? 100.0 * o->opp_wins / o->games : 0.0, 100 * olo, 100 * ohi,
-				o->pair.elo,
+				rep->bots[o->bot].name, o->games, p.win, p.lo, p.hi, p.opp_win, p.opp_lo,
+				p.opp_hi, o->pair.elo,
 				kj_interval_text(iv, sizeof iv, "[%+.0f,%+.0f]", o->pair.deals,
 						 kj_pair_se(&o->pair), o->pair.lo, o->pair.hi),
 				o->pair.deals);

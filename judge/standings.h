@@ -69,6 +69,14 @@ void kj_standings_print(FILE *f, const kj_standings *st, const kj_report *rep);
  * written inside the report's object. */
 void kj_standings_json(FILE *f, const kj_standings *st, const kj_report *rep);
 
+/* An opponent row in percent: the subject's and the opponent's win rate
+ * (0 without games), each with its Wilson 95% interval. */
+typedef struct kj_opponent_pct {
+	double win, lo, hi;
+	double opp_win, opp_lo, opp_hi;
+} kj_opponent_pct;
+void kj_opponent_percent(const kj_opponent *o, kj_opponent_pct *p);
+
 /* Win rate of bot b at a curve point, with its Wilson interval. */
 double kj_curve_rate(const kj_curve_point *p, int b, double *lo, double *hi);
 

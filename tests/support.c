@@ -85,6 +85,15 @@ const char *test_read_file(const char *dir, const char *name)
 	return buf;
 }
 
+int test_count(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+		n++;
+	return n;
+}
+
 char *test_slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");

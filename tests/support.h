@@ -29,6 +29,9 @@ const char *test_read_file(const char *dir, const char *name);
  * NULL when it cannot be read. */
 char *test_slurp(const char *path);
 
+/* How many times needle (not "") stands in text, not overlapping. */
+int test_count(const char *text, const char *needle);
+
 /* A fresh private folder under $TMPDIR (or /tmp); aborts the test on error.
  * Removed with its contents when the test's process exits, unless
  * KB_KEEP_TMP is set (to look at a failed test's files). */

@@ -419,12 +419,23 @@ Test(judge, debug_game_writes_its_transcript, .timeout = 60)
 	cr_assert_eq(judge(dir, "quiet", quiet), 64);
 }
 
+/* Expects want in file name of folder dir (which must exist). */
+static void expect_file_has(const char *dir, const char *name, const char *want)
+{
+	char path[1200];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	char *text = slurp(path);
+	cr_assert_not_null(text, "%s", path);
+	cr_expect(strstr(text, want), "want \"%s\" in %s: %s", want, path, text);
+	free(text);
+}
+
 /* The messages name the numbers: -t 3 with two bots says how many seats
  * two bots allow; an even Elo is 0.0, not -0.0, and one deal gives it no
  * interval (not a zero-width one). */
 Test(judge, table_message_and_even_elo, .timeout = 60)
 {
-	char dir[512], out[1024], path[1100];
+	char dir[512], out[1024];
 	const char *three[] = {"-q", "-t", "3", "easy", "hard", NULL};
 	const char *even[] = {"-q", "--no-timing", "-f", "fixed", "-t", "2", "-s", "1", "-o", out,
 			      "easy", "random", NULL}; /* seed 1: one win each */
@@ -436,18 +447,8 @@ Test(judge, table_message_and_even_elo, .timeout = 60)
 	cr_expect(strstr(text, "table size 3") && strstr(text, "at most 2 seats"), "%s", text);
 	free(text);
 	cr_assert_eq(judge(dir, "even", even), 0);
-	snprintf(path, sizeof path, "%s/results.txt", out);
-	text = slurp(path);
-	cr_assert_not_null(text);
-	cr_expect(strstr(text, "elo easy - random: +0.0 [n/a: 1 deal] from 1 deals (score 0.500)"),
-		  "%s", text);
-	free(text);
-	snprintf(path, sizeof path, "%s/results.json", out);
-	text = slurp(path);
-	cr_assert_not_null(text);
-	cr_expect(strstr(text, "\"elo\": 0.0, \"lo\": null, \"hi\": null, \"no_interval\": \"1 deal\""),
-		  "%s", text);
-	free(text);
+	expect_file_has(out, "results.txt", "elo easy - random: +0.0 [n/a: 1 deal] from 1 deals (score 0.500)");
+	expect_file_has(out, "results.json", "\"elo\": 0.0, \"lo\": null, \"hi\": null, \"no_interval\": \"1 deal\"");
 }
 
 /* A Python bot that raises: -d shows its traceback as it comes, marked. */

@@ -4,6 +4,7 @@
  * not one earlier. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,6 +36,31 @@
 #include "support_run.h"
 
 /* A process bot running tests/bots/testbot in mode, in its own folder. */
+/* The test stops unless want stands in page. */
+static void has(const char *page, const char *want)
+{
+	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
+}
+
+/* Writes text to file dir/name. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[600];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Makes folder parent/name, its path in buf; returns buf. */
+static const char *subdir(char *buf, size_t size, const char *parent, const char *name)
+{
+	snprintf(buf, size, "%s/%s", parent, name);
+	cr_assert_eq(mkdir(buf, 0755), 0, "%s: %s", buf, strerror(errno));
+	return buf;
+}
+
 static void testbot_in(const char *mode, kj_bot *bot)
 {
 	char dir[256], sub[300], path[400], prog[512];
@@ -174,6 +200,40 @@ static void seat(kj_result *r, int s, const char *name, int place)
 	r->seat[s].place = place;
 }
 
+/* A game of bot a (seat 0, place pa) against bot b (seat 1, place pb). */
+static void game_of(kj_result *r, const char *a, int pa, const char *b, int pb)
+{
+	seat(r, 0, a, pa), seat(r, 1, b, pb);
+}
+
+/* x 1st, y 1st, x 2nd, each won by seat 0; x crashed in the last. */
+static void three_games(kj_result res[3])
+{
+	game_of(&res[0], "x", 1, "y", 2), game_of(&res[1], "y", 1, "x", 2), game_of(&res[2], "x", 2, "y", 1);
+	res[0].winner = res[1].winner = res[2].winner = 0;
+	res[2].seat[0].reason = KJ_CRASH;
+}
+
+/* The report of res[0..n); the test stops if it cannot be built. */
+static void report_of(kj_report *rep, const kj_result *res, size_t n, int fixed)
+{
+	kb_err err;
+	cr_assert_eq(kj_report_build(rep, res, n, fixed, &err), 0, "%s", err.msg);
+}
+
+/* The report of x 1st and y 2nd in deal 0, then y (seat 0) and x with
+ * these places in deal 1. */
+static kj_report two_deal_report(int y_place, int x_place)
+{
+	kj_result res[2] = {0};
+	kj_report rep;
+
+	game_of(&res[0], "x", 1, "y", 2);
+	game_of(&res[1], "y", y_place, "x", x_place), res[1].deal = 1;
+	report_of(&rep, res, 2, 0);
+	return rep;
+}
+
 /* Deal 0: x ahead, then level (score 0.75); deal 1: x behind, then ahead
  * (0.5); a game without y does not count. */
 Test(judge_rules, pair_scores_by_deal)
@@ -204,20 +264,12 @@ Test(judge_rules, pair_scores_by_deal)
  * sum, forfeits by reason. */
 Test(judge_rules, report_counts_per_bot)
 {
-	kj_result res[3];
+	kj_result res[3] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	res[0].winner = 0;
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
-	res[1].winner = 0;
-	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
-	res[2].winner = 0;
-	res[2].seat[0].reason = KJ_CRASH;
+	three_games(res);
 	res[2].seat[1].decisions = 5;
-	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 3, 0);
 	cr_assert_eq(rep.games, 3);
 	cr_assert_eq(rep.nbots, 2);
 	cr_assert_str_eq(rep.bots[0].name, "x");
@@ -235,61 +287,93 @@ Test(judge_rules, report_counts_per_bot)
 
 Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 {
+	/* each option one below its lowest and one above its highest value */
 	static const struct {
-		const char *opt, *below, *above, *range;
+		const char *opt;
+		long lo, hi;
 	} opts[] = {
-		{"--table", "0", "5", "from 1 to 4"},
-		{"--games", "0", "1000001", "from 1 to 1000000"},
-		{"--concurrency", "0", "257", "from 1 to 256"},
-		{"--move-ms", "0", "3600001", "from 1 to 3600000"},
-		{"--startup-ms", "0", "3600001", "from 1 to 3600000"},
-		{"--max-errors", "-1", "1001", "from 0 to 1000"},
-		{"--max-timeouts", "-1", "1000001", "from 0 to 1000000"},
-		{"--cpu-s", "-1", "1000001", "from 0 to 1000000"},
-		{"--mem-mb", "-1", "1048577", "from 0 to 1048576"},
-		{"--nofile", "-1", "1048577", "from 0 to 1048576"},
-		{"--at", "0", "100000001", "from 1 to 100000000"},
+		{"--table", 1, 4},
+		{"--games", 1, 1000000},
+		{"--concurrency", 1, 256},
+		{"--move-ms", 1, 3600000},
+		{"--startup-ms", 1, 3600000},
+		{"--max-errors", 0, 1000},
+		{"--max-timeouts", 0, 1000000},
+		{"--cpu-s", 0, 1000000},
+		{"--mem-mb", 0, 1048576},
+		{"--nofile", 0, 1048576},
+		{"--at", 1, 100000000},
 	};
 	const char *err;
 
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
 		for (int k = 0; k < 2; k++) {
-			const char *v = k ? opts[i].above : opts[i].below;
+			char v[24];
+			snprintf(v, sizeof v, "%ld", k ? opts[i].hi + 1 : opts[i].lo - 1);
 			const char *args[] = {opts[i].opt, v, "hard", "easy", NULL};
 			cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", opts[i].opt, v, err);
 			char want[160];
 			snprintf(want, sizeof want,
-				 "kimble-judge: %s \"%s\": out of range; expected a whole number %s",
-				 opts[i].opt, v, opts[i].range);
+				 "kimble-judge: %s \"%s\": out of range; expected a whole number from %ld to %ld",
+				 opts[i].opt, v, opts[i].lo, opts[i].hi);
 			cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 		}
 	}
 	const char *seed[] = {"--seed", "-1", "hard", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", seed, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--seed \"-1\": out of range; expected an unsigned 64-bit decimal") != NULL, "%s", err);
+	has(err, "--seed \"-1\": out of range; expected an unsigned 64-bit decimal");
 	const char *fmt[] = {"--format", "swiss", "hard", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", fmt, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--format \"swiss\": expected rr, gauntlet or fixed") != NULL, "%s", err);
+	has(err, "--format \"swiss\": expected rr, gauntlet or fixed");
+}
+
+/* Usage errors: program, option, value and what the message says. */
+static const struct usage_error {
+	const char *prog, *opt, *value, *says;
+} usage_errors[] = {
+	{"kimble-server", "--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port-range", "65431-65430", "LAST is below FIRST"},
+	{"kimble-server", "--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
+	{"kimble-server", "--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
+	{"kimble-server", "--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
+	{"kimble-judge", "--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
+	{"kimble-judge", "--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
+	{"kimble-judge", "--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
+	{"kimble-judge", "--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
+	{"kimble-judge", "-g", "--table", "-g: expected a value after it, found the option \"--table\""},
+	{"kimble-judge", "--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+	/* a minus and a digit is a (negative) number, not an option */
+	{"kimble-judge", "--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
+	{"kimble-judge", "--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
+};
+
+/* prog with each of its usage_errors[] followed by rest[] (NULL-terminated,
+ * at most 6): a usage error that says what the row says. */
+static void expect_usage_errors(const char *prog, const char *const rest[])
+{
+	for (size_t i = 0; i < sizeof usage_errors / sizeof usage_errors[0]; i++) {
+		const struct usage_error *u = &usage_errors[i];
+		if (strcmp(u->prog, prog) != 0)
+			continue;
+		const char *args[9] = {u->opt, u->value}, *err;
+		for (int k = 0; rest[k]; k++)
+			args[2 + k] = rest[k];
+		int st = test_run_prog(prog, args, NULL, &err);
+		cr_assert_eq(st, KB_EXIT_USAGE, "%s %s %s: status %d: %s", prog, u->opt, u->value, st, err);
+		cr_assert(strstr(err, u->says) != NULL, "want \"%s\", got: %s", u->says, err);
+	}
 }
 
 Test(judge_rules, server_options_out_of_range, .timeout = 60)
 {
-	static const char *const bad[][3] = {
-		{"--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
-		{"--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
-		{"--port-range", "65431-65430", "LAST is below FIRST"},
-		{"--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
-		{"--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
-		{"--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
-	};
-	const char *err;
+	static const char *const none[] = {NULL};
 
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		const char *args[] = {bad[i][0], bad[i][1], NULL};
-		int st = test_run_prog("kimble-server", args, NULL, &err);
-		cr_assert_eq(st, KB_EXIT_USAGE, "%s %s: status %d", bad[i][0], bad[i][1], st);
-		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
-	}
+	expect_usage_errors("kimble-server", none);
 }
 
 Test(judge_rules, sprt_arguments_checked, .timeout = 60)
@@ -315,7 +399,7 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 	}
 	const char *three[] = {"--sprt", "0,5", "-o", "out", "hard", "easy", "random", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", three, NULL, &err), KB_EXIT_USAGE);
-	cr_assert(strstr(err, "--sprt: expected exactly two bots, got 3") != NULL, "%s", err);
+	has(err, "--sprt: expected exactly two bots, got 3");
 }
 
 /* A bot whose start message is wrong in any one digit, the last one
@@ -328,20 +412,14 @@ Test(judge_rules, lineup_checked_digit_by_digit, .timeout = 60)
 
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
 	for (int k = 0; k < 4; k++) {
-		char dir[256], path[400];
+		char dir[256], text[64];
 		kj_bot bot;
 		kj_result res;
 
-		test_tmpdir(dir, sizeof dir);
-		snprintf(path, sizeof path, "%s/bot.sh", dir);
-		FILE *f = fopen(path, "w");
-		cr_assert_not_null(f);
-		fprintf(f, "echo %s\nexec cat >/dev/null\n", starts[k]);
-		fclose(f);
-		snprintf(path, sizeof path, "%s/meta", dir);
-		f = fopen(path, "w");
-		fprintf(f, "sh%d\n/bin/sh\nbot.sh\n0\n", k);
-		fclose(f);
+		snprintf(text, sizeof text, "echo %s\nexec cat >/dev/null\n", starts[k]);
+		put(test_tmpdir(dir, sizeof dir), "bot.sh", text);
+		snprintf(text, sizeof text, "sh%d\n/bin/sh\nbot.sh\n0\n", k);
+		put(dir, "meta", text);
 		cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 		const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
 		kj_match_opts opt = {.move_ms = 100, .startup_ms = 5000, .max_errors = 0, .grace_ms = 100};
@@ -432,11 +510,8 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	kb_err err;
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(shard, sizeof shard, "%s/shard", dir);
-	snprintf(games, sizeof games, "%s/games", shard);
+	subdir(games, sizeof games, subdir(shard, sizeof shard, dir, "shard"), "games");
 	snprintf(out, sizeof out, "%s/out", dir);
-	cr_assert_eq(mkdir(shard, 0755), 0);
-	cr_assert_eq(mkdir(games, 0755), 0);
 	const char *dirs[] = {shard};
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
@@ -498,17 +573,14 @@ Test(judge_rules, start_file_errors_say_why)
 	kj_start *starts;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/starts", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
 	/* five pieces of seat A on the board */
-	char board[KB_BOARD_LEN + 1];
+	char board[KB_BOARD_LEN + 1], text[KB_BOARD_LEN + 32];
 	memset(board, '0', KB_BOARD_LEN);
 	memset(board, 'A', 5);
 	board[KB_BOARD_LEN] = '\0';
-	fprintf(f, "# comment\n\n%s A 6\n", board);
-	fclose(f);
+	snprintf(text, sizeof text, "# comment\n\n%s A 6\n", board);
+	put(test_tmpdir(dir, sizeof dir), "starts", text);
+	snprintf(path, sizeof path, "%s/starts", dir);
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_starts_read(path, 0xf, &starts, &err), -1);
 	kb_pos pos;
@@ -521,15 +593,7 @@ Test(judge_rules, start_file_errors_say_why)
 /* The report holds one Elo pair per two bots that met in a deal. */
 Test(judge_rules, report_pairs_bots_that_met)
 {
-	kj_result res[2];
-	kj_report rep;
-	kb_err err;
-
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 1);
-	res[1].deal = 1;
-	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	kj_report rep = two_deal_report(1, 1);
 	cr_assert_eq(rep.npairs, 1);
 	cr_assert_eq(rep.pairs[0].a, 0);
 	cr_assert_eq(rep.pairs[0].b, 1);
@@ -538,14 +602,38 @@ Test(judge_rules, report_pairs_bots_that_met)
 	kj_report_free(&rep);
 }
 
+/* A fresh in-memory stream into *buf (freeing the text it held before);
+ * after fclose *buf holds what was written. */
+static FILE *capture(char **buf)
+{
+	static size_t len;
+
+	free(*buf);
+	*buf = NULL;
+	FILE *f = open_memstream(buf, &len);
+	cr_assert_not_null(f);
+	return f;
+}
+
+/* Plays the game of seats with seed and opt into res, and parses its
+ * transcript into tx (free it with kb_tx_free). */
+static void played(kb_transcript *tx, const kj_bot *const seats[KB_SEATS], uint64_t seed,
+		   const kj_match_opts *opt, kj_result *res)
+{
+	char *text = NULL;
+	size_t len = 0;
+	kb_err err;
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_match_play(seats, seed, opt, f, res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_eq(kb_tx_parse(text, len, tx, &err), 0, "%s", err.msg);
+	free(text);
+}
+
 static const char *printed(const kj_report *rep, int timing, int json)
 {
 	static char *buf;
-	size_t len;
-
-	free(buf);
-	buf = NULL;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = capture(&buf);
 	if (json)
 		kj_report_json(f, rep, NULL, 99);
 	else
@@ -557,38 +645,32 @@ static const char *printed(const kj_report *rep, int timing, int json)
 /* The table and the JSON show each bot's counts, mean place and timing. */
 Test(judge_rules, report_table_and_json)
 {
-	kj_result res[3];
+	kj_result res[3] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 1), seat(&res[1], 1, "x", 2);
-	seat(&res[2], 0, "x", 2), seat(&res[2], 1, "y", 1);
-	res[0].winner = res[1].winner = res[2].winner = 0;
-	res[2].seat[0].reason = KJ_CRASH;
+	three_games(res);
 	res[0].seat[0].decisions = 4, res[0].seat[0].ms_total = 10, res[0].seat[0].ms_max = 7;
 	res[1].deal = 1, res[2].deal = 2;
-	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 3, 0);
 
 	const char *t = printed(&rep, 1, 0);
-	cr_assert(strstr(t, "mean ms    max ms\n") != NULL, "%s", t);
-	cr_assert(strstr(t, "\nx                     3      1   33.3% [") != NULL, "%s", t);
+	has(t, "mean ms    max ms\n");
+	has(t, "\nx                     3      1   33.3% [");
 	cr_assert(strstr(t, "]   1.67  crash:1") != NULL, "mean place 5/3: %s", t);
 	cr_assert(strstr(t, "     2.500     7.000\n") != NULL, "timing: %s", t);
-	cr_assert(strstr(t, "\nelo x - y: ") != NULL, "%s", t);
-	cr_assert(strstr(t, "from 3 deals") != NULL, "%s", t);
+	has(t, "\nelo x - y: ");
+	has(t, "from 3 deals");
 	t = printed(&rep, 0, 0);
 	cr_assert_null(strstr(t, "mean ms"), "no timing columns: %s", t);
 	cr_assert_null(strstr(t, "2.500"), "%s", t);
 
 	const char *j = printed(&rep, 0, 1);
-	cr_assert(strstr(j, "\"seed\": 99,\n  \"games\": 3,") != NULL, "%s", j);
-	cr_assert(strstr(j, "{\"name\": \"x\", \"games\": 3, \"wins\": 1, \"win_rate\": 0.3333") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"avg_place\": 1.6667") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000") != NULL, "%s", j);
-	cr_assert(strstr(j, "\"crash\": 1") != NULL, "%s", j);
-	cr_assert(strstr(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3") != NULL, "%s", j);
+	has(j, "\"seed\": 99,\n  \"games\": 3,");
+	has(j, "{\"name\": \"x\", \"games\": 3, \"wins\": 1, \"win_rate\": 0.3333");
+	has(j, "\"avg_place\": 1.6667");
+	has(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000");
+	has(j, "\"crash\": 1");
+	has(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3");
 	kj_report_free(&rep);
 }
 
@@ -620,11 +702,7 @@ Test(judge_rules, round_lines_count_no_forfeit_as_a_win, .timeout = 120)
 static const char *svg_of(const char board[KB_BOARD_LEN], int seat, int die, unsigned present)
 {
 	static char *buf;
-	size_t len;
-
-	free(buf);
-	buf = NULL;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = capture(&buf);
 	kb_svg_board(f, board, seat, die, present);
 	fclose(f);
 	return buf;
@@ -674,23 +752,15 @@ Test(judge_rules, help_of_every_program, .timeout = 60)
  * exist, 16 hex digits when it does. */
 Test(judge_rules, fingerprint_of_the_state_path)
 {
-	char dir[256], path[400], fp[17];
+	char dir[256], fp[17];
 	kj_bot bot;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/meta", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "fp\n/bin/true\n\n0\nlearned\n");
-	fclose(f);
+	put(test_tmpdir(dir, sizeof dir), "meta", "fp\n/bin/true\n\n0\nlearned\n");
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	kj_bot_fingerprint(&bot, fp);
 	cr_assert_str_eq(fp, "-", "no state yet");
-	snprintf(path, sizeof path, "%s/learned", dir);
-	f = fopen(path, "w");
-	fprintf(f, "something\n");
-	fclose(f);
+	put(dir, "learned", "something\n");
 	kj_bot_fingerprint(&bot, fp);
 	cr_assert_eq(strlen(fp), 16, "%s", fp);
 	cr_assert_eq(strspn(fp, "0123456789abcdef"), 16, "%s", fp);
@@ -744,6 +814,13 @@ static int read_result(const char *text, kj_result *res, kb_err *err)
 	return rc;
 }
 
+/* Reads text into res; the test stops if that fails. */
+static void read_ok(const char *text, kj_result *res)
+{
+	kb_err err;
+	cr_assert_eq(read_result(text, res, &err), 0, "%s", err.msg);
+}
+
 Test(judge_rules, result_file_errors_name_the_line)
 {
 	static const char *const bad[][2] = {
@@ -774,27 +851,24 @@ Test(judge_rules, result_file_errors_name_the_line)
 		cr_assert_str_eq(err.msg, bad[i][1]);
 	}
 	/* version 1 credited a forfeited seat's replacement: no winner then */
-	const char *v1 = "kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
-			 "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			 "seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			 "done\n";
-	cr_assert_eq(read_result(v1, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
+		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"seat B y place 4 score 0 forfeit crash errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, -1);
 	cr_assert_eq(res.finished, 1, "version 1: the winner line said who finished");
 	cr_assert_eq(res.game, 4);
 	cr_assert_eq(res.deal, 2);
 	cr_assert_eq(res.seat[1].reason, KJ_CRASH);
 	cr_assert_eq(res.seat[1].why[0], '\0');
-	const char *v1ok = "kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
-			   "seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
-			   "done\n";
-	cr_assert_eq(read_result(v1ok, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner A rolls 9\n"
+		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, 0);
-	const char *v2 = "kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
-			 "seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
-			 "at 17 why exited with status 3\r\n"
-			 "done\n";
-	cr_assert_eq(read_result(v2, &res, &err), 0, "%s", err.msg);
+	read_ok("kimble-result 2\ngame 4 deal 2 seed 5 winner - rolls 9 finished D\n"
+		"seat D y place 4 score 0 forfeit exit errors 0 lineup 1 decisions 3 ms 0 max 0 fp - "
+		"at 17 why exited with status 3\r\n"
+		"done\n", &res);
 	cr_assert_eq(res.winner, -1);
 	cr_assert_eq(res.finished, 3);
 	cr_assert_eq(res.seat[3].forfeit_roll, 17);
@@ -811,14 +885,22 @@ static void seats_are(const kj_game_spec *g, int a, int b, int c, int d)
 		  g->seat[2], g->seat[3], a, b, c, d);
 }
 
+/* The plan of these arguments (as kj_plan_build's); the test stops if
+ * there is none. */
+static void plan_of(kj_plan *plan, enum kj_format fmt, int nbots, int table, uint32_t rounds, uint64_t seed,
+		    int nstarts)
+{
+	kb_err err;
+	cr_assert_eq(kj_plan_build(plan, fmt, nbots, table, rounds, seed, nstarts, &err), 0, "%s", err.msg);
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 3, 2, 2, 7, 0);
 	cr_assert_eq(plan.table, 2);
 	cr_assert_eq(plan.ndeals, 6);
 	cr_assert_eq(plan.ngames, 12);
@@ -844,9 +926,8 @@ Test(judge_rules, plan_round_robin_of_pairs)
 Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 4, 3, 1, 1, 2);
 	cr_assert_eq(plan.ndeals, 3);
 	cr_assert_eq(plan.ngames, 9);
 	static const int want[9][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 1, 3}, {1, 3, 0},
@@ -858,7 +939,7 @@ Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 	kj_plan_free(&plan);
 
 	/* a table of one: each bot alone, seat A */
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 2, 1, 3, 1, 0);
 	cr_assert_eq(plan.ngames, 6);
 	for (uint32_t i = 0; i < 6; i++)
 		seats_are(&plan.games[i], i < 3 ? 0 : 1, -1, -1, -1);
@@ -869,9 +950,8 @@ Test(judge_rules, plan_gauntlet_rotates_each_lineup)
 Test(judge_rules, plan_fixed_lineup)
 {
 	kj_plan plan;
-	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 70, 3, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 4, 4, 70, 3, 0);
 	cr_assert_eq(plan.ndeals, 70);
 	cr_assert_eq(plan.ngames, 280, "more than the first 256 places");
 	seats_are(&plan.games[0], 0, 1, 2, 3);
@@ -913,10 +993,10 @@ Test(judge_rules, plan_sizes_refused)
 			     "case %zu", i);
 		cr_assert_str_eq(err.msg, bad[i].msg);
 	}
-	cr_assert_eq(kj_plan_build(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_ROUND_ROBIN, 64, 1, 1, 1, 0);
 	cr_assert_eq(plan.ngames, 64);
 	kj_plan_free(&plan);
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 5, 4, 1, 1, 0);
 	cr_assert_eq(plan.ngames, 16, "4 lineups of 4 rotations");
 	kj_plan_free(&plan);
 }
@@ -927,7 +1007,7 @@ Test(judge_rules, plan_of_at_most_a_million_games)
 	kj_plan plan;
 	kb_err err;
 
-	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 4, 4, 250000, 1, 0);
 	cr_assert_eq(plan.ngames, 1000000);
 	kj_plan_free(&plan);
 	err.msg[0] = '\0';
@@ -1103,16 +1183,6 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[600];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* FNV-1a over each regular file's path (from the state folder, NUL
  * ended) and bytes, in name order; LMDB lock files left out. */
 Test(judge_rules, fingerprint_of_a_state_folder)
@@ -1152,29 +1222,10 @@ Test(judge_rules, fingerprint_of_a_state_folder)
 
 Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 {
-	static const char *const bad[][3] = {
-		{"--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
-		{"--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
-		{"--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
-		{"--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
-		{"--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
-		{"--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
-		{"--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
-		{"--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
-		{"-g", "--table", "-g: expected a value after it, found the option \"--table\""},
-		{"--games", "-x", "--games: expected a value after it, found the option \"-x\""},
-		/* a minus and a digit is a (negative) number, not an option */
-		{"--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
-		{"--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
-	};
+	static const char *const rest[] = {"-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	const char *err;
 
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		const char *args[] = {bad[i][0], bad[i][1], "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
-		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), KB_EXIT_USAGE, "%s %s: %s", bad[i][0],
-			     bad[i][1], err);
-		cr_assert(strstr(err, bad[i][2]) != NULL, "want \"%s\", got: %s", bad[i][2], err);
-	}
+	expect_usage_errors("kimble-judge", rest);
 	const char *zero[] = {"--max-errors", "-0", "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", zero, NULL, &err), 2, "-0 is 0: %s", err);
 	cr_assert(strstr(err, "cannot create the output folder /nonexistent/kimble-out"), "%s", err);
@@ -1183,19 +1234,11 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 /* The table is followed by the rating list, in the text and in the JSON. */
 Test(judge_rules, report_shows_the_rating_list)
 {
-	kj_result res[2];
-	kj_report rep;
-	kb_err err;
-
-	memset(res, 0, sizeof res);
-	seat(&res[0], 0, "x", 1), seat(&res[0], 1, "y", 2);
-	seat(&res[1], 0, "y", 2), seat(&res[1], 1, "x", 1);
-	res[1].deal = 1;
-	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	kj_report rep = two_deal_report(2, 1);
 	const char *t = printed(&rep, 0, 0);
-	cr_assert(strstr(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ") != NULL, "%s", t);
+	has(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ");
 	t = printed(&rep, 0, 1);
-	cr_assert(strstr(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ") != NULL, "%s", t);
+	has(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ");
 	kj_report_free(&rep);
 }
 
@@ -1208,11 +1251,6 @@ static const char *report_page(kj_report *rep, const kj_result *res, size_t n, c
 	test_tmpdir(dir, size);
 	cr_assert_eq(kj_report_html(dir, rep, res, n, &err), 0, "%s", err.msg);
 	return test_read_file(dir, "report.html");
-}
-
-static void has(const char *page, const char *want)
-{
-	cr_assert(strstr(page, want) != NULL, "want %s in:\n%s", want, page);
 }
 
 /* Rows of the table with this id, its header row included. */
@@ -1396,11 +1434,7 @@ Test(judge_rules, html_tables_curve_and_games)
 static const char *standings_text(const kj_report *rep, int json)
 {
 	static char *buf;
-	size_t len;
-
-	free(buf);
-	buf = NULL;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = capture(&buf);
 	if (json)
 		kj_standings_json(f, rep->standings, rep);
 	else
@@ -1445,10 +1479,10 @@ Test(judge_rules, standings_per_opponent)
 	const char *t = standings_text(&rep, 0);
 	cr_assert(strstr(t, "s per opponent:\nopponent          games        its win%   opponent win%            elo (deals)\n"
 			    "a                     3  66.7% [") != NULL, "%s", t);
-	cr_assert(strstr(t, "\nb                     3  33.3% [") != NULL, "%s", t);
+	has(t, "\nb                     3  33.3% [");
 	t = standings_text(&rep, 1);
-	cr_assert(strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ") != NULL, "%s", t);
-	cr_assert(strstr(t, "\"opponent_wins\": 1, \"deals\": 2,") != NULL, "%s", t);
+	has(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [\n    {\"name\": \"a\", \"games\": 3, \"wins\": 2, ");
+	has(t, "\"opponent_wins\": 1, \"deals\": 2,");
 	cr_assert_null(strstr(t, "learning_curve"));
 	kj_report_free(&rep);
 
@@ -1502,7 +1536,7 @@ Test(judge_rules, learning_curve_windows)
 	const char *t = standings_text(&rep, 0);
 	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
 			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
-	cr_assert(strstr(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n") != NULL, "%s", t);
+	has(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n");
 	int rows = 0;
 	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
 		rows++;
@@ -1579,15 +1613,13 @@ Test(judge_rules, learning_curve_of_many_deals)
  * x: a loop one seat too far would move x to seat 4.) */
 Test(judge_rules, first_seats_from_the_four_seats_of_game_0)
 {
-	kj_result res[2];
+	kj_result res[2] = {0};
 	kj_report rep;
-	kb_err err;
 
-	memset(res, 0, sizeof res);
 	seat(&res[0], 1, "x", 1), seat(&res[0], 3, "y", 2);
 	seat(&res[1], 0, "y", 1), seat(&res[1], 2, "x", 2);
 	res[1].game = 1, res[1].deal = 'x';
-	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
+	report_of(&rep, res, 2, 1);
 	cr_assert_eq(rep.standings->first_seat[0], 1);
 	cr_assert_eq(rep.standings->first_seat[1], 3);
 	cr_assert_eq(rep.standings->first_seat[2], -1);
@@ -1603,12 +1635,8 @@ Test(judge_rules, results_loaded_in_game_order_once_each)
 	kb_err err;
 
 	test_tmpdir(a, sizeof a);
-	snprintf(b, sizeof b, "%s/b", a);
-	snprintf(ga, sizeof ga, "%s/games", a);
-	snprintf(gb, sizeof gb, "%s/games", b);
-	cr_assert_eq(mkdir(ga, 0755), 0);
-	cr_assert_eq(mkdir(b, 0755), 0);
-	cr_assert_eq(mkdir(gb, 0755), 0);
+	subdir(ga, sizeof ga, a, "games");
+	subdir(gb, sizeof gb, subdir(b, sizeof b, a, "b"), "games");
 	static const struct {
 		const char *dir, *name;
 		uint32_t game;
@@ -1688,11 +1716,7 @@ static void parse_hand_tx(kb_transcript *tx, int ended)
 static const char *replayed(const kb_transcript *tx, uint32_t at, int *rc)
 {
 	static char *buf;
-	size_t len;
-
-	free(buf);
-	buf = NULL;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = capture(&buf);
 	*rc = kj_replay_print(f, tx, at, 0, 0);
 	fclose(f);
 	return buf;
@@ -2077,10 +2101,7 @@ Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
 	static const char *many[70];
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(a, sizeof a, "%s/a", dir);
-	snprintf(b, sizeof b, "%s/b", dir);
-	cr_assert_eq(mkdir(a, 0755), 0);
-	cr_assert_eq(mkdir(b, 0755), 0);
+	subdir(a, sizeof a, dir, "a"), subdir(b, sizeof b, dir, "b");
 	put(a, "meta", "same\n/bin/true\n\n0\n");
 	put(b, "meta", "same\n/bin/true\n\n0\n");
 	snprintf(nodir, sizeof nodir, "%s/no/such/folder", dir);
@@ -2364,10 +2385,7 @@ Test(judge_rules, html_viewer_of_a_game)
 		  "<tr><td><a href=\"#roll=2\">2</a></td><td class=\"l\">A my&lt;bot&gt;</td><td>3.500</td>"
 		  "<td class=\"l\">x" TOKEN64 "1</td></tr>\n</table></div>");
 	/* the data: a frame a position, the names, the messages */
-	int frames = 0;
-	for (const char *p = page; (p = strstr(p, "{\"text\":")); p++)
-		frames++;
-	cr_assert_eq(frames, 4);
+	cr_assert_eq(test_count(page, "{\"text\":"), 4);
 	has(page, "{\"frames\":[\n{\"text\":\"roll 1 of 3: my\\u003cbot\\u003e: A rolls 6, could move 0 (home -\\u003e ring 0); moves 0 from home to ring 0\",");
 	has(page, ",\"svg\":\"\\u003csvg xmlns=\\\"http://www.w3.org/2000/svg\\\"");
 	has(page, "\n{\"text\":\"final position after 3 rolls: winner C (hard), win\",");
@@ -2391,8 +2409,8 @@ Test(judge_rules, html_viewer_of_a_game)
  * processes, 512-byte blocks) and leaves; -d shows its stderr. */
 Test(judge_rules, bot_limits_by_default_and_as_given, .timeout = 60)
 {
-	char dir[256];
 	const char *out, *err;
+	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
 	put(dir, "meta", "lim\n/bin/sh\nbot.sh\n1\n");
@@ -2449,13 +2467,9 @@ Test(judge_rules, plan_out_of_memory)
 static const char *rerun_text(const kb_transcript *tx, const kj_bot *const *seats, int *rc)
 {
 	static char *buf;
-	size_t len;
 	kb_err err;
 	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
-
-	free(buf);
-	buf = NULL;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = capture(&buf);
 	*rc = kj_rerun(f, tx, seats, &opt, &err);
 	fclose(f);
 	return buf;
@@ -2468,19 +2482,15 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 	kj_bot hard, easy;
 	kb_err err;
 	kj_result res;
-	char *buf = NULL, want[200];
-	size_t len = 0;
+	char want[200];
 	int rc;
 
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
 	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0);
 	const kj_bot *seats[KB_SEATS] = {&hard, &easy, NULL, &hard};
 	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(kj_match_play(seats, 1234, &opt, f, &res, &err), 0, "%s", err.msg);
-	fclose(f);
 	kb_transcript tx;
-	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	played(&tx, seats, 1234, &opt, &res);
 	cr_assert_gt(tx.nrolls, 11);
 	cr_assert_geq(tx.winner, 0);
 
@@ -2508,7 +2518,6 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 		 kb_how_name(tx.rolls[5].how));
 	cr_assert(strstr(t, want), "want %s in %s", want, t);
 	kb_tx_free(&tx);
-	free(buf);
 }
 
 /* A bot whose command is found in PATH outside what a confined bot may run
@@ -2522,10 +2531,7 @@ Test(judge_rules, confined_command_warned_once)
 	size_t len = 0;
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(tools, sizeof tools, "%s/tools", dir);
-	snprintf(botdir, sizeof botdir, "%s/bot", dir);
-	cr_assert_eq(mkdir(tools, 0755), 0);
-	cr_assert_eq(mkdir(botdir, 0755), 0);
+	subdir(tools, sizeof tools, dir, "tools"), subdir(botdir, sizeof botdir, dir, "bot");
 	put(tools, "runme", "#!/bin/sh\n");
 	snprintf(path, sizeof path, "%s/runme", tools);
 	cr_assert_eq(chmod(path, 0755), 0);
@@ -2537,8 +2543,8 @@ Test(judge_rules, confined_command_warned_once)
 	cr_assert_str_eq(kj_bot_command(&bot, 0, f), bot.path, "not confined: no warning");
 	fclose(f);
 	cr_assert(strstr(text, "kimble-judge: warning: bot b: its command runme is ") == text, "%s", text);
-	cr_assert(strstr(text, "which a confined bot may not run"), "%s", text);
-	cr_assert(strstr(text, "; it will not start."), "%s", text);
+	has(text, "which a confined bot may not run");
+	has(text, "; it will not start.");
 	cr_assert_null(strstr(text + 1, "kimble-judge: warning"), "once: %s", text);
 	free(text);
 }
@@ -2548,12 +2554,11 @@ Test(judge_rules, confined_command_warned_once)
 Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
 {
 	char dir[256], real[512], want[700], meta[600];
+	kj_result res;
 	kj_bot bot, hard;
 	kb_err err;
-	kj_result res;
 
-	test_tmpdir(dir, sizeof dir);
-	cr_assert_not_null(realpath(dir, real));
+	cr_assert_not_null(realpath(test_tmpdir(dir, sizeof dir), real));
 	put(dir, "meta", "miss\n./missing\na b\n0\n");
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
@@ -2581,24 +2586,18 @@ Test(judge_rules, message_times_from_the_game_start, .timeout = 60)
 	kj_bot bot, hard;
 	kb_err err;
 	kj_result res;
-	char *buf = NULL;
-	size_t len = 0;
 
 	testbot_in("hard", &bot);
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
 	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
 	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100, .timing = 1};
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(kj_match_play(seats, 11, &opt, f, &res, &err), 0, "%s", err.msg);
-	fclose(f);
 	kb_transcript tx;
-	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	played(&tx, seats, 11, &opt, &res);
 	cr_assert_gt(tx.nmsgs, 1);
 	for (size_t i = 0; i < tx.nmsgs; i++)
 		cr_assert(tx.msgs[i].ms >= 0 && tx.msgs[i].ms < 600000, "message %zu at %.3f ms", i, tx.msgs[i].ms);
 	cr_assert(tx.msgs[0].ms <= tx.msgs[tx.nmsgs - 1].ms, "in order");
 	kb_tx_free(&tx);
-	free(buf);
 }
 
 /* ---- nothing built is left allocated ------------------------------------------------- */
@@ -2651,10 +2650,9 @@ static void leak_report_files(void *ctx)
 static void leak_plan(void *ctx)
 {
 	kj_plan plan;
-	kb_err err;
 
 	(void)ctx;
-	cr_assert_eq(kj_plan_build(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2, &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_GAUNTLET, 6, 3, 30, 1, 2);
 	kj_plan_free(&plan);
 }
 
@@ -2671,20 +2669,14 @@ static void leak_match(void *ctx)
 {
 	kj_bot *hard = ctx;
 	kj_result res;
-	kb_err err;
-	char *buf = NULL;
 	size_t len = 0;
 	const kj_bot *seats[KB_SEATS] = {hard, hard, hard, hard};
 	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
 
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(kj_match_play(seats, 8, &opt, f, &res, &err), 0, "%s", err.msg);
-	fclose(f);
 	kb_transcript tx;
-	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
-	free(buf);
+	played(&tx, seats, 8, &opt, &res);
 	char *page = NULL;
-	f = open_memstream(&page, &len);
+	FILE *f = open_memstream(&page, &len);
 	cr_assert_eq(kj_html_game(f, &tx, "t"), 0);
 	cr_assert_eq(kj_replay_print(f, &tx, 0, 0, 0), 0);
 	int rc;
@@ -2821,8 +2813,6 @@ Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
 	kj_bot hard;
 	kb_err err;
 	kj_result res;
-	char *buf = NULL;
-	size_t len = 0;
 	int rc;
 
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
@@ -2831,11 +2821,8 @@ Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
 			     .start_turn = 2, .start_die = 5};
 	cr_assert_eq(kb_board_parse("A000000000000000C0000000B00000000000000000D0", KB_BOARD_LEN, 0xf, &opt.start, &err), 0,
 		     "%s", err.msg);
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_eq(kj_match_play(seats, 17, &opt, f, &res, &err), 0, "%s", err.msg);
-	fclose(f);
 	kb_transcript tx;
-	cr_assert_eq(kb_tx_parse(buf, len, &tx, &err), 0, "%s", err.msg);
+	played(&tx, seats, 17, &opt, &res);
 	cr_assert_eq(tx.has_start, 1);
 	cr_assert_eq(tx.start_turn, 2);
 	cr_assert_eq(tx.rolls[0].line[KB_BOARD_LEN], 'C', "C rolls first");
@@ -2844,5 +2831,4 @@ Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
 	cr_assert_eq(rc, 0, "%s", t);
 	cr_assert(strncmp(t, "rerun agrees with the transcript", 32) == 0, "%s", t);
 	kb_tx_free(&tx);
-	free(buf);
 }

@@ -129,18 +129,22 @@ static void tournament_dir(char dir[512], char bots[1024], char out[1024], int d
 	test_bot_dir(dir, "player", "hard");
 }
 
-/* Each attacker's mode and the error it must see. */
-static const char *attacks[][3] = {
-	{"readsib", "try-read=../sib/secret", "Permission denied"},
-	{"shadow", "try-read=/etc/shadow", "Permission denied"},
-	{"listup", "try-list=..", "Permission denied"},
-	{"listout", "try-list=../../out", "Permission denied"},
-	{"plant", "try-write=../sib/planted", "Permission denied"},
-	{"connect", NULL, "Permission denied"},
-	{"signal", "try-signal", "Operation not permitted"},
-	{"forks", "try-fork=200", "Resource temporarily unavailable"},
-	{"fill", "try-fill=8", "File too large"},
-	{"falloc", "try-fallocate=8", "Operation not supported"}};
+/* Each attacker's mode, its testbot argument (NULL: the connect mode) and
+ * the error it must see. */
+static const struct {
+	const char *mode, *arg;
+	int err;
+} attacks[] = {
+	{"readsib", "try-read=../sib/secret", EACCES},
+	{"shadow", "try-read=/etc/shadow", EACCES},
+	{"listup", "try-list=..", EACCES},
+	{"listout", "try-list=../../out", EACCES},
+	{"plant", "try-write=../sib/planted", EACCES},
+	{"connect", NULL, EACCES},
+	{"signal", "try-signal", EPERM},
+	{"forks", "try-fork=200", EAGAIN},
+	{"fill", "try-fill=8", EFBIG},
+	{"falloc", "try-fallocate=8", EOPNOTSUPP}};
 #define NATTACKS (sizeof attacks / sizeof attacks[0])
 
 static void hostile_tournament(int drop_root)
@@ -160,8 +164,8 @@ static void hostile_tournament(int drop_root)
 	fputs("the sibling's learned state\n", f);
 	fclose(f);
 	for (size_t i = 0; i < NATTACKS; i++) {
-		test_bot_dir(dir, attacks[i][0], attacks[i][1] ? attacks[i][1] : connect_mode);
-		args[n++] = attacks[i][0];
+		test_bot_dir(dir, attacks[i].mode, attacks[i].arg ? attacks[i].arg : connect_mode);
+		args[n++] = attacks[i].mode;
 	}
 	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
 	char *err = bots_stderr(out);
@@ -169,7 +173,7 @@ static void hostile_tournament(int drop_root)
 	for (size_t i = 0; i < NATTACKS; i++) {
 		char line[256];
 		snprintf(line, sizeof line, "testbot %s: held: %s\n",
-			 attacks[i][1] ? attacks[i][1] : connect_mode, attacks[i][2]);
+			 attacks[i].arg ? attacks[i].arg : connect_mode, strerror(attacks[i].err));
 		cr_expect_not_null(strstr(err, line), "missing \"%s\" in\n%s", line, err);
 	}
 	free(err);

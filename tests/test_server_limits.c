@@ -184,16 +184,6 @@ static void flood(const lim_server *s, const char *src, long n, int half_fd, int
 	_exit(0);
 }
 
-/* The number of lines of text that contain needle. */
-static int count_lines(const char *text, const char *needle)
-{
-	int n = 0;
-
-	for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
-		n++;
-	return n;
-}
-
 Test(server_limits, flood_bounded_and_an_honest_client_plays, .timeout = 240)
 {
 	/* four flooders on three addresses; each address may run 500 games,
@@ -255,7 +245,7 @@ Test(server_limits, flood_bounded_and_an_honest_client_plays, .timeout = 240)
 	cr_assert(strstr(log, total), "summary line '%s' in:\n%.2000s", total, log);
 	cr_assert(strstr(log, "refused address-games (per-address limit: 500 running games) from 127.0.0."),
 		  "%.2000s", log);
-	cr_assert_lt(count_lines(log, "\n"), refused / 10, "the log is rate-limited");
+	cr_assert_lt(test_count(log, "\n"), refused / 10, "the log is rate-limited");
 }
 
 Test(server_limits, full_server_refuses_starts_and_running_games_go_on, .timeout = 120)
