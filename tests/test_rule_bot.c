@@ -47,6 +47,7 @@ typedef struct half_server {
 	int listen_fd;
 	int placeholder;  /* keeps a vanished server's port bound (no listen) */
 	char got[2][64];  /* the message of each connection */
+	char dir[256];    /* the relay's folder (relay_against) */
 } half_server;
 
 /* Read one message line from c into out (up to 63 bytes). */
@@ -124,13 +125,14 @@ static int listen_any(int *port)
  * --retry-ms retry_ms and the bot script (sh -c) in folder dir; returns the
  * relay's wait status. */
 static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
-			 const char *script, char dir[256])
+			 const char *script)
 {
+	char *dir = h->dir;
 	pthread_t th;
 	char relay[512], port[16], errp[300];
 	int p;
 
-	test_tmpdir(dir, 256);
+	test_tmpdir(dir, sizeof h->dir);
 	h->listen_fd = listen_any(&p);
 	cr_assert_geq(h->listen_fd, 0);
 	snprintf(port, sizeof port, "%d", p);
@@ -150,14 +152,60 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	return st;
 }
 
+/* Serve one connection: read the message, then close it and stop
+ * listening, so the relay cannot reconnect. */
+static void *serve_once_then_vanish(void *arg)
+{
+	half_server *h = arg;
+	int c = accept_message(h, 0), one = 1;
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof a;
+
+	if (c < 0)
+		return NULL;
+	/* Keep the port bound but not listening: connections are refused, and
+	 * no test running beside this one can be given the port (the relay
+	 * would reconnect to that test's server). */
+	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
+	close(h->listen_fd);
+	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
+	h->listen_fd = -1;
+	close(c);
+	return NULL;
+}
+
+/* Serve two connections: the first reads the message and stays silent
+ * (open, no byte); the second reads the resent message and ends the game. */
+static void *serve_silent_then_win(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+
+	int first = accept_message(h, 0);
+	int second = accept_message(h, 1);
+	if (second >= 0) {
+		char sink[64];
+		test_write_all(second, win, sizeof win - 1);
+		struct pollfd pc = {second, POLLIN, 0};
+		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
+			;
+		close(second);
+	}
+	if (first >= 0)
+		close(first);
+	return NULL;
+}
+
 Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 {
 	half_server h = {0};
-	char dir[256];
+	const char *dir = h.dir;
 
 	int st = relay_against(serve_half_then_whole, &h, "3000",
 			       "echo v001222; while IFS= read -r l; do printf '%s\\n' \"$l\" >> got.txt; "
-			       "[ \"$l\" = END ] && exit 0; done; exit 3", dir);
+			       "[ \"$l\" = END ] && exit 0; done; exit 3");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001222\n");
@@ -258,37 +306,13 @@ Test(bot_rules, tracker_always_counts_seat_a)
 	cr_assert_eq(t.present, 0xfu);
 }
 
-/* Serve one connection: read the message, then close it and stop
- * listening, so the relay cannot reconnect. */
-static void *serve_once_then_vanish(void *arg)
-{
-	half_server *h = arg;
-	int c = accept_message(h, 0), one = 1;
-	struct sockaddr_in a = {0};
-	socklen_t len = sizeof a;
-
-	if (c < 0)
-		return NULL;
-	/* Keep the port bound but not listening: connections are refused, and
-	 * no test running beside this one can be given the port (the relay
-	 * would reconnect to that test's server). */
-	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
-	close(h->listen_fd);
-	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
-	h->listen_fd = -1;
-	close(c);
-	return NULL;
-}
-
 Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 {
 	half_server h = {0};
-	char dir[256];
+	const char *dir = h.dir;
 
 	/* the bot keeps its output open: exec'ing "cat >/dev/null" would not */
-	int st = relay_against(serve_once_then_vanish, &h, "200", "echo v001222; exec sleep 60", dir);
+	int st = relay_against(serve_once_then_vanish, &h, "200", "echo v001222; exec sleep 60");
 	const char *err = test_read_file(dir, "relay.err");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s (transcript: %s)",
 		  st, err, test_read_file(dir, "tx"));
@@ -2237,37 +2261,15 @@ Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
 		     test_read_file(dir, "relay.err"));
 }
 
-/* Serve two connections: the first reads the message and stays silent
- * (open, no byte); the second reads the resent message and ends the game. */
-static void *serve_silent_then_win(void *arg)
-{
-	half_server *h = arg;
-	static const char win[] = "Voittaja: B\nEND\n";
-
-	int first = accept_message(h, 0);
-	int second = accept_message(h, 1);
-	if (second >= 0) {
-		char sink[64];
-		test_write_all(second, win, sizeof win - 1);
-		struct pollfd pc = {second, POLLIN, 0};
-		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
-			;
-		close(second);
-	}
-	if (first >= 0)
-		close(first);
-	return NULL;
-}
-
 /* A server that accepted the message and says nothing for
  * KB_RELAY_SILENCE_MS (3 s) is given up: the message is resent on a new
  * connection. */
 Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 {
 	half_server h = {0};
-	char dir[256];
+	const char *dir = h.dir;
 
-	int st = relay_against(serve_silent_then_win, &h, "3000", "echo v001200; head -n 2 >got.txt", dir);
+	int st = relay_against(serve_silent_then_win, &h, "3000", "echo v001200; head -n 2 >got.txt");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
 		  test_read_file(dir, "relay.err"));
 	cr_assert_str_eq(h.got[0], "v001200\n");
