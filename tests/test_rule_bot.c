@@ -1375,19 +1375,29 @@ typedef struct ref_game {
 static void ref_predict(const kb_weights *w, const uint8_t kinds[KB_SEATS], const kb_pos *pos,
 			int turn, kb_seat_features f[KB_SEATS], double p[KB_SEATS])
 {
-	double mx = -1e30, sum = 0;
+	double score[KB_SEATS];
 
 	kb_eval_features(pos, kinds, turn, f);
-	for (int s = 0; s < KB_SEATS; s++) {
-		p[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, kinds[s]), &f[s]) : 0;
-		if (kb_present(pos, s) && p[s] > mx)
-			mx = p[s];
+	for (int s = 0; s < KB_SEATS; s++)
+		score[s] = kb_present(pos, s) ? kb_eval_score(w, kb_eval_type(pos, kinds[s]), &f[s]) : 0;
+	/* exp(a) / sum_b exp(b) written as 1 / sum_b exp(b - a) */
+	for (int a = 0; a < KB_SEATS; a++) {
+		double denom = 0;
+		for (int b2 = 0; b2 < KB_SEATS && kb_present(pos, a); b2++)
+			if (kb_present(pos, b2))
+				denom += exp(score[b2] - score[a]);
+		p[a] = kb_present(pos, a) ? 1.0 / denom : 0;
 	}
-	for (int s = 0; s < KB_SEATS; s++)
-		if (kb_present(pos, s))
-			sum += p[s] = exp(p[s] - mx);
-	for (int s = 0; s < KB_SEATS; s++)
-		p[s] /= sum;
+}
+
+/* The piece seat plays: A greedy by w, easy its rearmost legal piece,
+ * hard its foremost. */
+static int ref_td_piece(const kb_weights *w, const ref_game *g, const uint8_t ctl[KB_SEATS],
+			const kb_pos *pos, int seat, int d, unsigned legal)
+{
+	if (seat == 0)
+		return kb_eval_greedy(w, g->kinds, pos, d, legal);
+	return ctl[seat] == KB_EASY ? 31 - __builtin_clz(legal) : __builtin_ctz(legal);
 }
 
 /* The game: the first roller the k-th present seat (k uniform), A greedy
@@ -1411,22 +1421,19 @@ static void ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *r
 	}
 	g->n = 0;
 	g->winner = -1;
-	for (;;) {
+	do {
 		g->pos[g->n] = pos;
-		g->turn[g->n++] = (int8_t)turn;
+		g->turn[g->n] = (int8_t)turn;
+		g->n++;
 		int d = kb_rng_die(rng);
-		unsigned mask = kb_legal(&pos, turn, d);
-		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(w, g->kinds, &pos, d, mask)
-				  : ctl[turn] == KB_EASY ? 31 - __builtin_clz(mask) : __builtin_ctz(mask);
-			kb_apply(&pos, turn, idx, d);
-			if (kb_has_won(&pos, turn)) {
+		unsigned legal = kb_legal(&pos, turn, d);
+		if (legal != 0) {
+			kb_apply(&pos, turn, ref_td_piece(w, g, ctl, &pos, turn, d, legal), d);
+			if (kb_has_won(&pos, turn))
 				g->winner = turn;
-				return;
-			}
 		}
 		turn = kb_next_seat(&pos, turn, d);
-	}
+	} while (g->winner < 0);
 }
 
 /* Backwards from the end: each position's prediction moves towards its
@@ -1937,39 +1944,55 @@ static int relay_finish(relay_proc *rp, int sig)
 	return test_wait(&rp->proc, 30000);
 }
 
-/* A game in which the server answers the start message with reply and
- * nothing more, through kimble-relay OPTS... -- /bin/sh -c script in a
- * fresh dir; returns the relay's status. */
-static int one_reply_game(script_server *h, relay_proc *rp, char dir[256], const char *reply,
-			  const char *const *opts, const char *script)
+/* A game through kimble-relay in a fresh folder, in which the server
+ * answers the start message with one reply and nothing more. */
+typedef struct reply_game {
+	script_server h;
+	relay_proc rp;
+	char dir[256];
+} reply_game;
+
+/* Play g with kimble-relay OPTS... -- /bin/sh -c script; returns the
+ * relay's status. */
+static int one_reply_game(reply_game *g, const char *reply, const char *const *opts,
+			  const char *script)
 {
-	test_tmpdir(dir, 256);
-	h->steps = 1;
-	h->reply[0] = reply;
-	relay_start(rp, serve_script, h, &h->listen_fd, opts, script, dir, NULL);
-	return relay_finish(rp, 0);
+	test_tmpdir(g->dir, sizeof g->dir);
+	g->h.steps = 1;
+	g->h.reply[0] = reply;
+	relay_start(&g->rp, serve_script, &g->h, &g->h.listen_fd, opts, script, g->dir, NULL);
+	return relay_finish(&g->rp, 0);
 }
 
-/* A game of one roll through kimble-relay OPTS... -- /bin/sh -c script in a
- * fresh dir: A (at 12 and 3, B at 20) rolls 2, the server answers with
- * first (first_fmt with the roll line, into first) and then with the
- * winner lines.  *st gets the relay's status; returns its stderr. */
-static const char *one_roll_game(script_server *h, relay_proc *rp, char dir[256],
-				 char state[KB_ROLL_LINE_LEN + 2], char *first, size_t first_size,
-				 const char *first_fmt, const char *winner, const char *const *opts,
-				 const char *script, int *st)
+/* A game of one roll: A (at 12 and 3, B at 20) rolls 2; the server
+ * answers the start message with first (first_fmt with the roll line) and
+ * A's move with the winner lines. */
+typedef struct roll_game {
+	reply_game g;
+	char state[KB_ROLL_LINE_LEN + 2]; /* the roll line sent */
+	char first[512];                  /* the first response */
+	int status;                       /* the relay's */
+} roll_game;
+
+/* Play r with kimble-relay OPTS... -- /bin/sh -c script in a fresh
+ * folder, which must exit with status; returns the relay's stderr. */
+static const char *one_roll_game(roll_game *r, const char *first_fmt, const char *winner,
+				 const char *const *opts, const char *script, int status)
 {
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 
-	test_tmpdir(dir, 256);
-	state_of(state, &pos, 0, 2);
-	snprintf(first, first_size, first_fmt, state);
-	h->steps = 2;
-	h->reply[0] = first;
-	h->reply[1] = winner;
-	relay_start(rp, serve_script, h, &h->listen_fd, opts, script, dir, NULL);
-	*st = relay_finish(rp, 0);
-	return test_read_file(dir, "relay.err");
+	test_tmpdir(r->g.dir, sizeof r->g.dir);
+	state_of(r->state, &pos, 0, 2);
+	snprintf(r->first, sizeof r->first, first_fmt, r->state);
+	r->g.h.steps = 2;
+	r->g.h.reply[0] = r->first;
+	r->g.h.reply[1] = winner;
+	relay_start(&r->g.rp, serve_script, &r->g.h, &r->g.h.listen_fd, opts, script, r->g.dir, NULL);
+	r->status = relay_finish(&r->g.rp, 0);
+	const char *err = test_read_file(r->g.dir, "relay.err");
+	cr_assert(r->status >= 0 && WIFEXITED(r->status) && WEXITSTATUS(r->status) == status,
+		  "relay status %d: %s", r->status, err);
+	return err;
 }
 
 /* The bot's bytes go out unchanged (CR LF included) and the server's
@@ -1979,25 +2002,21 @@ static const char *one_roll_game(script_server *h, relay_proc *rp, char dir[256]
  * the relay exits with the bot's status. */
 Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[512], want[1024], buf[2048];
+	char want[1024], buf[2048];
 	const char *opts[] = {"--show", "--transcript", "tx", NULL};
-	int st;
-	const char *err = one_roll_game(&h, &rp, dir, state, first, sizeof first,
-				       TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
+	roll_game r = {0};
+	const char *err = one_roll_game(&r, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
 				       "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE
-				       "1\\n'; cat > got2; exit 7", &st);
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 7, "relay status %d: %s", st, err);
+				       "1\\n'; cat > got2; exit 7", 7);
 	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "== the bot moves piece 1\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner B\n") != NULL, "%s", err);
 	cr_assert_null(strstr(err, "(the bot)"), "%s", err);
-	cr_assert_str_eq(h.got[0], "v001222\r\n");
-	cr_assert_str_eq(h.got[1], TOKEN_LINE "1\n");
-	cr_assert_str_eq(test_read_file(dir, "got1"), first);
-	cr_assert_str_eq(test_read_file(dir, "got2"), "Voittaja: B\nEND\n");
-	state[KB_ROLL_LINE_LEN] = 0;
+	cr_assert_str_eq(r.g.h.got[0], "v001222\r\n");
+	cr_assert_str_eq(r.g.h.got[1], TOKEN_LINE "1\n");
+	cr_assert_str_eq(test_read_file(r.g.dir, "got1"), r.first);
+	cr_assert_str_eq(test_read_file(r.g.dir, "got2"), "Voittaja: B\nEND\n");
+	r.state[KB_ROLL_LINE_LEN] = 0;
 	snprintf(want, sizeof want,
 		 "# connected to 127.0.0.1 port %d\n"
 		 "> v001222\\x0d\\x0a\n"
@@ -2008,24 +2027,22 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "> " TOKEN_LINE "1\\x0a\n"
 		 "< Voittaja: B\n"
 		 "< END\n"
-		 "# bot exited with status 7\n", rp.port, state);
-	cr_assert_str_eq(untimed(test_read_file(dir, "tx"), buf, sizeof buf), want);
+		 "# bot exited with status 7\n", r.g.rp.port, r.state);
+	cr_assert_str_eq(untimed(test_read_file(r.g.dir, "tx"), buf, sizeof buf), want);
 }
 
 /* A bot killed by a signal: the relay's status is 128 + the signal. */
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256];
+	reply_game g = {0};
 
 	/* a response of END alone is whole too */
-	int st = one_reply_game(&h, &rp, dir, "END\n", NULL,
+	int st = one_reply_game(&g, "END\n", NULL,
 				"printf 'v001200\\n'; head -n 1 >got; kill -TERM $$");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "relay status %d: %s", st,
-		  test_read_file(dir, "relay.err"));
-	cr_assert_str_eq(h.got[0], "v001200\n");
-	cr_assert_str_eq(test_read_file(dir, "got"), "END\n");
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_str_eq(g.h.got[0], "v001200\n");
+	cr_assert_str_eq(test_read_file(g.dir, "got"), "END\n");
 }
 
 /* ---- rollouts: the simulated games decide among the close candidates ------- */
@@ -2587,23 +2604,30 @@ Test(bot_rules, eval_step_moves_each_weight_by_its_feature)
 
 #define REF_ROLLOUT_TAG (KB_TAG_USER + 7) /* rollout.c's dice streams */
 
-/* Play on from pos, seat s rolling dice[s][0], dice[s][1]...: A greedy,
- * the others by their model (hard for a single legal move); the value
+/* The piece seat moves: A greedy, another seat by its model, or its only
+ * legal piece. */
+static int ref_choice(const kb_search *bot, const kb_pos *pos, int seat, int d, unsigned mask)
+{
+	if (seat == 0)
+		return kb_eval_greedy(bot->w, bot->kinds, pos, d, mask);
+	if (kb_count(mask) == 1)
+		return __builtin_ctz(mask);
+	return kb_opponent_pick(bot->opp[seat], pos, seat, d, mask);
+}
+
+/* Play on from pos, seat s rolling dice[s][0], dice[s][1]...: the value
  * reached after horizon rolls, or 1 / 0 at a win. */
 static double ref_play_out(const kb_search *bot, kb_pos pos, int turn, int horizon, int8_t dice[KB_SEATS][64])
 {
-	int used[KB_SEATS] = {0, 0, 0, 0};
+	int next_die[KB_SEATS] = {0, 0, 0, 0}, rolls = 0;
 
-	for (int t = 0; t < horizon; t++) {
-		int d = dice[turn][used[turn]++];
-		unsigned mask = kb_legal(&pos, turn, d);
-		if (mask) {
-			int idx = turn == 0 ? kb_eval_greedy(bot->w, bot->kinds, &pos, d, mask)
-				  : kb_count(mask) == 1 ? __builtin_ctz(mask)
-				  : kb_opponent_pick(bot->opp[turn], &pos, turn, d, mask);
-			kb_apply(&pos, turn, idx, d);
+	while (rolls++ < horizon) {
+		int d = dice[turn][next_die[turn]++];
+		unsigned legal = kb_legal(&pos, turn, d);
+		if (legal != 0) {
+			kb_apply(&pos, turn, ref_choice(bot, &pos, turn, d, legal), d);
 			if (kb_has_won(&pos, turn))
-				return turn == 0 ? 1.0 : 0.0;
+				return turn ? 0.0 : 1.0;
 		}
 		turn = kb_next_seat(&pos, turn, d);
 	}
@@ -2863,16 +2887,11 @@ Test(bot_rules, search_matches_the_reference, .timeout = 60)
  * decision line, the winner named as the bot. */
 Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256], state[KB_ROLL_LINE_LEN + 2], first[256];
 	const char *show[] = {"--show", NULL};
-	int st;
-	const char *err = one_roll_game(&h, &rp, dir, state, first, sizeof first,
-				       TOKEN_LINE "\n%sEND\n", "Voittaja: A\nEND\n", show,
+	roll_game r = {0};
+	const char *err = one_roll_game(&r, TOKEN_LINE "\n%sEND\n", "Voittaja: A\nEND\n", show,
 				       "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE
-				       "0\\n'; cat >/dev/null", &st);
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+				       "0\\n'; cat >/dev/null", 0);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
 }
@@ -2881,28 +2900,24 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
  * bot's input too (the bot here waits for that) and exits with its status. */
 Test(bot_rules, relay_closes_the_bots_input_when_its_output_ends, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256];
+	reply_game g = {0};
 
-	int st = one_reply_game(&h, &rp, dir, "", NULL,
+	int st = one_reply_game(&g, "", NULL,
 				 "printf 'v001200\\n'; exec >&-; cat >/dev/null; exit 3");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
-		  test_read_file(dir, "relay.err"));
-	cr_assert_str_eq(h.got[0], "v001200\n");
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_str_eq(g.h.got[0], "v001200\n");
 }
 
 /* The default grace after the game: 500 ms, named when it runs out. */
 Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 {
-	script_server h = {0};
-	relay_proc rp;
-	char dir[256];
+	reply_game g = {0};
 
-	int st = one_reply_game(&h, &rp, dir, "Voittaja: B\nEND\n", NULL,
+	int st = one_reply_game(&g, "Voittaja: B\nEND\n", NULL,
 				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
-	cr_assert_str_eq(test_read_file(dir, "relay.err"),
+	cr_assert_str_eq(test_read_file(g.dir, "relay.err"),
 			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
 }
 
