@@ -86,3 +86,65 @@ int test_run_in(const char *prog, const char *dir, const char *name, const char 
 	}
 	return test_wait(&p, timeout_ms);
 }
+
+/* Usage errors of the programs: program, option, value (NULL: the option
+ * alone), and what the message says.  One table for every program, so
+ * that each program's command-line test is a call of test_usage_errors. */
+static const struct usage_error {
+	const char *prog, *opt, *value, *says;
+} usage_errors[] = {
+	{"kimble-server", "--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-server", "--port-range", "65431-65430", "LAST is below FIRST"},
+	{"kimble-server", "--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
+	{"kimble-server", "--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
+	{"kimble-server", "--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
+	{"kimble-judge", "--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
+	{"kimble-judge", "--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
+	{"kimble-judge", "--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
+	{"kimble-judge", "--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
+	{"kimble-judge", "--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
+	{"kimble-judge", "--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
+	{"kimble-judge", "-g", "--table", "-g: expected a value after it, found the option \"--table\""},
+	{"kimble-judge", "--games", "-x", "--games: expected a value after it, found the option \"-x\""},
+	/* a minus and a digit is a (negative) number, not an option */
+	{"kimble-judge", "--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
+	{"kimble-judge", "--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
+	{"kimble-relay", "--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-relay", "--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
+	{"kimble-relay", "--port", "", "--port \"\": nothing given; expected a whole number from 1 to 65535"},
+	{"kimble-relay", "--retry-ms", "-1", "--retry-ms \"-1\": out of range; expected a whole number from 0 to 3600000"},
+	{"kimble-relay", "--retry-ms", "3600001", "--retry-ms \"3600001\": out of range; expected a whole number from 0 to 3600000"},
+	{"kimble-relay", "--port", "12x", "--port \"12x\": malformed; expected a whole number from 1 to 65535"},
+	{"kimble-tune", "--td-lineup", "000", "--td-lineup \"000\": expected three digits 0-2 for seats B, C, D, not all 0"},
+	{"kimble-tune", "--td-lineup", "300", "--td-lineup \"300\": expected three digits"},
+	{"kimble-tune", "--td-lineup", "20", "--td-lineup \"20\": expected three digits"},
+	{"kimble-tune", "--td-lineup", "2000", "--td-lineup \"2000\": expected three digits"},
+	{"kimble-tune", "--depth", "101", "--depth \"101\": out of range"},
+	{"kimble-tune", "--td-lambda", "1.5", "--td-lambda \"1.5\""},
+	{"kimble-tune", "--games", "0", "--games \"0\""},
+	{"kimble-tune", "--bogus", "1", "unknown option \"--bogus\""},
+	{"kimble-tune", "-x", "1", "unknown option \"-x\""},
+	{"kimble-tune", "extra", NULL, "unexpected argument \"extra\""},
+};
+
+void test_usage_errors(const char *prog, const char *const rest[])
+{
+	for (size_t i = 0; i < sizeof usage_errors / sizeof usage_errors[0]; i++) {
+		const struct usage_error *u = &usage_errors[i];
+		const char *args[9] = {u->opt}, *err;
+		int k = 1;
+		if (strcmp(u->prog, prog) != 0)
+			continue;
+		if (u->value)
+			args[k++] = u->value;
+		for (int r = 0; rest && rest[r] && r < 6; r++)
+			args[k++] = rest[r];
+		int st = test_run_prog(prog, args, NULL, &err);
+		cr_assert_eq(st, 64, "%s %s %s: status %d: %s", prog, u->opt, u->value ? u->value : "",
+			     st, err);
+		cr_assert(strstr(err, u->says) != NULL, "want \"%s\", got: %s", u->says, err);
+	}
+}

@@ -3,6 +3,8 @@
 #ifndef KB_TEST_SUPPORT_RUN_H
 #define KB_TEST_SUPPORT_RUN_H
 
+#include <stddef.h>
+
 /* Run program prog of this test run ($KB_BIN/prog) with args (a NULL-
  * terminated list, at most 14) in a fresh temporary folder, stdin
  * /dev/null; waits up to 20 s.  Returns its exit status (-1 when it did
@@ -20,5 +22,11 @@ int test_run_prog(const char *prog, const char *const *args, const char **out_te
  * not exit in time.  The program dies with the test (PR_SET_PDEATHSIG). */
 int test_run_in(const char *prog, const char *dir, const char *name, const char *const args[],
 		int timeout_ms);
+
+/* prog with each of its rows of the usage-error table (support_run.c),
+ * option and value followed by rest (NULL-terminated, at most 6, or
+ * NULL): a usage error (exit status 64) whose message says what the row
+ * says. */
+void test_usage_errors(const char *prog, const char *const rest[]);
 
 #endif

@@ -328,52 +328,11 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 }
 
 /* Usage errors: program, option, value and what the message says. */
-static const struct usage_error {
-	const char *prog, *opt, *value, *says;
-} usage_errors[] = {
-	{"kimble-server", "--port", "0", "--port \"0\": out of range; expected a whole number from 1 to 65535"},
-	{"kimble-server", "--port", "65536", "--port \"65536\": out of range; expected a whole number from 1 to 65535"},
-	{"kimble-server", "--port-range", "65431-65430", "LAST is below FIRST"},
-	{"kimble-server", "--seed", "x1", "--seed \"x1\": malformed; expected an unsigned 64-bit decimal"},
-	{"kimble-server", "--token-ttl", "0", "--token-ttl \"0\": out of range; expected seconds from 0.001"},
-	{"kimble-server", "--token-ttl", "1000000001", "out of range; expected seconds from 0.001 to 1000000000"},
-	{"kimble-judge", "--max-procs", "1048577", "--max-procs \"1048577\": out of range; expected a whole number from 0 to 1048576"},
-	{"kimble-judge", "--max-procs", "-1", "--max-procs \"-1\": out of range; expected a whole number from 0 to 1048576"},
-	{"kimble-judge", "--max-file-mb", "1073741825", "--max-file-mb \"1073741825\": out of range; expected a whole number from 0 to 1073741824"},
-	{"kimble-judge", "--shard", "0/2", "--shard K \"0\": out of range; expected a whole number from 1 to 2"},
-	{"kimble-judge", "--shard", "3/2", "--shard K \"3\": out of range; expected a whole number from 1 to 2"},
-	{"kimble-judge", "--shard", "1/1000001", "--shard N \"1000001\": out of range; expected a whole number from 1 to 1000000"},
-	{"kimble-judge", "--shard", "2", "--shard \"2\": expected K/N with 1 <= K <= N"},
-	{"kimble-judge", "--sandbox", "maybe", "--sandbox \"maybe\": expected on or off"},
-	{"kimble-judge", "-g", "--table", "-g: expected a value after it, found the option \"--table\""},
-	{"kimble-judge", "--games", "-x", "--games: expected a value after it, found the option \"-x\""},
-	/* a minus and a digit is a (negative) number, not an option */
-	{"kimble-judge", "--max-errors", "-9", "--max-errors \"-9\": out of range; expected a whole number from 0 to 1000"},
-	{"kimble-judge", "--max-errors", "-1", "--max-errors \"-1\": out of range; expected a whole number from 0 to 1000"},
-};
-
-/* prog with each of its usage_errors[] followed by rest[] (NULL-terminated,
- * at most 6): a usage error that says what the row says. */
-static void expect_usage_errors(const char *prog, const char *const rest[])
-{
-	for (size_t i = 0; i < sizeof usage_errors / sizeof usage_errors[0]; i++) {
-		const struct usage_error *u = &usage_errors[i];
-		if (strcmp(u->prog, prog) != 0)
-			continue;
-		const char *args[9] = {u->opt, u->value}, *err;
-		for (int k = 0; rest[k]; k++)
-			args[2 + k] = rest[k];
-		int st = test_run_prog(prog, args, NULL, &err);
-		cr_assert_eq(st, KB_EXIT_USAGE, "%s %s %s: status %d: %s", prog, u->opt, u->value, st, err);
-		cr_assert(strstr(err, u->says) != NULL, "want \"%s\", got: %s", u->says, err);
-	}
-}
-
 Test(judge_rules, server_options_out_of_range, .timeout = 60)
 {
 	static const char *const none[] = {NULL};
 
-	expect_usage_errors("kimble-server", none);
+	test_usage_errors("kimble-server", none);
 }
 
 Test(judge_rules, sprt_arguments_checked, .timeout = 60)
@@ -1225,7 +1184,7 @@ Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
 	static const char *const rest[] = {"-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	const char *err;
 
-	expect_usage_errors("kimble-judge", rest);
+	test_usage_errors("kimble-judge", rest);
 	const char *zero[] = {"--max-errors", "-0", "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 	cr_assert_eq(test_run_prog("kimble-judge", zero, NULL, &err), 2, "-0 is 0: %s", err);
 	cr_assert(strstr(err, "cannot create the output folder /nonexistent/kimble-out"), "%s", err);
