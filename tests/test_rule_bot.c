@@ -2230,6 +2230,14 @@ static void *serve_flood(void *arg)
 	return NULL;
 }
 
+/* A fresh folder dir holding a named pipe fifo (dir/name). */
+static void fifo_in(char dir[256], char fifo[300], const char *name)
+{
+	test_tmpdir(dir, 256);
+	snprintf(fifo, 300, "%s/%s", dir, name);
+	cr_assert_eq(mkfifo(fifo, 0600), 0, "%s", fifo);
+}
+
 /* While a message waits for its response the bot writes 600,000 bytes
  * without a line end (one bad message, passed on as it is): the relay
  * keeps them (its buffer holds 1 MiB) and sends them unchanged. */
@@ -2239,9 +2247,7 @@ Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
 	relay_proc rp;
 	char dir[256], fifo[300];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	fifo_in(dir, fifo, "fifo");
 	h.fifo = fifo;
 	relay_start(&rp, serve_flood, &h, &h.listen_fd, NULL,
 		    "printf 'v001200\\n'; head -c 600000 /dev/zero | tr '\\0' x; echo >fifo; exec sleep 30", dir, NULL);
@@ -2314,9 +2320,7 @@ Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 120)
 	relay_proc rp;
 	char dir[256], fifo[300], buf[64];
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(fifo, sizeof fifo, "%s/err", dir);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	fifo_in(dir, fifo, "err");
 	int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	cr_assert_geq(rd, 0);
 	h.steps = 1;
@@ -2924,9 +2928,7 @@ Test(bot_rules, relay_ends_what_the_bot_left_behind, .timeout = 120)
 		script_server h = {0};
 		relay_proc rp;
 		char dir[256], fifo[300];
-		test_tmpdir(dir, sizeof dir);
-		snprintf(fifo, sizeof fifo, "%s/err", dir);
-		cr_assert_eq(mkfifo(fifo, 0600), 0);
+		fifo_in(dir, fifo, "err");
 		int rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		cr_assert_geq(rd, 0);
 		h.steps = 1;
