@@ -206,6 +206,32 @@ static int on_results(void *ctx, const char *version, const char *name, const kb
 	return 0;
 }
 
+typedef struct seen_all {
+	int opponents, results;
+	char names[8][80];
+} seen_all;
+
+static int on_any_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int status)
+{
+	seen_all *s = ctx;
+	(void)rec, (void)status;
+	if (s->opponents + s->results < 8)
+		snprintf(s->names[s->opponents + s->results], 80, "o %s", name);
+	s->opponents++;
+	return 0;
+}
+
+static int on_any_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+			  int status)
+{
+	seen_all *s = ctx;
+	(void)rec, (void)status;
+	if (s->opponents + s->results < 8)
+		snprintf(s->names[s->opponents + s->results], 80, "v %s %s", version, name);
+	s->results++;
+	return 0;
+}
+
 /* Results under a bot version add games to games, wins to wins, losses
  * to losses, through the store. */
 Test(state_rules, results_record_adds_each_count, .timeout = 20)
@@ -469,32 +495,6 @@ Test(state_rules, apply_names_the_bad_name, .timeout = 20)
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), KB_STORE_NAME);
 	cr_assert(strstr(err.msg, "name \"b b\"") != NULL, "%s", err.msg);
 	kb_store_close(st);
-}
-
-typedef struct seen_all {
-	int opponents, results;
-	char names[8][80];
-} seen_all;
-
-static int on_any_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int status)
-{
-	seen_all *s = ctx;
-	(void)rec, (void)status;
-	if (s->opponents + s->results < 8)
-		snprintf(s->names[s->opponents + s->results], 80, "o %s", name);
-	s->opponents++;
-	return 0;
-}
-
-static int on_any_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
-			  int status)
-{
-	seen_all *s = ctx;
-	(void)rec, (void)status;
-	if (s->opponents + s->results < 8)
-		snprintf(s->names[s->opponents + s->results], 80, "v %s %s", version, name);
-	s->results++;
-	return 0;
 }
 
 /* Keys another program could have written: only well-formed ones are
