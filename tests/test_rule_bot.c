@@ -2407,62 +2407,66 @@ Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 300)
 
 /* ---- every option's bounds: the bound itself accepted, one past refused ---- */
 
+/* An option's lowest and highest values; step: how far past them the
+ * refused values lie (1 for whole numbers). */
 typedef struct bound_case {
-	const char *opt, *ok, *bad;
+	const char *opt;
+	double lo, hi, step;
 } bound_case;
 
-/* OPT OK --bogus fails on --bogus (OK was accepted); OPT BAD fails on OPT. */
+/* OPT VALUE --bogus fails on --bogus (VALUE was accepted); OPT PAST fails
+ * on OPT, out of range. */
+static void check_bound(const char *prog, const char *const *lead, const char *opt,
+			const char *value, const char *past)
+{
+	const char *args[8], *err;
+	char want[128];
+	int k = 0;
+
+	for (const char *const *l = lead; *l; l++)
+		args[k++] = *l;
+	int at = k;
+	args[k++] = opt;
+	args[k++] = value;
+	args[k++] = "--bogus";
+	args[k] = NULL;
+	cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", opt, value);
+	cr_assert(strstr(err, "unknown option \"--bogus\"") != NULL, "%s %s accepted? %s", opt, value, err);
+	args[at + 1] = past;
+	args[at + 2] = NULL;
+	cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", opt, past);
+	snprintf(want, sizeof want, "%s \"%s\": out of range", opt, past);
+	cr_assert(strstr(err, want) != NULL, "want %s, got %s", want, err);
+}
+
 static void check_bounds(const char *prog, const char *const *lead, const bound_case *cases, size_t n)
 {
-	const char *err;
-	char want[128];
-
 	for (size_t i = 0; i < n; i++) {
-		const char *args[8];
-		int k = 0;
-		for (const char *const *l = lead; *l; l++)
-			args[k++] = *l;
-		int at = k;
-		args[k++] = cases[i].opt;
-		args[k++] = cases[i].ok;
-		args[k++] = "--bogus";
-		args[k] = NULL;
-		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].ok);
-		cr_assert(strstr(err, "unknown option \"--bogus\"") != NULL, "%s %s accepted? %s", cases[i].opt,
-			  cases[i].ok, err);
-		args[at + 1] = cases[i].bad;
-		args[at + 2] = NULL;
-		cr_assert_eq(test_run_prog(prog, args, NULL, &err), KB_EXIT_USAGE, "%s %s", cases[i].opt, cases[i].bad);
-		snprintf(want, sizeof want, "%s \"%s\": out of range", cases[i].opt, cases[i].bad);
-		cr_assert(strstr(err, want) != NULL, "want %s, got %s", want, err);
+		const bound_case *c = &cases[i];
+		int places = c->step >= 1 ? 0 : c->step >= 0.01 ? 2 : 3;
+		char lo[32], below[32], hi[32], above[32];
+		snprintf(lo, sizeof lo, "%.*f", places, c->lo);
+		snprintf(below, sizeof below, "%.*f", places, c->lo - c->step);
+		snprintf(hi, sizeof hi, "%.*f", places, c->hi);
+		snprintf(above, sizeof above, "%.*f", places, c->hi + c->step);
+		check_bound(prog, lead, c->opt, lo, below);
+		check_bound(prog, lead, c->opt, hi, above);
 	}
 }
 
 Test(bot_rules, option_bounds_of_the_three_programs, .timeout = 120)
 {
 	static const bound_case tune[] = {
-		{"--rounds", "0", "-1"}, {"--rounds", "1000000", "1000001"},
-		{"--games", "1", "0"}, {"--games", "1000000000000", "1000000000001"},
-		{"--depth", "0", "-1"}, {"--depth", "100", "101"},
-		{"--epochs", "0", "-1"}, {"--epochs", "1000000", "1000001"},
-		{"--spsa", "0", "-1"}, {"--spsa", "1000000000000", "1000000000001"},
-		{"--spsa-games", "0", "-1"}, {"--spsa-games", "1000000000000", "1000000000001"},
-		{"--td", "0", "-1"}, {"--td", "1000000000000", "1000000000001"},
-		{"--report", "0", "-1"}, {"--report", "1000000000000", "1000000000001"},
-		{"--report-level", "0", "-1"}, {"--report-level", "100", "101"},
-		{"--seed", "0", "-1"}, {"--seed", "1000000000000000", "1000000000000001"},
-		{"--spsa-step", "0", "-0.001"}, {"--spsa-step", "1000000", "1000000.01"},
-		{"--td-lambda", "0", "-0.001"}, {"--td-lambda", "1", "1.001"},
-		{"--td-rate", "0", "-0.001"}, {"--td-rate", "10", "10.001"},
+		{"--rounds", 0, 1e6, 1}, {"--games", 1, 1e12, 1}, {"--depth", 0, 100, 1},
+		{"--epochs", 0, 1e6, 1}, {"--spsa", 0, 1e12, 1}, {"--spsa-games", 0, 1e12, 1},
+		{"--td", 0, 1e12, 1}, {"--report", 0, 1e12, 1}, {"--report-level", 0, 100, 1},
+		{"--seed", 0, 1e15, 1}, {"--spsa-step", 0, 1e6, 0.01}, {"--td-lambda", 0, 1, 0.001},
+		{"--td-rate", 0, 10, 0.001},
 	};
 	static const bound_case relay[] = {
-		{"--port", "1", "0"}, {"--port", "65535", "65536"},
-		{"--retry-ms", "0", "-1"}, {"--retry-ms", "3600000", "3600001"},
-		{"--grace-ms", "0", "-1"}, {"--grace-ms", "60000", "60001"},
+		{"--port", 1, 65535, 1}, {"--retry-ms", 0, 3600000, 1}, {"--grace-ms", 0, 60000, 1},
 	};
-	static const bound_case bot[] = {
-		{"--budget-ms", "0", "-1"}, {"--budget-ms", "100000", "100001"},
-	};
+	static const bound_case bot[] = {{"--budget-ms", 0, 100000, 1}};
 	const char *none[] = {NULL}, *bot_lead[] = {"hard", "1", NULL};
 
 	check_bounds("kimble-tune", none, tune, sizeof tune / sizeof tune[0]);
