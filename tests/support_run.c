@@ -148,3 +148,12 @@ void test_usage_errors(const char *prog, const char *const rest[])
 		cr_assert(strstr(err, u->says) != NULL, "want \"%s\", got: %s", u->says, err);
 	}
 }
+
+void test_usage_says(const char *prog, const char *const args[], const char *says)
+{
+	const char *err;
+	int st = test_run_prog(prog, args, NULL, &err);
+
+	cr_assert_eq(st, 64, "%s %s: status %d: %s", prog, args[0] ? args[0] : "", st, err);
+	cr_assert(strstr(err, says) != NULL, "want \"%s\", got: %s", says, err);
+}

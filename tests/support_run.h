@@ -29,4 +29,8 @@ int test_run_in(const char *prog, const char *dir, const char *name, const char 
  * says. */
 void test_usage_errors(const char *prog, const char *const rest[]);
 
+/* prog with args (NULL-terminated) is a usage error whose message holds
+ * says. */
+void test_usage_says(const char *prog, const char *const args[], const char *says);
+
 #endif
