@@ -36,51 +36,66 @@ static kb_store *fresh_store(char *dir, size_t size)
 	return st;
 }
 
-Test(state_rules, version_zero_is_refused)
+/* A record of kind and version decoded from len bytes by the results
+ * decoder (opp 0) or the opponent decoder (opp 1). */
+typedef struct decode_case {
+	int kind, version, opp;
+	size_t len;
+	int expect;
+	const char *why;
+} decode_case;
+
+static void expect_decodes(const decode_case *cases, size_t n)
 {
 	uint8_t buf[KB_REC_MAX] = {0};
 	kb_opp_rec opp;
 	kb_res_rec res;
 
-	header(buf, KB_REC_RESULTS, 0);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD);
-	header(buf, KB_REC_OPPONENT, 0);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD);
+	for (size_t i = 0; i < n; i++) {
+		const decode_case *c = &cases[i];
+		header(buf, c->kind, c->version);
+		int got = c->opp ? kb_opp_decode(buf, c->len, &opp) : kb_res_decode(buf, c->len, &res);
+		cr_assert_eq(got, c->expect, "case %zu: kind %d version %d, %zu bytes%s%s", i, c->kind,
+			     c->version, c->len, c->why ? ": " : "", c->why ? c->why : "");
+	}
+}
+
+Test(state_rules, version_zero_is_refused)
+{
+	static const decode_case cases[] = {
+		{KB_REC_RESULTS, 0, 0, KB_RES_LEN, KB_REC_BAD, NULL},
+		{KB_REC_OPPONENT, 0, 1, KB_OPP_V1_LEN, KB_REC_BAD, NULL},
+		{KB_REC_OPPONENT, 0, 1, KB_OPP_V2_LEN, KB_REC_BAD, NULL},
+	};
+	expect_decodes(cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(state_rules, versions_kinds_and_sizes)
 {
+	static const decode_case cases[] = {
+		{KB_REC_RESULTS, 1, 0, KB_RES_LEN, KB_REC_OK, NULL},
+		{KB_REC_RESULTS, 1, 0, KB_RES_LEN - 1, KB_REC_BAD, NULL},
+		{KB_REC_RESULTS, 1, 0, KB_RES_LEN + 1, KB_REC_BAD, NULL},
+		{KB_REC_RESULTS, 1, 0, 7, KB_REC_BAD, "shorter than a header"},
+		{KB_REC_RESULTS, 2, 0, KB_RES_LEN, KB_REC_NEWER, NULL},
+		{KB_REC_OPPONENT, 1, 0, KB_RES_LEN, KB_REC_BAD, "an opponent record"},
+		{KB_REC_OPPONENT, 1, 1, KB_OPP_V1_LEN, KB_REC_OLD, NULL},
+		{KB_REC_OPPONENT, 1, 1, KB_OPP_V1_LEN + 1, KB_REC_BAD, NULL},
+		{KB_REC_OPPONENT, 1, 1, KB_OPP_V2_LEN, KB_REC_BAD, "v1 with v2's size"},
+		{KB_REC_OPPONENT, 2, 1, KB_OPP_V2_LEN, KB_REC_OLD, NULL},
+		{KB_REC_OPPONENT, 2, 1, KB_OPP_V1_LEN, KB_REC_BAD, "v2 with v1's size"},
+		{KB_REC_OPPONENT, 2, 1, KB_OPP_V2_LEN - 1, KB_REC_BAD, NULL},
+		{KB_REC_OPPONENT, 2, 1, KB_OPP_V3_LEN, KB_REC_BAD, "v2 with v3's size"},
+		{KB_REC_OPPONENT, 3, 1, KB_OPP_V3_LEN, KB_REC_OK, NULL},
+		{KB_REC_OPPONENT, 3, 1, KB_OPP_V2_LEN, KB_REC_BAD, "v3 with v2's size"},
+		{KB_REC_OPPONENT, 4, 1, KB_OPP_V3_LEN, KB_REC_NEWER, NULL},
+		{KB_REC_RESULTS, 1, 1, KB_OPP_V1_LEN, KB_REC_BAD, "a results record"},
+	};
 	uint8_t buf[KB_REC_MAX] = {0};
-	kb_opp_rec opp;
 	kb_res_rec res;
 
+	expect_decodes(cases, sizeof cases / sizeof cases[0]);
 	header(buf, KB_REC_RESULTS, 1);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_OK);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN - 1, &res), KB_REC_BAD);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN + 1, &res), KB_REC_BAD);
-	cr_assert_eq(kb_res_decode(buf, 7, &res), KB_REC_BAD, "shorter than a header");
-	header(buf, KB_REC_RESULTS, 2);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_NEWER);
-	header(buf, KB_REC_OPPONENT, 1);
-	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD, "an opponent record");
-
-	header(buf, KB_REC_OPPONENT, 1);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_OLD);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN + 1, &opp), KB_REC_BAD);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD, "v1 with v2's size");
-	header(buf, KB_REC_OPPONENT, 2);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_OLD);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "v2 with v1's size");
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN - 1, &opp), KB_REC_BAD);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_BAD, "v2 with v3's size");
-	header(buf, KB_REC_OPPONENT, 3);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_OK);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V2_LEN, &opp), KB_REC_BAD, "v3 with v2's size");
-	header(buf, KB_REC_OPPONENT, 4);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &opp), KB_REC_NEWER);
-	header(buf, KB_REC_RESULTS, 1);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V1_LEN, &opp), KB_REC_BAD, "a results record");
 	buf[1] = 1; /* kind 0x102: the high byte counts */
 	cr_assert_eq(kb_res_decode(buf, KB_RES_LEN, &res), KB_REC_BAD);
 	buf[1] = 0;
