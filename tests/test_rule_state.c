@@ -251,17 +251,14 @@ static int on_any_results(void *ctx, const char *version, const char *name, cons
  * to losses, through the store. */
 Test(state_rules, results_record_adds_each_count, .timeout = 20)
 {
+	const kb_store_add adds[2] = {
+		{.name = "bob", .version = "v1.2", .delta = {.games = 7, .won = 3, .lost = 1}},
+		{.name = "bob", .version = "v1.2", .delta = {.games = 20, .won = 0, .lost = 10}},
+	};
 	char dir[256];
-	kb_store *st;
 	kb_err err;
-	kb_store_add adds[2] = {{0}};
+	kb_store *st = fresh_store(dir, sizeof dir);
 
-	st = fresh_store(dir, sizeof dir);
-	adds[0].name = "bob";
-	adds[0].version = "v1.2";
-	adds[0].delta.games = 7, adds[0].delta.won = 3, adds[0].delta.lost = 1;
-	adds[1] = adds[0];
-	adds[1].delta.games = 20, adds[1].delta.won = 0, adds[1].delta.lost = 10;
 	cr_assert_eq(kb_store_apply(st, adds, 2, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_apply(st, adds, 1, NULL, &err), 0, "%s", err.msg);
 
