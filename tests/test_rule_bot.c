@@ -2866,9 +2866,9 @@ Test(bot_rules, search_matches_the_reference, .timeout = 60)
  * decision line, the winner named as the bot. */
 Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 {
-	const char *show[] = {"--show", NULL};
 	roll_game r = {0};
-	const char *err = one_roll_game(&r, TOKEN_LINE "\n%sEND\n", "Voittaja: A\nEND\n", show,
+	const char *err = one_roll_game(&r, TOKEN_LINE "\n%sEND\n", "Voittaja: A\nEND\n",
+				       (const char *const[]){"--show", NULL},
 				       "printf 'v001200\\n'; head -n 3 >/dev/null; printf '" TOKEN_LINE
 				       "0\\n'; cat >/dev/null", 0);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);

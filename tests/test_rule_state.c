@@ -629,6 +629,16 @@ static const char *report_text(kb_store *st, const char *show, int *rc)
 	return buf;
 }
 
+/* report_text of a listing that must succeed. */
+static const char *report_ok(kb_store *st, const char *show)
+{
+	int rc;
+	const char *text = report_text(st, show, &rc);
+
+	cr_assert_eq(rc, 0, "listing %s: %s", show ? show : "all", text);
+	return text;
+}
+
 Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 {
 	char dir[256];
@@ -646,21 +656,18 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 	uint8_t newer[8] = {KB_REC_OPPONENT, 0, 9, 0, 0, 0, 0, 0};
 	cr_assert_eq(kb_store_put_raw(st, "zed", newer, sizeof newer, &err), 0, "%s", err.msg);
 
-	const char *list = report_text(st, NULL, &rc);
-	cr_assert_eq(rc, 0);
+	const char *list = report_ok(st, NULL);
 	cr_assert(strncmp(list, "OPPONENT", 8) == 0, "%s", list);
 	cr_assert(strstr(list, "\npat                         8        2   25.0%        5          3  ") != NULL,
 		  "%s", list);
 	cr_assert(strstr(list, "\nzed                  newer-format record, not read\n") != NULL, "%s", list);
 
-	const char *show = report_text(st, "pat", &rc);
-	cr_assert_eq(rc, 0);
+	const char *show = report_ok(st, "pat");
 	cr_assert(strstr(show, "opponent pat\ngames 8, won 2 (25.0%), lost 5\n") != NULL, "%s", show);
 	cr_assert(strstr(show, "decisions 3 (matching easy 1, hard 2), 3 kept as samples\n") != NULL, "%s", show);
 	cr_assert(strstr(show, "results by bot version:\n  v9               games 8 won 2 (25.0%) lost 5\n") != NULL,
 		  "%s", show);
-	show = report_text(st, "zed", &rc);
-	cr_assert_eq(rc, 0);
+	show = report_ok(st, "zed");
 	cr_assert(strstr(show, "opponent zed: newer-format record, not read\n") != NULL, "%s", show);
 	show = report_text(st, "nobody", &rc);
 	cr_assert_eq(rc, KB_STORE_ABSENT, "no records of that name");
@@ -1026,11 +1033,9 @@ Test(state_rules, show_prints_each_weight_once, .timeout = 20)
 	kb_store *st = fresh_store(dir, sizeof dir);
 	kb_store_add a = {.name = "pat", .opponent = 1, .delta.games = 2, .delta.won = 1};
 	kb_err err;
-	int rc;
 
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
-	const char *show = report_text(st, "pat", &rc);
-	cr_assert_eq(rc, 0);
+	const char *show = report_ok(st, "pat");
 	cr_assert(strstr(show, "\nmodel: easy 0.175 hard 0.175 random 0.200 heuristic 0.430 rule 0.020\n"
 			       "heuristic weights: foremost +0.00 rearmost +0.00 capture +0.00 leave +0.00 "
 			       "enter-goal +0.00 in-goal +0.00 land-threat +0.00 escape +0.00 advance +0.00\n") != NULL,
@@ -1495,13 +1500,11 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 
 	cr_assert_eq(kb_store_put_raw(st, "two", buf, kb_opp_encode_v2(&r, buf), &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_put_raw(st, "one", buf, kb_opp_encode_v1(&r, buf), &err), 0, "%s", err.msg);
-	const char *list = report_text(st, NULL, &rc);
-	cr_assert_eq(rc, 0);
+	const char *list = report_ok(st, NULL);
 	cr_assert(strstr(list, "\none ") && strstr(strstr(list, "\none "), "  (old format, version 1)\ntwo "),
 		  "%s", list);
 	cr_assert(strstr(list, "  (old format, version 2)\n") != NULL, "%s", list);
-	const char *show = report_text(st, "two", &rc);
-	cr_assert_eq(rc, 0);
+	const char *show = report_ok(st, "two");
 	cr_assert(strstr(show, "opponent two\nold record format (version 2): ") != NULL, "%s", show);
 	cr_assert(strstr(show, "\ndecisions 2 (matching easy 1, hard 1), 2 kept as samples\n") != NULL, "%s", show);
 	show = report_text(st, "one", &rc);
