@@ -57,8 +57,9 @@ BENCH_SRCS := $(wildcard tests/bench/*.c)
 TESTBOTS := $(patsubst tests/bots/%.c,build/rel/testbots/%,$(wildcard tests/bots/*.c))
 FUZZ_SRCS := $(filter-out tests/fuzz/libfuzzer_main.c,$(wildcard tests/fuzz/fuzz_*.c))
 
-# libmicrohttpd: kimble-server's live pages (docs/live.md); only the
-# programs that use it link it (the static test bots do not).
+# libmicrohttpd: kimble-server's live pages (docs/live.md); every program
+# is linked with it --as-needed, so only those that call it (the server,
+# the tests) depend on it at run time; the static test bots are not.
 DEB_PKGS += libmicrohttpd-dev
 KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 

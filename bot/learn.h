@@ -1,5 +1,5 @@
-/* learn.h - the bot's learning across games (GitHub issue 5): the learned
- * opponent models loaded from the store (state/) at the start of a game,
+/* learn.h - the bot's learning across games: the learned
+ * opponent models loaded from the store (core/store.h) at the start of a game,
  * this game's observed opponent choices, and the one write transaction
  * that records the game at its end.
  *

@@ -4,28 +4,12 @@
 
 #include "board.h"
 
-/* Board index of progress r (0..31) of seat s: ring squares, then goals.
- * A table because the server and judge format a board for every roll. */
-static const int8_t square_of[KB_SEATS][KB_GOAL_LAST + 1] = {
-#define RING(s)                                                                          \
-	(7 * s + 0) % 28, (7 * s + 1) % 28, (7 * s + 2) % 28, (7 * s + 3) % 28,          \
-	(7 * s + 4) % 28, (7 * s + 5) % 28, (7 * s + 6) % 28, (7 * s + 7) % 28,          \
-	(7 * s + 8) % 28, (7 * s + 9) % 28, (7 * s + 10) % 28, (7 * s + 11) % 28,        \
-	(7 * s + 12) % 28, (7 * s + 13) % 28, (7 * s + 14) % 28, (7 * s + 15) % 28,      \
-	(7 * s + 16) % 28, (7 * s + 17) % 28, (7 * s + 18) % 28, (7 * s + 19) % 28,      \
-	(7 * s + 20) % 28, (7 * s + 21) % 28, (7 * s + 22) % 28, (7 * s + 23) % 28,      \
-	(7 * s + 24) % 28, (7 * s + 25) % 28, (7 * s + 26) % 28, (7 * s + 27) % 28,      \
-	28 + 4 * s, 29 + 4 * s, 30 + 4 * s, 31 + 4 * s
-	{RING(0)}, {RING(1)}, {RING(2)}, {RING(3)}
-#undef RING
-};
-
 void kb_board_format(const kb_pos *pos, char out[KB_BOARD_LEN])
 {
 	memset(out, '0', KB_BOARD_LEN);
 	for (int s = 0; s < KB_SEATS; s++)
 		for (int i = 0; i < KB_PIECES && pos->prog[s][i] != KB_HOME; i++)
-			out[square_of[s][pos->prog[s][i]]] = (char)('A' + s);
+			out[kb_board_index(s, pos->prog[s][i])] = (char)('A' + s);
 }
 
 static int fail(kb_err *err, const char *fmt, int at, int c)

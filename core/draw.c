@@ -69,7 +69,7 @@ int kb_draw_board(FILE *out, const char board[KB_BOARD_LEN], int seat, int die,
 		if (!(present ? (present >> s) & 1 : on_board[s] > 0))
 			continue;
 		for (int k = 0; k < KB_PIECES; k++)
-			goal += board[KB_TRACK + 4 * s + k] != '0';
+			goal += board[kb_board_index(s, KB_GOAL_FIRST + k)] != '0';
 		if (fprintf(out, "%c %s: home %d, goal %d\n", 'A' + s, kb_corner_name(s),
 			    KB_PIECES - on_board[s], goal) < 0)
 			return -1;

@@ -8,9 +8,7 @@ int kb_square_of(int s, int prog)
 {
 	if (prog == KB_HOME)
 		return KB_SQ_HOME;
-	if (prog >= KB_GOAL_FIRST)
-		return KB_TRACK + 4 * s + (prog - KB_GOAL_FIRST);
-	return kb_ring_square(s, prog);
+	return kb_board_index(s, prog);
 }
 
 static void count_pieces(const kb_pos *pos, kb_facts *fx)

@@ -49,6 +49,13 @@ static inline int kb_ring_square(int s, int r)
 	return (7 * s + r) % KB_TRACK;
 }
 
+/* Board index (0..43) of seat s's piece at progress r (0..31): its ring
+ * square, or its goal square 28 + 4s + (r - 28). */
+static inline int kb_board_index(int s, int r)
+{
+	return r >= KB_GOAL_FIRST ? KB_TRACK + 4 * s + (r - KB_GOAL_FIRST) : kb_ring_square(s, r);
+}
+
 /* Progress 0..27 of seat s on absolute ring square sq (0..27): the
  * inverse of kb_ring_square. */
 static inline int kb_ring_progress(int s, int sq)
