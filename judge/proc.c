@@ -140,7 +140,10 @@ static pid_t spawn(const kj_bot *bot, const char *opponents, const char *seed, i
 
 	kj_env_build(&env, bot, lim->learn, lim->pass_env);
 
-	argv[n++] = (char *)bot->cmd;
+	/* a program run instead of the first in PATH (a confined bot's system
+	 * copy) is named by its path: an interpreter that looks itself up in
+	 * PATH by its bare name would find the copy it may not read */
+	argv[n++] = (char *)(bot->syspath[0] && file == bot->syspath ? file : bot->cmd);
 	for (int i = 0; i < bot->argc; i++)
 		argv[n++] = bot->argv[i];
 	argv[n++] = (char *)opponents;
