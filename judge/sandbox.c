@@ -103,6 +103,9 @@ static int ready;
  * and the judge's output folder, canonical (kj_sandbox_hide). */
 static char **hidden;
 static int nhidden;
+/* Does one of them lie inside another?  Worked out once after the last
+ * kj_sandbox_hide (-1: not yet; any_nesting). */
+static int nesting = -1;
 
 static const char *const read_exec_paths[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32",
 					      "/lib64", "/libx32", "/opt", "/etc"};
@@ -367,6 +370,7 @@ int kj_sandbox_hide(const char *path)
 	if (!(copy = strdup(canon)))
 		return -1;
 	hidden[nhidden++] = copy;
+	nesting = -1;
 	return 0;
 }
 
@@ -375,26 +379,24 @@ int kj_sandbox_hide(const char *path)
  * them is covered by an empty read-only tmpfs: the bot sees an empty
  * folder it cannot write (EROFS), and through it nothing of the folder
  * below. */
-static int below_cwd(const char *path, const char *cwd, size_t n)
+/* Is path strictly below dir (below() and not dir itself)? */
+static int inside(const char *path, const char *dir)
 {
-	return !strncmp(path, cwd, n) && path[n] == '/';
+	return below(path, dir) && path[strlen(dir)] != '\0';
 }
 
 static int hide_nested(const char **step)
 {
 	char cwd[PATH_MAX];
-	size_t n = 0;
-	int nested = 0;
+	int nested = 0, have_cwd = nhidden && getcwd(cwd, sizeof cwd);
 
-	if (nhidden && getcwd(cwd, sizeof cwd))
-		n = strlen(cwd);
-	for (int i = 0; n && i < nhidden; i++)
-		nested += below_cwd(hidden[i], cwd, n);
+	for (int i = 0; have_cwd && i < nhidden; i++)
+		nested += inside(hidden[i], cwd);
 	if (unshare(CLONE_NEWUSER | (nested ? CLONE_NEWNS : 0)) != 0)
 		return *step = nested ? "unshare(CLONE_NEWUSER|CLONE_NEWNS)" :
 					"unshare(CLONE_NEWUSER)", -1;
 	for (int i = 0; nested && i < nhidden; i++)
-		if (below_cwd(hidden[i], cwd, n) &&
+		if (inside(hidden[i], cwd) &&
 		    mount("none", hidden[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  "size=4k,mode=555") != 0)
 			return *step = "mount (hiding a folder nested in the bot's)", -1;
@@ -404,11 +406,13 @@ static int hide_nested(const char **step)
 /* Does a folder to hide lie inside another (a bot's folder holding one)? */
 static int any_nesting(void)
 {
-	for (int i = 0; i < nhidden; i++)
-		for (int j = 0; j < nhidden; j++)
-			if (i != j && below_cwd(hidden[i], hidden[j], strlen(hidden[j])))
-				return 1;
-	return 0;
+	if (nesting < 0) {
+		nesting = 0;
+		for (int i = 0; i < nhidden && !nesting; i++)
+			for (int j = 0; j < nhidden && !nesting; j++)
+				nesting = i != j && inside(hidden[i], hidden[j]);
+	}
+	return nesting;
 }
 
 void kj_sandbox_layer_self(void)
