@@ -7,7 +7,9 @@
 #   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER...]
 #
 # Players default to every made-up player.  Prints one line per player:
-# the win rates with learning and without, and their difference.  Needs
+# the win rates with learning and without, their difference, and the
+# bot's mean decision time in each (the judge's wall-clock ms per
+# decision, its process and pipes included: noisy on a busy machine).  Needs
 # make all build/rel/testbots/testbot.  Run from the repository root.
 set -eu
 deals=600 seed=11
@@ -29,17 +31,21 @@ trap 'rm -rf "$tmp"' EXIT
 # bot folders: name, command, arguments, stderr flag
 bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
 rate() { awk -v n="$1" '$1 == n { print $3 / $2 }' "$2"; }
-printf '%-9s %6s %9s %9s %9s\n' player games learning off difference
+# the mean ms column: the second last of the bot's line
+mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
+printf '%-9s %6s %9s %9s %9s %8s %8s\n' player games learning off difference "ms learn" "ms off"
 for p in $players; do
 	bot "learn-$p" kimble-bot "$root/bin/kimble-bot" ""
 	bot "off-$p" kimble-bot "$root/bin/kimble-bot" --no-learn
 	bot "$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
 	for v in learn off; do
-		(cd "$tmp" && nice "$root/bin/kimble-judge" -q --no-timing -f gauntlet -t 2 \
+		(cd "$tmp" && nice "$root/bin/kimble-judge" -q -f gauntlet -t 2 \
 			-g "$deals" -s "$seed" -o "out-$v-$p" "$v-$p" "$p" > /dev/null)
 	done
 	l=$(rate kimble-bot "$tmp/out-learn-$p/results.txt")
 	o=$(rate kimble-bot "$tmp/out-off-$p/results.txt")
-	awk -v p="$p" -v g=$((2 * deals)) -v l="$l" -v o="$o" \
-		'BEGIN { printf "%-9s %6d %8.1f%% %8.1f%% %+8.1f\n", p, g, 100 * l, 100 * o, 100 * (l - o) }'
+	lt=$(mean_ms kimble-bot "$tmp/out-learn-$p/results.txt")
+	ot=$(mean_ms kimble-bot "$tmp/out-off-$p/results.txt")
+	awk -v p="$p" -v g=$((2 * deals)) -v l="$l" -v o="$o" -v lt="$lt" -v ot="$ot" \
+		'BEGIN { printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f %8.2f %8.2f\n", p, g, 100 * l, 100 * o, 100 * (l - o), lt, ot }'
 done
