@@ -1,4 +1,4 @@
-/* report.c - kimble-state list and show; see report.h. */
+/* listing.c - kimble-state list and show; see listing.h. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -24,6 +24,19 @@ static const char *old_format(const kb_opp_rec *r)
 	return r->model.decisions ? "  (old format, version 2)" : "  (old format, version 1)";
 }
 
+/* Whether the bot plays against this opponent with the model, and why:
+ * the rates kb_model_useful weighs (a bot author's first question). */
+static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
+{
+	if (!decisions) {
+		fprintf(out, "\nused by the bot: no (no decisions yet: it assumes hard)");
+		return;
+	}
+	fprintf(out, "\nused by the bot: %s (its most likely move was played %.0f%% of the time,"
+		" hard's %.0f%%; used from 90%% and 3 points above hard's)",
+		kb_model_useful(m) ? "yes" : "no", 100.0 * m->accuracy, 100.0 * m->hard_accuracy);
+}
+
 static const char *status_word(int status)
 {
 	return status == KB_REC_NEWER ? "newer-format record, not read" : "damaged record";
@@ -41,8 +54,11 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 	}
 	kb_model_fit(&m, &r->model);
 	kb_listing_belief(&m, belief, sizeof belief);
-	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s\n",
+	/* a model the bot does not trust is not used: say so, or the belief
+	 * reads as what the bot plays against */
+	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s%s\n",
 		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief,
+		r->model.decisions && !kb_model_useful(&m) ? " (unused)" : "",
 		status == KB_REC_OLD ? old_format(r) : "");
 	return 0;
 }
@@ -110,6 +126,9 @@ int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err)
 		fprintf(out, "model:");
 		for (int k = 0; k < KB_COMPONENTS; k++)
 			fprintf(out, " %s %.3f", kb_component_name((enum kb_component)k), m.weight[k]);
+		if (kb_model_belief(&m) == KB_C_RULE)
+			fprintf(out, "\nrule: %s", kb_rule_name(m.rule));
+		print_use(out, &m, r.model.decisions);
 		fprintf(out, "\nheuristic weights:");
 		for (int k = 0; k < KB_FEATURES; k++)
 			fprintf(out, " %s %+.2f", kb_feature_name(k), m.w[k]);

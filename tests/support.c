@@ -18,9 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/game.h"
+#include "core/model.h"
 #include "core/net.h"
+#include "core/policy.h"
+#include "core/store.h"
 #include "support.h"
-#include "core/net.h"
 
 static void set_seat(kb_pos *pos, int s, const char *spec)
 {
@@ -357,4 +360,35 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:libcriterion.so\n";
+}
+
+/* Store under name the statistics of n decisions of seat B playing rule
+ * r (A plays hard) in two-seat games. */
+void test_store_decisions(const char *dir, const char *name, int r, int n)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EXTERNAL, 0, 0};
+	kb_store_add a;
+	kb_store *st;
+	kb_err err;
+	kb_game g;
+	int seen = 0;
+
+	memset(&a, 0, sizeof a);
+	for (uint64_t seed = 1; seen < n; seed++) {
+		kb_game_init(&g, seed, ctl);
+		while (seen < n && kb_game_advance(&g, NULL) >= 0) {
+			unsigned mask = kb_game_pending_mask(&g);
+			int s = g.pending_seat, idx = kb_pick_hard(mask);
+			if (s == 1) {
+				idx = kb_rule_pick((enum kb_rule)r, &g.pos, 1, g.pending_die, mask);
+				cr_assert_eq(kb_model_observe(&a.delta.model, &g.pos, 1, g.pending_die, mask, idx), 0);
+				seen++;
+			}
+			kb_game_decide(&g, idx, NULL);
+		}
+	}
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	a.name = name, a.opponent = 1, a.delta.games = 3;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
 }

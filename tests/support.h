@@ -101,4 +101,9 @@ typedef struct test_conn {
 test_conn *test_conn_open(const char *src, int port, int timeout_ms);
 void test_conn_close(test_conn *c);
 
+/* Store under name, in the store at dir (created if missing), the
+ * statistics of n decisions of seat B playing rule r (enum kb_rule; A
+ * plays hard) in two-seat games, as 3 games. */
+void test_store_decisions(const char *dir, const char *name, int r, int n);
+
 #endif

@@ -2673,37 +2673,6 @@ Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
 
 /* ---- learned models replace the defaults only where they are sure --------- */
 
-/* Store under name the statistics of n decisions of seat B playing rule
- * r (A plays hard) in two-seat games. */
-static void store_decisions(const char *dir, const char *name, enum kb_rule r, int n)
-{
-	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EXTERNAL, 0, 0};
-	kb_store_add a;
-	kb_store *st;
-	kb_err err;
-	kb_game g;
-	int seen = 0;
-
-	memset(&a, 0, sizeof a);
-	for (uint64_t seed = 1; seen < n; seed++) {
-		kb_game_init(&g, seed, ctl);
-		while (seen < n && kb_game_advance(&g, NULL) >= 0) {
-			unsigned mask = kb_game_pending_mask(&g);
-			int s = g.pending_seat, idx = kb_pick_hard(mask);
-			if (s == 1) {
-				idx = kb_rule_pick(r, &g.pos, 1, g.pending_die, mask);
-				cr_assert_eq(kb_model_observe(&a.delta.model, &g.pos, 1, g.pending_die, mask, idx), 0);
-				seen++;
-			}
-			kb_game_decide(&g, idx, NULL);
-		}
-	}
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
-	a.name = name, a.opponent = 1, a.delta.games = 3;
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
-	kb_store_close(st);
-}
-
 /* A name whose decisions followed a rule exactly plays that rule (easy:
  * as easy, with easy's evaluation; another rule: its pick, and with leaf
  * models its danger terms too); the built-in names keep their models;
@@ -2717,9 +2686,9 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	kb_search bot;
 
 	test_tmpdir(dir, sizeof dir);
-	store_decisions(dir, "rearguard", KB_R_EASY, 60);
-	store_decisions(dir, "easy", KB_R_EASY, 60);
-	store_decisions(dir, "careful", KB_R_SAFE_FRONT, 60);
+	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	test_store_decisions(dir, "easy", KB_R_EASY, 60);
+	test_store_decisions(dir, "careful", KB_R_SAFE_FRONT, 60);
 	kb_learn_open(&l, dir, 0xf, names, NULL, NULL);
 	kb_learn_models(&l, opp);
 	cr_assert_eq(opp[1], &l.opp[1], "a sure model replaces the default");
@@ -2751,8 +2720,8 @@ Test(bot_rules, learned_models_where_sure, .timeout = 60)
 	const char *const more[KB_SEATS] = {NULL, "hardy", "shy", NULL};
 	const kb_opponent *opp2[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, NULL};
 	test_tmpdir(dir2, sizeof dir2);
-	store_decisions(dir2, "hardy", KB_R_HARD, 60);
-	store_decisions(dir2, "shy", KB_R_SAFE_REAR, 60);
+	test_store_decisions(dir2, "hardy", KB_R_HARD, 60);
+	test_store_decisions(dir2, "shy", KB_R_SAFE_REAR, 60);
 	kb_learn_open(&l, dir2, 0x7, more, NULL, NULL);
 	kb_learn_models(&l, opp2);
 	cr_assert_eq(opp2[1], &kb_opponent_hard);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "state/export.h"
+#include "core/model.h"
 #include "core/record.h"
 #include "state/listing.h"
 #include "core/store.h"
@@ -1037,9 +1038,37 @@ Test(state_rules, show_prints_each_weight_once, .timeout = 20)
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	const char *show = report_ok(st, "pat");
 	cr_assert(strstr(show, "\nmodel: easy 0.175 hard 0.175 random 0.200 heuristic 0.430 rule 0.020\n"
+			       "used by the bot: no (no decisions yet: it assumes hard)\n"
 			       "heuristic weights: foremost +0.00 rearmost +0.00 capture +0.00 leave +0.00 "
 			       "enter-goal +0.00 in-goal +0.00 land-threat +0.00 escape +0.00 advance +0.00\n") != NULL,
 		  "%s", show);
+	kb_store_close(st);
+}
+
+/* A player of one rule: list and show name the rule, and show says the
+ * bot plays with the model and the rates that decided it; a player hard
+ * predicts as well: its model is marked unused in the list. */
+Test(state_rules, list_and_show_say_which_models_the_bot_uses, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "dove", KB_R_PEACE_REAR, 60);
+	test_store_decisions(dir, "hardy", KB_R_HARD, 60);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	const char *list = report_ok(st, NULL);
+	cr_assert(strstr(list, "  rule peace>rear 0.98\n") != NULL, "%s", list);
+	cr_assert(strstr(list, "  hard 0.98 (unused)\n") != NULL, "%s", list);
+	const char *show = report_ok(st, "dove");
+	cr_assert(strstr(show, "\nrule: peace>rear\nused by the bot: yes (its most likely move was "
+			       "played 100% of the time, hard's ") != NULL, "%s", show);
+	show = report_ok(st, "hardy");
+	cr_assert(strstr(show, "\nused by the bot: no (its most likely move was played 100% of the "
+			       "time, hard's 100%; used from 90% and 3 points above hard's)\n") != NULL,
+		  "%s", show);
+	cr_assert_null(strstr(show, "\nrule:"), "%s", show);
 	kb_store_close(st);
 }
 

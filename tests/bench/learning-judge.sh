@@ -1,45 +1,70 @@
 #!/bin/sh
 # learning-judge.sh - does learning pay at process level, under the judge:
 # kimble-bot learning against kimble-bot --no-learn, each against one
-# made-up player (tests/bots/testbot.c MODE, tests/bench/madeup.h), 2 seats,
-# the same DEALS deals (same tournament seed), a fresh store per player.
+# player, 2 seats, the same DEALS deals (same tournament seed), a fresh
+# store per player.  A player is a made-up player's name
+# (tests/bots/testbot.c MODE, tests/bench/madeup.h) or the folder of your
+# own bot (a judge bot folder with its meta file, docs/tutorial.md).
 #
-#   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER...]
+#   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]
 #
 # Players default to every made-up player.  Prints one line per player:
-# the win rates with learning and without, and their difference.  Needs
-# make all build/rel/testbots/testbot.  Run from the repository root.
+# the win rates with learning and without, their difference with its 95%
+# interval (the two runs taken as independent samples: an upper bound,
+# about +-3.6 points at 600 deals), and the bot's mean decision time in
+# each (the judge's wall-clock ms per decision, its process and pipes
+# included: noisy on a busy machine).  Needs make all
+# build/rel/testbots/testbot.  Run from the repository root.
 set -eu
 deals=600 seed=11
 while [ $# -gt 0 ]; do
 	case $1 in
 	--deals) deals=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
-	-h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
-players=${*:-capturer greedy cautious pacifist mixed switcher targeter middle}
 root=$(pwd)
 for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
 	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
+done
+madeup="capturer greedy cautious pacifist mixed switcher targeter middle"
+players=${*:-$madeup}
+for p in $players; do
+	[ -f "$p/meta" ] || case " $madeup " in *" $p "*) ;; *)
+		echo "learning-judge: $p: expected a made-up player ($madeup) or a bot folder with a meta file" >&2
+		exit 64 ;;
+	esac
 done
 tmp=$(mktemp -d /tmp/kimble-learning-judge-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # bot folders: name, command, arguments, stderr flag
 bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
 rate() { awk -v n="$1" '$1 == n { print $3 / $2 }' "$2"; }
-printf '%-9s %6s %9s %9s %9s\n' player games learning off difference
+# the mean ms column: the second last of the bot's line
+mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
+printf '%-9s %6s %9s %9s %9s %13s %8s %8s\n' player games learning off difference "95%" \
+	"ms learn" "ms off"
 for p in $players; do
-	bot "learn-$p" kimble-bot "$root/bin/kimble-bot" ""
-	bot "off-$p" kimble-bot "$root/bin/kimble-bot" --no-learn
-	bot "$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
+	if [ -f "$p/meta" ]; then
+		opponent=$(cd "$p" && pwd) label=$(basename "$opponent")
+	else
+		bot "$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
+		opponent=$p label=$p
+	fi
+	bot "learn-$label" kimble-bot "$root/bin/kimble-bot" ""
+	bot "off-$label" kimble-bot "$root/bin/kimble-bot" --no-learn
 	for v in learn off; do
-		(cd "$tmp" && nice "$root/bin/kimble-judge" -q --no-timing -f gauntlet -t 2 \
-			-g "$deals" -s "$seed" -o "out-$v-$p" "$v-$p" "$p" > /dev/null)
+		(cd "$tmp" && nice "$root/bin/kimble-judge" -q -f gauntlet -t 2 \
+			-g "$deals" -s "$seed" -o "out-$v-$label" "$v-$label" "$opponent" > /dev/null)
 	done
-	l=$(rate kimble-bot "$tmp/out-learn-$p/results.txt")
-	o=$(rate kimble-bot "$tmp/out-off-$p/results.txt")
-	awk -v p="$p" -v g=$((2 * deals)) -v l="$l" -v o="$o" \
-		'BEGIN { printf "%-9s %6d %8.1f%% %8.1f%% %+8.1f\n", p, g, 100 * l, 100 * o, 100 * (l - o) }'
+	l=$(rate kimble-bot "$tmp/out-learn-$label/results.txt")
+	o=$(rate kimble-bot "$tmp/out-off-$label/results.txt")
+	lt=$(mean_ms kimble-bot "$tmp/out-learn-$label/results.txt")
+	ot=$(mean_ms kimble-bot "$tmp/out-off-$label/results.txt")
+	awk -v p="$label" -v g=$((2 * deals)) -v l="$l" -v o="$o" -v lt="$lt" -v ot="$ot" 'BEGIN {
+		h = 196 * sqrt((l * (1 - l) + o * (1 - o)) / g)
+		printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f [%+5.1f,%+5.1f] %8.2f %8.2f\n", p, g,
+		       100 * l, 100 * o, 100 * (l - o), 100 * (l - o) - h, 100 * (l - o) + h, lt, ot }'
 done
