@@ -3,6 +3,7 @@
  * valid), little-endian fields written out byte by byte, results that add
  * each count to itself, names and keys at their boundaries. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <lmdb.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "state/listing.h"
 #include "core/store.h"
 #include "support.h"
+#include "support_run.h"
 
 /* A header: kind, version, then four zero bytes. */
 static void header(uint8_t *out, int kind, int version)
@@ -462,6 +464,47 @@ Test(state_rules, import_file, .timeout = 20)
 	seen.n = 0;
 	cr_assert_eq(kb_store_each(st, &v, &err), 0);
 	cr_assert_eq(seen.rec.games, 5, "nothing written by a refused import");
+	kb_store_close(st);
+}
+
+/* A stream that gives its text, then fails with EIO. */
+static ssize_t read_then_fail(void *cookie, char *buf, size_t size)
+{
+	const char **rest = cookie;
+	size_t n = strlen(*rest);
+
+	if (!n) {
+		errno = EIO;
+		return -1;
+	}
+	if (n > size)
+		n = size;
+	memcpy(buf, *rest, n);
+	*rest += n;
+	return (ssize_t)n;
+}
+
+/* A read error after good lines refuses the import (the records read so
+ * far are not applied): no lines are lost silently. */
+Test(state_rules, import_read_error, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	const char *rest = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n";
+	cookie_io_functions_t io = {read_then_fail, NULL, NULL, NULL};
+	FILE *in = fopencookie(&rest, "r", io);
+	kb_err err;
+	long n = -1;
+
+	cr_assert_not_null(in);
+	cr_assert_eq(kb_import(st, in, "cut", &n, &err), KB_EXPORT_MALFORMED);
+	fclose(in);
+	cr_assert_str_eq(err.msg, "cut: read error: Input/output error");
+	cr_assert_eq(n, -1);
+	seen_results seen = {0};
+	kb_store_visitor v = {NULL, on_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0);
+	cr_assert_eq(seen.n, 0, "nothing written");
 	kb_store_close(st);
 }
 
@@ -1127,23 +1170,74 @@ Test(state_rules, read_only_open_creates_nothing, .timeout = 20)
 	kb_store_close(st);
 }
 
+/* Run kimble-state ARGS (at most 6, NULL-terminated) in dir, its stderr to
+ * dir/err; returns its exit status (-1: it did not exit). */
+static int state_tool(const char *dir, const char *const args[])
+{
+	char bin[512], errp[300];
+	char *argv[8] = {(char *)test_bin("kimble-state", bin, sizeof bin)};
+	test_proc p;
+
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = (char *)args[i];
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	unlink(errp); /* this run's stderr only */
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int status = test_wait(&p, 10000);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* kimble-state names the longest --state it takes. */
 Test(state_rules, tool_names_the_longest_state_path, .timeout = 20)
 {
-	char dir[256], bin[512], errp[300], longer[600];
+	char dir[256], longer[600];
 	test_tmpdir(dir, sizeof dir);
 	memset(longer, 'x', 599);
 	longer[599] = '\0';
-	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", longer, "list", NULL};
-	test_proc p;
 
-	snprintf(errp, sizeof errp, "%s/err", dir);
-	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
-	int status = test_wait(&p, 10000);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 64);
-	cr_assert_str_eq(test_read_file(NULL, errp),
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", longer, "list", NULL}), 64);
+	cr_assert_str_eq(test_read_file(dir, "err"),
 			 "kimble-state: --state: path too long, expected at most 511 characters "
 			 "(see kimble-state --help)\n");
+}
+
+/* export FILE that cannot be created, import FILE that cannot be opened:
+ * exit status 3 (a file that cannot be opened), with the FILE named. */
+Test(state_rules, tool_files_it_cannot_open, .timeout = 20)
+{
+	char dir[256], out[300], want[700];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/no/such/folder", dir);
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", dir, "export", out, NULL}), 3, "%s",
+		     test_read_file(dir, "err"));
+	snprintf(want, sizeof want, "kimble-state: export: cannot create %s\n", out);
+	cr_assert_str_eq(test_read_file(dir, "err"), want);
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", dir, "import", out, NULL}), 3, "%s",
+		     test_read_file(dir, "err"));
+	snprintf(want, sizeof want, "kimble-state: import: cannot open %s\n", out);
+	cr_assert_str_eq(test_read_file(dir, "err"), want);
+}
+
+/* A command takes one word after it at most. */
+Test(state_rules, tool_refuses_a_third_word, .timeout = 20)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	const char *const args[] = {"--state", dir, "show", "bob", "extra", NULL};
+	test_usage_says("kimble-state", args, "unexpected argument \"extra\"");
+}
+
+/* show needs the opponent's NAME: without one it is a usage error that
+ * says so, before any store is opened. */
+Test(state_rules, tool_show_without_a_name, .timeout = 20)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	const char *const args[] = {"--state", dir, "show", NULL};
+	test_usage_says("kimble-state", args, "show: expected an opponent NAME");
 }
 
 /* ---- LMDB's transient conditions, made for real ----------------------------- */
@@ -1283,6 +1377,41 @@ Test(state_rules, stale_readers_cleared, .timeout = 60)
 	snprintf(want, sizeof want, ": store %s: reader table full: cleared %d stale reader slot(s)", dir, full);
 	cr_assert(strlen(nl + 1) > strlen(want) && strcmp(nl + 1 + strlen(nl + 1) - strlen(want), want) == 0,
 		  "%s", nl + 1);
+}
+
+/* kimble-state list, show and export (here with --state=PATH) close the
+ * store: while another process has it open, they leave no reader slot
+ * behind for the next writer to clear (and warn about). */
+Test(state_rules, tool_leaves_no_reader_slot, .timeout = 60)
+{
+	char dir[256], work[256], text[512] = "";
+	FILE *warn = tmpfile();
+	kb_store_opts opts = {0, 0, warn};
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 3};
+	kb_err err;
+	int release, status;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	pid_t holder = hold_open(dir, &release);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "list", NULL}), 0, "%s",
+		     test_read_file(work, "err"));
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "show", "bob", NULL}), 0,
+		     "%s", test_read_file(work, "err"));
+	char state_eq[300]; /* --state=PATH is --state PATH */
+	snprintf(state_eq, sizeof state_eq, "--state=%s", dir);
+	cr_assert_eq(state_tool(work, (const char *const[]){state_eq, "export", NULL}), 0, "%s",
+		     test_read_file(work, "err"));
+	cr_assert_eq(kb_store_open(&st, dir, 0, &opts, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	close(release);
+	cr_assert_eq(waitpid(holder, &status, 0), holder);
+	rewind(warn);
+	text[fread(text, 1, sizeof text - 1, warn)] = '\0';
+	fclose(warn);
+	cr_assert_str_eq(text, "", "no stale reader slot");
 }
 
 /* ---- the logit fit and the bot's own accuracy ------------------------------- */
