@@ -1219,6 +1219,45 @@ Test(state_rules, tool_files_it_cannot_open, .timeout = 20)
 	cr_assert_str_eq(test_read_file(dir, "err"), want);
 }
 
+/* reset changes the store: one it can only read (files and folder
+ * read-only, for this process's user) is exit status 2, named. */
+Test(state_rules, tool_refuses_to_change_a_read_only_store, .timeout = 20)
+{
+	char dir[256], work[256], path[300], want[400];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 3};
+	kb_err err;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	chmod(path, 0444);
+	snprintf(path, sizeof path, "%s/lock.mdb", dir);
+	chmod(path, 0444);
+	chmod(dir, 0555);
+	test_tmpdir(work, sizeof work);
+	test_drop_root(work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "reset", "bob", NULL}), 2, "%s",
+		     test_read_file(work, "err"));
+	snprintf(want, sizeof want, "kimble-state: store %s: not writable\n", dir);
+	cr_assert_not_null(strstr(test_read_file(work, "err"), want), "%s", test_read_file(work, "err"));
+}
+
+/* export FILE whose writing fails (a full disk, found when the export is
+ * flushed): exit status 2 with the reason, not a silent loss. */
+Test(state_rules, tool_export_write_error, .timeout = 20)
+{
+	char dir[256], work[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "export", "/dev/full", NULL}), 2,
+		     "%s", test_read_file(work, "err"));
+	cr_assert_str_eq(test_read_file(work, "err"),
+			 "kimble-state: export: cannot write: No space left on device\n");
+}
+
 /* A command takes one word after it at most. */
 Test(state_rules, tool_refuses_a_third_word, .timeout = 20)
 {
