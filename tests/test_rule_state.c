@@ -1258,14 +1258,31 @@ Test(state_rules, tool_export_write_error, .timeout = 20)
 			 "kimble-state: export: cannot write: No space left on device\n");
 }
 
-/* A command takes one word after it at most. */
-Test(state_rules, tool_refuses_a_third_word, .timeout = 20)
+/* A command takes one word after it at most; an option is a word that
+ * starts with '-' and has more ("-" is a FILE; --state=PATH whole, not any
+ * word that starts like it); -h is --help. */
+Test(state_rules, tool_words_and_options, .timeout = 20)
 {
 	char dir[256];
+	const char *out, *err;
 
 	test_tmpdir(dir, sizeof dir);
 	const char *const args[] = {"--state", dir, "show", "bob", "extra", NULL};
 	test_usage_says("kimble-state", args, "unexpected argument \"extra\"");
+	const char *const dash[] = {"--state", dir, "-x", "list", NULL};
+	test_usage_says("kimble-state", dash, "unknown option \"-x\"");
+	const char *const longer[] = {"--statex", "list", NULL};
+	test_usage_says("kimble-state", longer, "unknown option \"--statex\"");
+	char work[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "export", "-", NULL}), 0,
+		     "\"-\" is a FILE: %s", test_read_file(work, "err"));
+	cr_assert_str_eq(test_read_file(work, "-"), "kimble-state-export 1\n");
+	const char *const help[] = {"-h", NULL};
+	cr_assert_eq(test_run_prog("kimble-state", help, &out, &err), 0, "%s", err);
+	cr_assert(strncmp(out, "NAME\n    kimble-state - ", 24) == 0, "%.80s", out);
 }
 
 /* show needs the opponent's NAME: without one it is a usage error that
@@ -1418,9 +1435,10 @@ Test(state_rules, stale_readers_cleared, .timeout = 60)
 		  "%s", nl + 1);
 }
 
-/* kimble-state list, show and export (here with --state=PATH) close the
- * store: while another process has it open, they leave no reader slot
- * behind for the next writer to clear (and warn about). */
+/* kimble-state list, show, export (here with --state=PATH), reset and
+ * import close the store: while another process has it open, they leave
+ * no reader slot behind for the next writer to clear (and warn about);
+ * reset and import say how many records they removed or added. */
 Test(state_rules, tool_leaves_no_reader_slot, .timeout = 60)
 {
 	char dir[256], work[256], text[512] = "";
@@ -1443,6 +1461,15 @@ Test(state_rules, tool_leaves_no_reader_slot, .timeout = 60)
 	snprintf(state_eq, sizeof state_eq, "--state=%s", dir);
 	cr_assert_eq(state_tool(work, (const char *const[]){state_eq, "export", NULL}), 0, "%s",
 		     test_read_file(work, "err"));
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "reset", "bob", NULL}), 0);
+	cr_assert_str_eq(test_read_file(work, "err"), "kimble-state: reset: 1 record(s) removed\n");
+	char import[300];
+	snprintf(import, sizeof import, "%s/import", work);
+	FILE *f = fopen(import, "w");
+	fputs("kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n", f);
+	fclose(f);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "import", import, NULL}), 0);
+	cr_assert_str_eq(test_read_file(work, "err"), "kimble-state: import: 1 record(s) added\n");
 	cr_assert_eq(kb_store_open(&st, dir, 0, &opts, &err), 0, "%s", err.msg);
 	kb_store_close(st);
 	close(release);
@@ -1599,22 +1626,30 @@ Test(state_rules, damaged_pages_are_store_errors, .timeout = 20)
 	kb_store_close(st);
 }
 
-/* kimble-state: a store it cannot read is exit status 2 with the reason. */
+/* kimble-state: a store it cannot read (or change) is exit status 2 with
+ * the reason. */
 Test(state_rules, tool_store_error_is_status_2, .timeout = 20)
 {
 	char dir[256], bin[512], errp[300];
-	static const char *const cmds[] = {"list", "export", "show"};
+	static const char *const cmds[] = {"list", "export", "show", "reset", "import"};
+	char import[300];
 
 	damaged_store(dir, sizeof dir);
 	snprintf(errp, sizeof errp, "%s/err", dir);
-	for (int c = 0; c < 3; c++) {
+	snprintf(import, sizeof import, "%s/import", dir);
+	FILE *f = fopen(import, "w");
+	fputs("kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n", f);
+	fclose(f);
+	for (int c = 0; c < 5; c++) {
 		char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", dir,
-				(char *)cmds[c], c == 2 ? "bob" : NULL, NULL};
+				(char *)cmds[c], c < 2 ? NULL : c < 4 ? "bob" : import, NULL};
 		test_proc p;
+		unlink(errp);
 		cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
 		int status = test_wait(&p, 10000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %d", cmds[c], status);
-		cr_assert(strstr(test_read_file(NULL, errp), "cannot read") != NULL, "%s: %s", cmds[c],
+		const char *says = c < 3 ? "cannot read" : "write failed: MDB_CORRUPTED";
+		cr_assert(strstr(test_read_file(NULL, errp), says) != NULL, "%s: %s", cmds[c],
 			  test_read_file(NULL, errp));
 	}
 }
