@@ -677,21 +677,16 @@ Test(bot_rules, eval_danger_is_the_next_rolls_hits)
 	cr_assert_eq(f[0].hit[0], 12);
 	cr_assert_eq(f[0].hit[1], 11);
 	cr_assert_eq(f[0].hit[2], 12);
-}
 
-/* Seat A's next roll threatens too (as hard plays): its one piece at
- * progress 3 (square 3) hits B's piece at progress 26 (square 7 + 26 - 28
- * = 5) with a 2, and nothing with another die (a 6 moves that piece to 9
- * or brings one out to square 0). */
-Test(bot_rules, eval_danger_counts_seat_as_hits)
-{
-	kb_pos pos = test_pos(0x3, "3", "26", NULL, NULL);
-	kb_seat_features f[KB_SEATS];
-
-	kb_eval_features(&pos, kinds_hard, 0, f);
+	/* seat A's next roll threatens too (as hard plays): its one piece at
+	 * progress 3 (square 3) hits B's piece at progress 26 (square 7 + 26
+	 * - 28 = 5) with a 2, nothing with another die (a 6 moves it to 9 or
+	 * brings one out to square 0) */
+	kb_pos a_hits = test_pos(0x3, "3", "26", NULL, NULL);
+	kb_eval_features(&a_hits, kinds_hard, 0, f);
 	cr_assert_eq(f[1].nhit, 1);
 	cr_assert_float_eq(f[1].danger, 1.0 / 6, 1e-12);
-	cr_assert_float_eq(f[1].dprog, 27 / 168.0, 1e-12, "(progress + 1) / (6 x 28)");
+	cr_assert_float_eq(f[1].dprog, 27 / 168.0, 1e-12);
 	cr_assert_eq(f[1].hit[0], 27, "progress 26: bucket 27");
 }
 
@@ -3076,20 +3071,29 @@ static void *serve_unasked(void *arg)
 
 /* Each response is handed to the bot once: one that came unasked after
  * the previous one (a server the relay does not know) is the next. */
+/* In a fresh h->dir with the FIFO fifo in it, play serve against
+ * kimble-relay -- /bin/sh -c script; the relay must exit with status. */
+static void fifo_relay(unasked_server *h, void *(*serve)(void *), const char *fifo,
+		       const char *script, int status)
+{
+	relay_proc rp;
+	char path[300];
+
+	test_tmpdir(h->dir, sizeof h->dir);
+	snprintf(path, sizeof path, "%s/%s", h->dir, fifo);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	relay_start(&rp, serve, h, &h->listen_fd, NULL, script, h->dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == status, "relay status %d: %s", st,
+		  test_read_file(h->dir, "relay.err"));
+}
+
 Test(bot_rules, relay_forwards_each_response_once, .timeout = 60)
 {
 	unasked_server h = {0};
-	relay_proc rp;
-	char fifo[300];
 
-	test_tmpdir(h.dir, sizeof h.dir);
-	snprintf(fifo, sizeof fifo, "%s/got1", h.dir);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	relay_start(&rp, serve_unasked, &h, &h.listen_fd, NULL,
-		    "printf 'v001200\\n'; head -n 2 > got1; head -n 2 > got2", h.dir, NULL);
-	int st = relay_finish(&rp, 0);
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
-		  test_read_file(h.dir, "relay.err"));
+	fifo_relay(&h, serve_unasked, "got1",
+		   "printf 'v001200\\n'; head -n 2 > got1; head -n 2 > got2", 0);
 	cr_assert_str_eq(test_read_file(h.dir, "got2"), "Voittaja: B\nEND\n");
 }
 
@@ -3131,17 +3135,9 @@ static void *serve_record(void *arg)
 Test(bot_rules, relay_holds_a_message_until_the_response, .timeout = 60)
 {
 	unasked_server h = {0};
-	relay_proc rp;
-	char fifo[300];
 
-	test_tmpdir(h.dir, sizeof h.dir);
-	snprintf(fifo, sizeof fifo, "%s/go", h.dir);
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	relay_start(&rp, serve_record, &h, &h.listen_fd, NULL,
-		    "printf 'v001200\\n'; read go < go; printf '" TOKEN_LINE "0\\n'; exit 5", h.dir, NULL);
-	int st = relay_finish(&rp, 0);
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 5, "relay status %d: %s", st,
-		  test_read_file(h.dir, "relay.err"));
+	fifo_relay(&h, serve_record, "go",
+		   "printf 'v001200\\n'; read go < go; printf '" TOKEN_LINE "0\\n'; exit 5", 5);
 	cr_assert_str_eq(h.got, "v001200\n", "the second message is not sent before a response");
 }
 

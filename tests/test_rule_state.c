@@ -1230,10 +1230,10 @@ Test(state_rules, tool_refuses_to_change_a_read_only_store, .timeout = 20)
 
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	kb_store_close(st);
-	snprintf(path, sizeof path, "%s/data.mdb", dir);
-	chmod(path, 0444);
-	snprintf(path, sizeof path, "%s/lock.mdb", dir);
-	chmod(path, 0444);
+	for (const char *const *file = (const char *const[]){"data.mdb", "lock.mdb", NULL}; *file; file++) {
+		snprintf(path, sizeof path, "%s/%s", dir, *file);
+		chmod(path, 0444);
+	}
 	chmod(dir, 0555);
 	test_tmpdir(work, sizeof work);
 	test_drop_root(work);
