@@ -123,8 +123,8 @@ static int listen_any(int *port)
 }
 
 /* Serve with serve (a thread) on a fresh port and run the relay there with
- * --retry-ms retry_ms and the bot script (sh -c) in folder dir; returns the
- * relay's wait status. */
+ * --retry-ms retry_ms (NULL: none) and the bot script (sh -c) in folder
+ * dir; returns the relay's wait status. */
 static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
 			 const char *script)
 {
@@ -139,8 +139,10 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve, h);
 	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
-			"--retry-ms", (char *)retry_ms, "--transcript", "tx", "--", "/bin/sh", "-c",
+			"--transcript", "tx", "--retry-ms", (char *)retry_ms, "--", "/bin/sh", "-c",
 			(char *)script, NULL};
+	if (!retry_ms) /* the default */
+		memmove(argv + 5, argv + 7, 5 * sizeof *argv);
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
@@ -311,6 +313,12 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	cr_assert(strstr(err, "lost the server at 127.0.0.1 and could not reconnect within 200 ms") != NULL,
 		  "%s", err);
 	cr_assert_str_eq(h.got[0], "v001222\n");
+	/* by default for 3000 ms */
+	half_server d = {0};
+	st = relay_against(serve_once_then_vanish, &d, NULL, "echo v001222; exec sleep 60");
+	err = test_read_file(d.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "could not reconnect within 3000 ms") != NULL, "%s", err);
 }
 
 /* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
@@ -733,6 +741,12 @@ Test(bot_rules, eval_near_counts_reach_1_to_12)
 	cr_assert_eq(f[0].nnear, 1);
 	cr_assert_eq(f[0].near[0], 1 * KB_EVAL_ZONES + 2, "k 1, zone 10 / 4");
 	cr_assert_eq(f[1].nnear, 0);
+	/* the last zone: A at progress 24 (square 24), B at progress 14
+	 * (square 21) 3 behind */
+	pos = test_pos(0x3, "24", "14", NULL, NULL);
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 1);
+	cr_assert_eq(f[0].near[0], 3 * KB_EVAL_ZONES + 6, "k 3, zone 24 / 4");
 }
 
 /* A deterministic weight set with a different value in every cell. */
@@ -1771,7 +1785,8 @@ static kb_opp_rec stored(const char *dir, const char *name)
 	return rec;
 }
 
-/* A name of one character is a name: its record is read back. */
+/* A name of one character is a name: its record is read back (also by a
+ * frozen store). */
 Test(bot_rules, learn_reads_a_one_letter_name, .timeout = 30)
 {
 	char dir[256];
@@ -1787,6 +1802,12 @@ Test(bot_rules, learn_reads_a_one_letter_name, .timeout = 30)
 	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
 	cr_assert_eq(l.readable[1], 1);
 	cr_assert_eq(l.easy_like[1], 1, "1 easy hit, 0 hard");
+	kb_learn_close(&l);
+	/* frozen, the store is read too, whatever errno held before */
+	errno = ENOENT;
+	kb_learn_open_frozen(&l, dir, 0x3, names, NULL, NULL);
+	cr_assert_not_null(l.store, "the store exists");
+	cr_assert_eq(l.easy_like[1], 1);
 	kb_learn_close(&l);
 }
 
