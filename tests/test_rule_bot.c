@@ -354,6 +354,7 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 		}
 		lineups |= 1u << l;
 		cr_assert_neq(want, 1u, "sample %zu: no opponent", i);
+		cr_assert_eq(s->kinds[0], KB_EVAL_SELF, "sample %zu: seat A is the bot", i);
 		cr_assert_eq(s->pos.present, want, "sample %zu", i);
 		cr_assert_eq(kb_pos_check(&s->pos), 0, "sample %zu", i);
 		cr_assert(kb_present(&s->pos, s->turn), "sample %zu: roller %d absent", i, s->turn);
@@ -383,6 +384,13 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	if (held1 >= held0 + bytes)
 		cr_assert_leq(malloc_held() + bytes, held1, "%zu bytes not freed", bytes);
 	cr_assert(probe.s == NULL && probe.n == 0 && probe.cap == 0);
+	/* past the first 65,536 samples the buffer grows, keeping them */
+	kb_fit_data many = {0};
+	cr_assert_eq(kb_fit_collect(&many, &kb_weights_default, 0, 600, 9, 1), 0);
+	cr_assert_gt(many.n, (size_t)1 << 16, "%zu samples", many.n);
+	cr_assert_geq(many.cap, many.n);
+	cr_assert_eq(memcmp(many.s, every.s, every.n * sizeof *every.s), 0, "the first games' samples");
+	kb_fit_free(&many);
 	/* keep 0 (or less) keeps every roll, as 1 does */
 	kb_fit_data zero_keep = {0};
 	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
@@ -2116,7 +2124,8 @@ static const char *one_roll_game(roll_game *r, const char *first_fmt, const char
 }
 
 /* The bot's bytes go out unchanged (CR LF included) and the server's
- * come back unchanged; the transcript escapes what is not printable
+ * come back unchanged, whole at the END line (not at another line of three
+ * characters); the transcript escapes what is not printable
  * ASCII and the backslash, and drops a response line's CR; the game's
  * end closes the bot's stdin; --show captions the decision and the end;
  * the relay exits with the bot's status. */
@@ -2125,8 +2134,8 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	char want[1024], buf[2048];
 	const char *opts[] = {"--show", "--transcript", "tx", NULL};
 	roll_game r = {0};
-	const char *err = one_roll_game(&r, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
-				       "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE
+	const char *err = one_roll_game(&r, TOKEN_LINE "\r\n~ \\\x1f\x7f\nENX\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
+				       "printf 'v001222\\r\\n'; head -n 5 > got1; printf '" TOKEN_LINE
 				       "1\\n'; cat > got2; exit 7", 7);
 	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n"
 			      "A rolls 2, could move 0 (ring 12 -> ring 14), 1 (ring 3 -> ring 5)\n") != NULL,
@@ -2148,6 +2157,7 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "> v001222\\x0d\\x0a\n"
 		 "< " TOKEN_LINE "\n"
 		 "< ~ \\x5c\\x1f\\x7f\n"
+		 "< ENX\n"
 		 "< %s\n"
 		 "< END\n"
 		 "> " TOKEN_LINE "1\\x0a\n"
@@ -2428,30 +2438,21 @@ Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 		  test_read_file(dir, "tx"));
 }
 
-/* After the game the relay waits for the bot (here: stdout closed, then
- * idle until the grace ends) without reading its own standard input:
- * what follows the relay in a shell's input is still there. */
-Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+/* Serve one connection that answers the first message with "Voittaja: B"
+ * and run /bin/sh -c with cmd_fmt (%s the relay's path, %d the port) in
+ * dir, its stderr to dir/sh.err; returns its wait status. */
+static int shell_relay(const char *dir, const char *cmd_fmt)
 {
 	script_server h = {0};
 	pthread_t th;
-	char dir[256], relay[512], cmd[1200], path[300];
+	char relay[512], cmd[1200], path[300];
 	int p;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/in", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs("keep me\n", f);
-	fclose(f);
 	h.steps = 1;
 	h.reply[0] = "Voittaja: B\nEND\n";
 	h.listen_fd = listen_any(&p);
 	pthread_create(&th, NULL, serve_script, &h);
-	snprintf(cmd, sizeof cmd,
-		 "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
-		 "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out",
-		 test_bin("kimble-relay", relay, sizeof relay), p);
+	snprintf(cmd, sizeof cmd, cmd_fmt, test_bin("kimble-relay", relay, sizeof relay), p);
 	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
 	test_proc proc;
 	snprintf(path, sizeof path, "%s/sh.err", dir);
@@ -2459,10 +2460,40 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 	int st = test_wait(&proc, 30000);
 	pthread_join(th, NULL);
 	close(h.listen_fd);
+	return st;
+}
+
+/* After the game the relay waits for the bot (here: stdout closed, then
+ * idle until the grace ends) without reading its own standard input:
+ * what follows the relay in a shell's input is still there. */
+Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+{
+	char dir[256], path[300];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/in", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("keep me\n", f);
+	fclose(f);
+	int st = shell_relay(dir, "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
+			     "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "sh.err"),
 			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
+}
+
+/* A relay started with its standard input closed (its socket then takes
+ * descriptor 0) still hears the server. */
+Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
 }
 
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe

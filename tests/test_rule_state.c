@@ -771,7 +771,7 @@ Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
 }
 
 /* Import into a store that cannot be written: a store error (-1), not
- * success. */
+ * success; an import of no records succeeds. */
 Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
 {
 	char dir[256];
@@ -788,6 +788,11 @@ Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
 	fclose(in);
 	cr_assert_neq(err.msg[0], '\0', "the reason is given");
 	cr_assert_eq(n, -1, "no count on failure");
+	/* an export without records writes nothing: nothing to refuse */
+	in = fmemopen((void *)text, strlen("kimble-state-export 1\n"), "r");
+	cr_assert_eq(kb_import(st, in, "none", &n, &err), 0, "%s", err.msg);
+	fclose(in);
+	cr_assert_eq(n, 0);
 	kb_store_close(st);
 }
 
