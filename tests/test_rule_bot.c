@@ -2468,15 +2468,10 @@ static int shell_relay(const char *dir, const char *cmd_fmt)
  * what follows the relay in a shell's input is still there. */
 Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 {
-	char dir[256], path[300];
+	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/in", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs("keep me\n", f);
-	fclose(f);
-	int st = shell_relay(dir, "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
+	int st = shell_relay(dir, "echo 'keep me' > in; { '%s' --port %d --grace-ms 300 -- /bin/sh -c "
 			     "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));

@@ -701,7 +701,14 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 
 	const char *list = report_ok(st, NULL);
 	cr_assert(strncmp(list, "OPPONENT", 8) == 0, "%s", list);
-	cr_assert(strstr(list, "\npat                         8        2   25.0%        5          3  ") != NULL,
+	static const char pat_counts[] = "\npat                         8        2   25.0%        5          3  ";
+	const char *pat = strstr(list, pat_counts);
+	cr_assert(pat != NULL, "%s", list);
+	/* then the belief: a component of the mixture and its weight */
+	char comp[32];
+	double weight;
+	cr_assert_eq(sscanf(pat + sizeof pat_counts - 1, "%31s %lf", comp, &weight), 2, "%s", list);
+	cr_assert(strstr("easy hard random heuristic rule", comp) != NULL && weight >= 0 && weight <= 1,
 		  "%s", list);
 	cr_assert(strstr(list, "\nzed                  newer-format record, not read\n") != NULL, "%s", list);
 
@@ -714,6 +721,9 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 	cr_assert(strstr(show, "opponent zed: newer-format record, not read\n") != NULL, "%s", show);
 	show = report_text(st, "nobody", &rc);
 	cr_assert_eq(rc, KB_STORE_ABSENT, "no records of that name");
+	show = report_text(st, "bad name!", &rc);
+	cr_assert_eq(rc, KB_STORE_NAME, "not a name");
+	cr_assert_str_eq(show, "", "nothing printed for it");
 	kb_store_close(st);
 }
 
