@@ -1920,6 +1920,20 @@ Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 	cr_assert_str_eq(text, "kimble-bot: learning: not learning this game: the store path is too long\n");
 	free(text);
 	cr_assert_eq(kb_learn_commit(&l, 0), -1);
+	/* a bound too small for the game's record: the store opens, the
+	 * commit fails and says so */
+	char small[300];
+	snprintf(small, sizeof small, "%s/small", dir);
+	setenv(KB_STORE_ENV_MAP_MAX, "12288", 1);
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, small, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store, "%s", text);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert_not_null(strstr(text, "kimble-bot: learning: game not recorded: "), "%s", text);
+	free(text);
 }
 
 /* ---- the built-in opponent models ------------------------------------------------ */
