@@ -179,6 +179,8 @@ static void play_through_relay(int close_every, int restart_after, const char *o
 	const char *tx = test_read_file(dir, "transcript");
 	cr_assert(strstr(tx, " > v001"), "transcript has the start message");
 	cr_assert(strstr(tx, " < END"), "transcript has responses");
+	cr_assert_null(strstr(test_read_file(dir, "relay.err"), "=="),
+		       "no board nor move drawn without --show: %s", test_read_file(dir, "relay.err"));
 	if (close_every)
 		cr_assert_gt(t.connections, 1);
 	if (restart_after)

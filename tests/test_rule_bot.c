@@ -4,6 +4,7 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -122,8 +123,8 @@ static int listen_any(int *port)
 }
 
 /* Serve with serve (a thread) on a fresh port and run the relay there with
- * --retry-ms retry_ms and the bot script (sh -c) in folder dir; returns the
- * relay's wait status. */
+ * --retry-ms retry_ms (NULL: none) and the bot script (sh -c) in folder
+ * dir; returns the relay's wait status. */
 static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
 			 const char *script)
 {
@@ -138,8 +139,10 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve, h);
 	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
-			"--retry-ms", (char *)retry_ms, "--transcript", "tx", "--", "/bin/sh", "-c",
+			"--transcript", "tx", "--retry-ms", (char *)retry_ms, "--", "/bin/sh", "-c",
 			(char *)script, NULL};
+	if (!retry_ms) /* the default */
+		memmove(argv + 5, argv + 7, 5 * sizeof *argv);
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
@@ -212,6 +215,13 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	cr_assert_str_eq(h.got[1], "v001222\n", "the message was resent");
 	cr_assert_str_eq(test_read_file(dir, "got.txt"), TOKEN_LINE "\n" STATE_LINE "\nEND\n",
 			 "the bot got the response once, whole");
+	const char *tx = test_read_file(dir, "tx");
+	const char *drop = strstr(tx, " # server closed the connection\n");
+	cr_assert_not_null(drop, "the transcript says why the message went out again:\n%s", tx);
+	const char *next = strchr(strchr(drop + 1, '\n') + 1, ' ');
+	cr_assert(next && strncmp(next, " # connected to 127.0.0.1 port ", 31) == 0 &&
+		  strstr(next, " > v001222\\x0a\n"),
+		  "then at once the reconnection and the message resent:\n%s", tx);
 }
 
 /* ---- command lines --------------------------------------------------------- */
@@ -303,6 +313,12 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	cr_assert(strstr(err, "lost the server at 127.0.0.1 and could not reconnect within 200 ms") != NULL,
 		  "%s", err);
 	cr_assert_str_eq(h.got[0], "v001222\n");
+	/* by default for 3000 ms */
+	half_server d = {0};
+	st = relay_against(serve_once_then_vanish, &d, NULL, "echo v001222; exec sleep 60");
+	err = test_read_file(d.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
+	cr_assert(strstr(err, "could not reconnect within 3000 ms") != NULL, "%s", err);
 }
 
 /* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
@@ -325,22 +341,30 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 12, 5, 1), 0);
 	cr_assert_eq(d.games, 12);
 	cr_assert_gt(d.n, 12 * 20);
+	unsigned lineups = 0; /* bit l: lineup l (3 x 3 x 3 kinds of B, C, D) seen */
 	for (size_t i = 0; i < d.n; i++) {
 		const kb_fit_sample *s = &d.s[i];
-		unsigned want = 1;
+		unsigned want = 1, l = 0;
 		for (int t = 1; t < KB_SEATS; t++) {
 			cr_assert(s->kinds[t] == 0xff || s->kinds[t] == KB_EASY || s->kinds[t] == KB_HARD,
 				  "type %d", s->kinds[t]);
 			if (s->kinds[t] != 0xff)
 				want |= 1u << t;
+			l = 3 * l + (s->kinds[t] == 0xff ? 0 : s->kinds[t]);
 		}
+		lineups |= 1u << l;
 		cr_assert_neq(want, 1u, "sample %zu: no opponent", i);
+		cr_assert_eq(s->kinds[0], KB_EVAL_SELF, "sample %zu: seat A is the bot", i);
 		cr_assert_eq(s->pos.present, want, "sample %zu", i);
 		cr_assert_eq(kb_pos_check(&s->pos), 0, "sample %zu", i);
 		cr_assert(kb_present(&s->pos, s->turn), "sample %zu: roller %d absent", i, s->turn);
 		cr_assert(s->winner >= 0 && kb_present(&s->pos, s->winner), "sample %zu", i);
 	}
 	cr_assert(d.wins >= 0 && d.wins <= 12);
+	/* each game's lineup drawn afresh: twelve games, several lineups, some
+	 * with seat C or D */
+	cr_assert_geq(__builtin_popcount(lineups), 3, "lineups seen: %#x", lineups);
+	cr_assert(lineups & ~0x7u, "only seat B ever played: %#x", lineups);
 	kb_fit_free(&d);
 
 	/* keep = 3 keeps every third roll: a third of the samples */
@@ -360,6 +384,13 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	if (held1 >= held0 + bytes)
 		cr_assert_leq(malloc_held() + bytes, held1, "%zu bytes not freed", bytes);
 	cr_assert(probe.s == NULL && probe.n == 0 && probe.cap == 0);
+	/* past the first 65,536 samples the buffer grows, keeping them */
+	kb_fit_data many = {0};
+	cr_assert_eq(kb_fit_collect(&many, &kb_weights_default, 0, 600, 9, 1), 0);
+	cr_assert_gt(many.n, (size_t)1 << 16, "%zu samples", many.n);
+	cr_assert_geq(many.cap, many.n);
+	cr_assert_eq(memcmp(many.s, every.s, every.n * sizeof *every.s), 0, "the first games' samples");
+	kb_fit_free(&many);
 	/* keep 0 (or less) keeps every roll, as 1 does */
 	kb_fit_data zero_keep = {0};
 	cr_assert_eq(kb_fit_collect(&zero_keep, &kb_weights_default, 0, 4, 9, 0), 0);
@@ -662,6 +693,17 @@ Test(bot_rules, eval_danger_is_the_next_rolls_hits)
 	cr_assert_eq(f[0].hit[0], 12);
 	cr_assert_eq(f[0].hit[1], 11);
 	cr_assert_eq(f[0].hit[2], 12);
+
+	/* seat A's next roll threatens too (as hard plays): its one piece at
+	 * progress 3 (square 3) hits B's piece at progress 26 (square 7 + 26
+	 * - 28 = 5) with a 2, nothing with another die (a 6 moves it to 9 or
+	 * brings one out to square 0) */
+	kb_pos a_hits = test_pos(0x3, "3", "26", NULL, NULL);
+	kb_eval_features(&a_hits, kinds_hard, 0, f);
+	cr_assert_eq(f[1].nhit, 1);
+	cr_assert_float_eq(f[1].danger, 1.0 / 6, 1e-12);
+	cr_assert_float_eq(f[1].dprog, 27 / 168.0, 1e-12);
+	cr_assert_eq(f[1].hit[0], 27, "progress 26: bucket 27");
 }
 
 /* B at progress 25 (square 4) against A at progress 7 and 6 (squares 7
@@ -707,6 +749,12 @@ Test(bot_rules, eval_near_counts_reach_1_to_12)
 	cr_assert_eq(f[0].nnear, 1);
 	cr_assert_eq(f[0].near[0], 1 * KB_EVAL_ZONES + 2, "k 1, zone 10 / 4");
 	cr_assert_eq(f[1].nnear, 0);
+	/* the last zone: A at progress 24 (square 24), B at progress 14
+	 * (square 21) 3 behind */
+	pos = test_pos(0x3, "24", "14", NULL, NULL);
+	kb_eval_features(&pos, kinds_hard, 0, f);
+	cr_assert_eq(f[0].nnear, 1);
+	cr_assert_eq(f[0].near[0], 3 * KB_EVAL_ZONES + 6, "k 3, zone 24 / 4");
 }
 
 /* A deterministic weight set with a different value in every cell. */
@@ -917,8 +965,9 @@ typedef struct client_run {
 	char out[512], diag[512];
 } client_run;
 
-/* Run the client (bot with hard x1 model, learning off) on input. */
-static void run_client(client_run *r, const char *input, unsigned present)
+/* Run the client (bot with hard x1 model, learning off) on input, its
+ * output to o (NULL: a memory stream, kept in r->out). */
+static void run_client_to(client_run *r, const char *input, unsigned present, FILE *o)
 {
 	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, &kb_opponent_hard, &kb_opponent_hard};
 	static kb_search bot;
@@ -933,16 +982,80 @@ static void run_client(client_run *r, const char *input, unsigned present)
 		r->c.lineup[s - 1] = present >> s & 1 ? 2 : 0;
 	r->c.present = present;
 	FILE *in = fmemopen((void *)input, strlen(input), "r");
-	FILE *o = open_memstream(&out, &outlen);
+	if (!o)
+		o = open_memstream(&out, &outlen);
 	r->c.diag = open_memstream(&diag, &diaglen);
 	r->rc = kb_client_run(&r->c, in, o, &r->err);
 	fclose(in);
 	fclose(o);
 	fclose(r->c.diag);
-	snprintf(r->out, sizeof r->out, "%s", out);
+	snprintf(r->out, sizeof r->out, "%s", out ? out : "");
 	snprintf(r->diag, sizeof r->diag, "%s", diag);
 	free(out);
 	free(diag);
+}
+
+static void run_client(client_run *r, const char *input, unsigned present)
+{
+	run_client_to(r, input, present, NULL);
+}
+
+/* An output stream that takes `room` bytes, then fails every write. */
+static ssize_t write_until_full(void *cookie, const char *buf, size_t n)
+{
+	size_t *room = cookie;
+
+	(void)buf;
+	if (n > *room) {
+		errno = ENOSPC;
+		return -1;
+	}
+	*room -= n;
+	return (ssize_t)n;
+}
+
+static FILE *full_after(size_t *room)
+{
+	cookie_io_functions_t io = {NULL, write_until_full, NULL, NULL};
+	FILE *f = fopencookie(room, "w", io);
+
+	cr_assert_not_null(f);
+	return f;
+}
+
+/* A failed write of the start message or of a move is an I/O error with
+ * its own message, not a game played on. */
+Test(bot_rules, client_write_errors_named)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	char st[KB_ROLL_LINE_LEN + 2], input[512];
+	size_t room = 0;
+	client_run r;
+
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
+	run_client_to(&r, input, 0x3, full_after(&room));
+	cr_assert_eq(r.rc, KB_CLIENT_IO, "%d %s", r.rc, r.err.msg);
+	cr_assert_str_eq(r.err.msg, "cannot write the start message to standard output");
+	cr_assert_eq(r.c.decisions, 0);
+	room = 8; /* "v001200\n" goes out, the move does not */
+	run_client_to(&r, input, 0x3, full_after(&room));
+	cr_assert_eq(r.rc, KB_CLIENT_IO, "%d %s", r.rc, r.err.msg);
+	cr_assert_str_eq(r.err.msg, "cannot write the move to standard output");
+	cr_assert_eq(room, 0u);
+}
+
+/* An empty line is a line (refused as no line of the protocol), not the
+ * end of the input. */
+Test(bot_rules, client_empty_line_is_not_the_end)
+{
+	client_run r;
+
+	run_client(&r, TOKEN_LINE "\n\nEND\n", 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL, "%d %s", r.rc, r.err.msg);
+	cr_assert(strstr(r.err.msg, "expected a 46-character state line") != NULL, "%s", r.err.msg);
+	run_client(&r, TOKEN_LINE "\n\r\nEND\n", 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL, "%d %s", r.rc, r.err.msg);
 }
 
 /* A refused move (the same decision line again) gets the other legal
@@ -1104,6 +1217,19 @@ Test(bot_rules, lineup_names_up_to_64_characters)
 	cr_assert_eq(l[0], 2);
 }
 
+/* A word is w[0..n): what follows it in the OPPONENTS string (a comma,
+ * the next name) is not part of it. */
+Test(bot_rules, opponent_kind_reads_n_characters)
+{
+	cr_assert_eq(kb_opponent_kind_of("none,hard", 4), KB_ABSENT);
+	cr_assert_eq(kb_opponent_kind_of("-,hard", 1), KB_ABSENT);
+	cr_assert_eq(kb_opponent_kind_of(",hard", 0), KB_ABSENT);
+	cr_assert_eq(kb_opponent_kind_of("easy,none", 4), KB_EASY);
+	cr_assert_eq(kb_opponent_kind_of("hard,none", 4), KB_HARD);
+	cr_assert_eq(kb_opponent_kind_of("nonesuch", 4), KB_ABSENT, "the first four letters only");
+	cr_assert_eq(kb_opponent_kind_of("nonesuch", 8), KB_EXTERNAL);
+}
+
 /* ---- the tracker: following a game line by line ------------------------------ */
 
 typedef struct seen_obs {
@@ -1187,6 +1313,9 @@ Test(bot_rules, tracker_refuses_what_no_game_shows)
 	cr_assert(strstr(err.msg, "the rolling seat does not play in this game") != NULL, "%s", err.msg);
 	kb_pos won = test_pos(0x3, "12", "31 30 29 28", NULL, NULL);
 	cr_assert_eq(track(&t, &won, 0, 3, &err), -1);
+	cr_assert(strstr(err.msg, "a seat has already won on this board") != NULL, "%s", err.msg);
+	kb_pos a_won = test_pos(0x3, "31 30 29 28", "12", NULL, NULL);
+	cr_assert_eq(track(&t, &a_won, 1, 3, &err), -1, "seat A's win counts too");
 	cr_assert(strstr(err.msg, "a seat has already won on this board") != NULL, "%s", err.msg);
 	cr_assert_eq(t.have, 0);
 	cr_assert_eq(t.lines, 0);
@@ -1664,6 +1793,32 @@ static kb_opp_rec stored(const char *dir, const char *name)
 	return rec;
 }
 
+/* A name of one character is a name: its record is read back (also by a
+ * frozen store). */
+Test(bot_rules, learn_reads_a_one_letter_name, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "q", NULL, NULL};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 1), 0);
+	kb_learn_close(&l);
+	cr_assert_eq(stored(dir, "q").model.easy_hits, 1);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	cr_assert_eq(l.readable[1], 1);
+	cr_assert_eq(l.easy_like[1], 1, "1 easy hit, 0 hard");
+	kb_learn_close(&l);
+	/* frozen, the store is read too, whatever errno held before */
+	errno = ENOENT;
+	kb_learn_open_frozen(&l, dir, 0x3, names, NULL, NULL);
+	cr_assert_not_null(l.store, "the store exists");
+	cr_assert_eq(l.easy_like[1], 1);
+	kb_learn_close(&l);
+}
+
 /* One game per name (two seats of one name count once, lost if either
  * won), won when A won; the seats' decisions summed; seat A and unnamed
  * seats observe nothing; a frozen store is left alone. */
@@ -1765,6 +1920,20 @@ Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 	cr_assert_str_eq(text, "kimble-bot: learning: not learning this game: the store path is too long\n");
 	free(text);
 	cr_assert_eq(kb_learn_commit(&l, 0), -1);
+	/* a bound too small for the game's record: the store opens, the
+	 * commit fails and says so */
+	char small[300];
+	snprintf(small, sizeof small, "%s/small", dir);
+	setenv(KB_STORE_ENV_MAP_MAX, "12288", 1);
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, small, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store, "%s", text);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert_not_null(strstr(text, "kimble-bot: learning: game not recorded: "), "%s", text);
+	free(text);
 }
 
 /* ---- the built-in opponent models ------------------------------------------------ */
@@ -1969,7 +2138,8 @@ static const char *one_roll_game(roll_game *r, const char *first_fmt, const char
 }
 
 /* The bot's bytes go out unchanged (CR LF included) and the server's
- * come back unchanged; the transcript escapes what is not printable
+ * come back unchanged, whole at the END line (not at another line of three
+ * characters); the transcript escapes what is not printable
  * ASCII and the backslash, and drops a response line's CR; the game's
  * end closes the bot's stdin; --show captions the decision and the end;
  * the relay exits with the bot's status. */
@@ -1978,12 +2148,18 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	char want[1024], buf[2048];
 	const char *opts[] = {"--show", "--transcript", "tx", NULL};
 	roll_game r = {0};
-	const char *err = one_roll_game(&r, TOKEN_LINE "\r\n~ \\\x1f\x7f\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
-				       "printf 'v001222\\r\\n'; head -n 4 > got1; printf '" TOKEN_LINE
+	const char *err = one_roll_game(&r, TOKEN_LINE "\r\n~ \\\x1f\x7f\nENX\n%sEND\r\n", "Voittaja: B\nEND\n", opts,
+				       "printf 'v001222\\r\\n'; head -n 5 > got1; printf '" TOKEN_LINE
 				       "1\\n'; cat > got2; exit 7", 7);
-	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n") != NULL, "%s", err);
+	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n"
+			      "A rolls 2, could move 0 (ring 12 -> ring 14), 1 (ring 3 -> ring 5)\n") != NULL,
+		  "the decision and its roll in words:\n%s", err);
 	cr_assert(strstr(err, "== the bot moves piece 1\n") != NULL, "%s", err);
-	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner B\n") != NULL, "%s", err);
+	const char *last = strstr(err, "\n== last roll: A rolled 2; winner B\n");
+	cr_assert(last != NULL, "%s", err);
+	/* no move of A's 2 wins: no roll in words, no final position */
+	cr_assert(strncmp(strchr(last + 1, '\n') + 1, "A rolls", 7) != 0, "%s", last);
+	cr_assert_null(strstr(last, "== final position"), "%s", last);
 	cr_assert_null(strstr(err, "(the bot)"), "%s", err);
 	cr_assert_str_eq(r.g.h.got[0], "v001222\r\n");
 	cr_assert_str_eq(r.g.h.got[1], TOKEN_LINE "1\n");
@@ -1995,6 +2171,7 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "> v001222\\x0d\\x0a\n"
 		 "< " TOKEN_LINE "\n"
 		 "< ~ \\x5c\\x1f\\x7f\n"
+		 "< ENX\n"
 		 "< %s\n"
 		 "< END\n"
 		 "> " TOKEN_LINE "1\\x0a\n"
@@ -2275,30 +2452,21 @@ Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 		  test_read_file(dir, "tx"));
 }
 
-/* After the game the relay waits for the bot (here: stdout closed, then
- * idle until the grace ends) without reading its own standard input:
- * what follows the relay in a shell's input is still there. */
-Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+/* Serve one connection that answers the first message with "Voittaja: B"
+ * and run /bin/sh -c with cmd_fmt (%s the relay's path, %d the port) in
+ * dir, its stderr to dir/sh.err; returns its wait status. */
+static int shell_relay(const char *dir, const char *cmd_fmt)
 {
 	script_server h = {0};
 	pthread_t th;
-	char dir[256], relay[512], cmd[1200], path[300];
+	char relay[512], cmd[1200], path[300];
 	int p;
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(path, sizeof path, "%s/in", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs("keep me\n", f);
-	fclose(f);
 	h.steps = 1;
 	h.reply[0] = "Voittaja: B\nEND\n";
 	h.listen_fd = listen_any(&p);
 	pthread_create(&th, NULL, serve_script, &h);
-	snprintf(cmd, sizeof cmd,
-		 "{ '%s' --port %d --grace-ms 300 -- /bin/sh -c "
-		 "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out",
-		 test_bin("kimble-relay", relay, sizeof relay), p);
+	snprintf(cmd, sizeof cmd, cmd_fmt, test_bin("kimble-relay", relay, sizeof relay), p);
 	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
 	test_proc proc;
 	snprintf(path, sizeof path, "%s/sh.err", dir);
@@ -2306,10 +2474,35 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 	int st = test_wait(&proc, 30000);
 	pthread_join(th, NULL);
 	close(h.listen_fd);
+	return st;
+}
+
+/* After the game the relay waits for the bot (here: stdout closed, then
+ * idle until the grace ends) without reading its own standard input:
+ * what follows the relay in a shell's input is still there. */
+Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = shell_relay(dir, "echo 'keep me' > in; { '%s' --port %d --grace-ms 300 -- /bin/sh -c "
+			     "\"printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30\"; echo rc=$?; cat; } <in >out");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "out"), "rc=124\nkeep me\n", "%s", test_read_file(dir, "sh.err"));
 	cr_assert_str_eq(test_read_file(dir, "sh.err"),
 			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
+}
+
+/* A relay started with its standard input closed (its socket then takes
+ * descriptor 0) still hears the server. */
+Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
 }
 
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe
@@ -2842,6 +3035,140 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 				       "0\\n'; cat >/dev/null", 0);
 	cr_assert(strstr(err, "== the bot moves piece 0\n") != NULL, "%s", err);
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
+}
+
+/* --show when an opponent's roll wins: the roll in words (its one legal
+ * move, into goal), the board it was rolled on, then the final position
+ * with the winner's four pieces in goal. */
+Test(bot_rules, relay_show_draws_the_winning_roll, .timeout = 60)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "31 30 29 26", NULL, NULL);
+	char state[KB_ROLL_LINE_LEN + 2], reply[256];
+	reply_game g = {0};
+
+	cr_assert_eq(kb_legal(&pos, 1, 2), 0x8u);
+	state_of(state, &pos, 1, 2);
+	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: B\nEND\n", state);
+	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL},
+				"printf 'v001200\\n'; cat >/dev/null");
+	const char *err = test_read_file(g.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	const char *end = strstr(err, "\n== last roll: B rolled 2; winner B\n");
+	cr_assert_not_null(end, "%s", err);
+	end = strchr(end + 1, '\n') + 1;
+	/* B's progress 26 is ring square 7 + 26 - 28 = 5; 28 is its goal's first */
+	const char *facts = "B rolls 2, could move 3 (ring 5 -> goal B1); moves 3 from ring 5 to goal B1\n";
+	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
+	const char *fin = strstr(end, "\n== final position\n");
+	cr_assert_not_null(fin, "%s", err);
+	cr_assert_not_null(strstr(fin, "goal 4\n"), "B's four pieces in goal:\n%s", fin);
+}
+
+/* A server that answers the start message, then, once the bot has that
+ * response (it opens the FIFO "got1" in dir), sends a second response
+ * unasked. */
+typedef struct unasked_server {
+	int listen_fd;
+	char dir[256];
+	char got[256]; /* serve_record: what the relay sent */
+} unasked_server;
+
+static void *serve_unasked(void *arg)
+{
+	unasked_server *h = arg;
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+	char fifo[300], sink[256];
+
+	snprintf(fifo, sizeof fifo, "%s/got1", h->dir);
+	int f = open(fifo, O_RDONLY | O_NONBLOCK);
+	if (f < 0 || poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	pf = (struct pollfd){c, POLLIN, 0};
+	if (c < 0 || poll(&pf, 1, 20000) <= 0 || read(c, sink, sizeof sink) <= 0)
+		return NULL;
+	test_write_all(c, TOKEN_LINE "\nEND\n", KB_TOKEN_LEN + 5);
+	pf = (struct pollfd){f, POLLIN, 0};
+	if (poll(&pf, 1, 20000) > 0) /* the bot wrote its first response */
+		test_write_all(c, "Voittaja: B\nEND\n", 16);
+	pf = (struct pollfd){c, POLLIN, 0};
+	while (poll(&pf, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	close(f);
+	return NULL;
+}
+
+/* Each response is handed to the bot once: one that came unasked after
+ * the previous one (a server the relay does not know) is the next. */
+/* In a fresh h->dir with the FIFO fifo in it, play serve against
+ * kimble-relay -- /bin/sh -c script; the relay must exit with status. */
+static void fifo_relay(unasked_server *h, void *(*serve)(void *), const char *fifo,
+		       const char *script, int status)
+{
+	relay_proc rp;
+	char path[300];
+
+	test_tmpdir(h->dir, sizeof h->dir);
+	snprintf(path, sizeof path, "%s/%s", h->dir, fifo);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	relay_start(&rp, serve, h, &h->listen_fd, NULL, script, h->dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == status, "relay status %d: %s", st,
+		  test_read_file(h->dir, "relay.err"));
+}
+
+Test(bot_rules, relay_forwards_each_response_once, .timeout = 60)
+{
+	unasked_server h = {0};
+
+	fifo_relay(&h, serve_unasked, "got1",
+		   "printf 'v001200\\n'; head -n 2 > got1; head -n 2 > got2", 0);
+	cr_assert_str_eq(test_read_file(h.dir, "got2"), "Voittaja: B\nEND\n");
+}
+
+/* A server that reads what the relay sends until it hangs up; once the
+ * first line is in, it opens the FIFO "go" in dir (the bot waits on it). */
+static void *serve_record(void *arg)
+{
+	unasked_server *h = arg;
+	struct pollfd pf = {h->listen_fd, POLLIN, 0};
+	char fifo[300];
+	size_t n = 0;
+	int told = 0;
+
+	snprintf(fifo, sizeof fifo, "%s/go", h->dir);
+	if (poll(&pf, 1, 20000) <= 0)
+		return NULL;
+	int c = accept(h->listen_fd, NULL, NULL);
+	pf = (struct pollfd){c, POLLIN, 0};
+	while (c >= 0 && n < sizeof h->got - 1 && poll(&pf, 1, 20000) > 0) {
+		ssize_t k = read(c, h->got + n, sizeof h->got - 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+		if (!told && memchr(h->got, '\n', n)) {
+			int f = open(fifo, O_WRONLY);
+			told = f >= 0 && write(f, "go\n", 3) == 3;
+			close(f);
+		}
+	}
+	h->got[n] = 0;
+	if (c >= 0)
+		close(c);
+	return NULL;
+}
+
+/* One message at a time: a message the bot writes while the previous one
+ * waits for its response waits too (here for good: the server never
+ * answers, and the bot ends). */
+Test(bot_rules, relay_holds_a_message_until_the_response, .timeout = 60)
+{
+	unasked_server h = {0};
+
+	fifo_relay(&h, serve_record, "go",
+		   "printf 'v001200\\n'; read go < go; printf '" TOKEN_LINE "0\\n'; exit 5", 5);
+	cr_assert_str_eq(h.got, "v001200\n", "the second message is not sent before a response");
 }
 
 /* A bot that closes its output before the game ends: the relay closes the

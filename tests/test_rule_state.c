@@ -3,7 +3,9 @@
  * valid), little-endian fields written out byte by byte, results that add
  * each count to itself, names and keys at their boundaries. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <lmdb.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "state/listing.h"
 #include "core/store.h"
 #include "support.h"
+#include "support_run.h"
 
 /* A header: kind, version, then four zero bytes. */
 static void header(uint8_t *out, int kind, int version)
@@ -466,6 +469,74 @@ Test(state_rules, import_file, .timeout = 20)
 	kb_store_close(st);
 }
 
+/* An import gives back what it allocated, refused or not: after 16 calls
+ * (the allocator's per-size caches full), four more leave the heap figure
+ * where it was (not under ASan, whose figure does not move: LeakSanitizer
+ * checks there). */
+Test(state_rules, import_leaves_nothing_allocated, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	static const char text[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n"
+				   "results v1 amy games 1 won 0 lost 1\n";
+	kb_err err;
+	long n;
+
+	kb_store_close(st);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_RDONLY, NULL, &err), 0, "%s", err.msg);
+	for (int k = 0; k < 20; k++) {
+		size_t before = mallinfo2().uordblks;
+		FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+		cr_assert_eq(kb_import(st, in, "ro", &n, &err), KB_STORE_READONLY);
+		fclose(in);
+		size_t after = mallinfo2().uordblks;
+		if (k >= 16)
+			cr_assert_eq(after, before, "import keeps %zd bytes a call", (ssize_t)(after - before));
+	}
+	kb_store_close(st);
+}
+
+/* A stream that gives its text, then fails with EIO. */
+static ssize_t read_then_fail(void *cookie, char *buf, size_t size)
+{
+	const char **rest = cookie;
+	size_t n = strlen(*rest);
+
+	if (!n) {
+		errno = EIO;
+		return -1;
+	}
+	if (n > size)
+		n = size;
+	memcpy(buf, *rest, n);
+	*rest += n;
+	return (ssize_t)n;
+}
+
+/* A read error after good lines refuses the import (the records read so
+ * far are not applied): no lines are lost silently. */
+Test(state_rules, import_read_error, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	const char *rest = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n";
+	cookie_io_functions_t io = {read_then_fail, NULL, NULL, NULL};
+	FILE *in = fopencookie(&rest, "r", io);
+	kb_err err;
+	long n = -1;
+
+	cr_assert_not_null(in);
+	cr_assert_eq(kb_import(st, in, "cut", &n, &err), KB_EXPORT_MALFORMED);
+	fclose(in);
+	cr_assert_str_eq(err.msg, "cut: read error: Input/output error");
+	cr_assert_eq(n, -1);
+	seen_results seen = {0};
+	kb_store_visitor v = {NULL, on_results, &seen};
+	cr_assert_eq(kb_store_each(st, &v, &err), 0);
+	cr_assert_eq(seen.n, 0, "nothing written");
+	kb_store_close(st);
+}
+
 /* ---- store paths, names and keys ----------------------------------------- */
 
 Test(state_rules, store_path_choice_and_length)
@@ -659,7 +730,14 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 
 	const char *list = report_ok(st, NULL);
 	cr_assert(strncmp(list, "OPPONENT", 8) == 0, "%s", list);
-	cr_assert(strstr(list, "\npat                         8        2   25.0%        5          3  ") != NULL,
+	static const char pat_counts[] = "\npat                         8        2   25.0%        5          3  ";
+	const char *pat = strstr(list, pat_counts);
+	cr_assert(pat != NULL, "%s", list);
+	/* then the belief: a component of the mixture and its weight */
+	char comp[32];
+	double weight;
+	cr_assert_eq(sscanf(pat + sizeof pat_counts - 1, "%31s %lf", comp, &weight), 2, "%s", list);
+	cr_assert(strstr("easy hard random heuristic rule", comp) != NULL && weight >= 0 && weight <= 1,
 		  "%s", list);
 	cr_assert(strstr(list, "\nzed                  newer-format record, not read\n") != NULL, "%s", list);
 
@@ -672,6 +750,9 @@ Test(state_rules, list_and_show_print_the_counts, .timeout = 20)
 	cr_assert(strstr(show, "opponent zed: newer-format record, not read\n") != NULL, "%s", show);
 	show = report_text(st, "nobody", &rc);
 	cr_assert_eq(rc, KB_STORE_ABSENT, "no records of that name");
+	show = report_text(st, "bad name!", &rc);
+	cr_assert_eq(rc, KB_STORE_NAME, "not a name");
+	cr_assert_str_eq(show, "", "nothing printed for it");
 	kb_store_close(st);
 }
 
@@ -729,7 +810,7 @@ Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
 }
 
 /* Import into a store that cannot be written: a store error (-1), not
- * success. */
+ * success; an import of no records succeeds. */
 Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
 {
 	char dir[256];
@@ -746,6 +827,11 @@ Test(state_rules, import_into_a_read_only_store_fails, .timeout = 20)
 	fclose(in);
 	cr_assert_neq(err.msg[0], '\0', "the reason is given");
 	cr_assert_eq(n, -1, "no count on failure");
+	/* an export without records writes nothing: nothing to refuse */
+	in = fmemopen((void *)text, strlen("kimble-state-export 1\n"), "r");
+	cr_assert_eq(kb_import(st, in, "none", &n, &err), 0, "%s", err.msg);
+	fclose(in);
+	cr_assert_eq(n, 0);
 	kb_store_close(st);
 }
 
@@ -1156,23 +1242,130 @@ Test(state_rules, read_only_open_creates_nothing, .timeout = 20)
 	kb_store_close(st);
 }
 
+/* Run kimble-state ARGS (at most 6, NULL-terminated) in dir, its stderr to
+ * dir/err; returns its exit status (-1: it did not exit). */
+static int state_tool(const char *dir, const char *const args[])
+{
+	char bin[512], errp[300];
+	char *argv[8] = {(char *)test_bin("kimble-state", bin, sizeof bin)};
+	test_proc p;
+
+	for (int i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = (char *)args[i];
+	snprintf(errp, sizeof errp, "%s/err", dir);
+	unlink(errp); /* this run's stderr only */
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
+	int status = test_wait(&p, 10000);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* kimble-state names the longest --state it takes. */
 Test(state_rules, tool_names_the_longest_state_path, .timeout = 20)
 {
-	char dir[256], bin[512], errp[300], longer[600];
+	char dir[256], longer[600];
 	test_tmpdir(dir, sizeof dir);
 	memset(longer, 'x', 599);
 	longer[599] = '\0';
-	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", longer, "list", NULL};
-	test_proc p;
 
-	snprintf(errp, sizeof errp, "%s/err", dir);
-	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
-	int status = test_wait(&p, 10000);
-	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 64);
-	cr_assert_str_eq(test_read_file(NULL, errp),
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", longer, "list", NULL}), 64);
+	cr_assert_str_eq(test_read_file(dir, "err"),
 			 "kimble-state: --state: path too long, expected at most 511 characters "
 			 "(see kimble-state --help)\n");
+}
+
+/* export FILE that cannot be created, import FILE that cannot be opened:
+ * exit status 3 (a file that cannot be opened), with the FILE named. */
+Test(state_rules, tool_files_it_cannot_open, .timeout = 20)
+{
+	char dir[256], out[300], want[700];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/no/such/folder", dir);
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", dir, "export", out, NULL}), 3, "%s",
+		     test_read_file(dir, "err"));
+	snprintf(want, sizeof want, "kimble-state: export: cannot create %s\n", out);
+	cr_assert_str_eq(test_read_file(dir, "err"), want);
+	cr_assert_eq(state_tool(dir, (const char *const[]){"--state", dir, "import", out, NULL}), 3, "%s",
+		     test_read_file(dir, "err"));
+	snprintf(want, sizeof want, "kimble-state: import: cannot open %s\n", out);
+	cr_assert_str_eq(test_read_file(dir, "err"), want);
+}
+
+/* reset changes the store: one it can only read (files and folder
+ * read-only, for this process's user) is exit status 2, named. */
+Test(state_rules, tool_refuses_to_change_a_read_only_store, .timeout = 20)
+{
+	char dir[256], work[256], path[300], want[400];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 3};
+	kb_err err;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	for (const char *const *file = (const char *const[]){"data.mdb", "lock.mdb", NULL}; *file; file++) {
+		snprintf(path, sizeof path, "%s/%s", dir, *file);
+		chmod(path, 0444);
+	}
+	chmod(dir, 0555);
+	test_tmpdir(work, sizeof work);
+	test_drop_root(work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "reset", "bob", NULL}), 2, "%s",
+		     test_read_file(work, "err"));
+	snprintf(want, sizeof want, "kimble-state: store %s: not writable\n", dir);
+	cr_assert_not_null(strstr(test_read_file(work, "err"), want), "%s", test_read_file(work, "err"));
+}
+
+/* export FILE whose writing fails (a full disk, found when the export is
+ * flushed): exit status 2 with the reason, not a silent loss. */
+Test(state_rules, tool_export_write_error, .timeout = 20)
+{
+	char dir[256], work[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "export", "/dev/full", NULL}), 2,
+		     "%s", test_read_file(work, "err"));
+	cr_assert_str_eq(test_read_file(work, "err"),
+			 "kimble-state: export: cannot write: No space left on device\n");
+}
+
+/* A command takes one word after it at most; an option is a word that
+ * starts with '-' and has more ("-" is a FILE; --state=PATH whole, not any
+ * word that starts like it); -h is --help. */
+Test(state_rules, tool_words_and_options, .timeout = 20)
+{
+	char dir[256];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	const char *const args[] = {"--state", dir, "show", "bob", "extra", NULL};
+	test_usage_says("kimble-state", args, "unexpected argument \"extra\"");
+	const char *const dash[] = {"--state", dir, "-x", "list", NULL};
+	test_usage_says("kimble-state", dash, "unknown option \"-x\"");
+	const char *const longer[] = {"--statex", "list", NULL};
+	test_usage_says("kimble-state", longer, "unknown option \"--statex\"");
+	char work[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "export", "-", NULL}), 0,
+		     "\"-\" is a FILE: %s", test_read_file(work, "err"));
+	cr_assert_str_eq(test_read_file(work, "-"), "kimble-state-export 1\n");
+	const char *const help[] = {"-h", NULL};
+	cr_assert_eq(test_run_prog("kimble-state", help, &out, &err), 0, "%s", err);
+	cr_assert(strncmp(out, "NAME\n    kimble-state - ", 24) == 0, "%.80s", out);
+}
+
+/* show needs the opponent's NAME: without one it is a usage error that
+ * says so, before any store is opened. */
+Test(state_rules, tool_show_without_a_name, .timeout = 20)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	const char *const args[] = {"--state", dir, "show", NULL};
+	test_usage_says("kimble-state", args, "show: expected an opponent NAME");
 }
 
 /* ---- LMDB's transient conditions, made for real ----------------------------- */
@@ -1312,6 +1505,51 @@ Test(state_rules, stale_readers_cleared, .timeout = 60)
 	snprintf(want, sizeof want, ": store %s: reader table full: cleared %d stale reader slot(s)", dir, full);
 	cr_assert(strlen(nl + 1) > strlen(want) && strcmp(nl + 1 + strlen(nl + 1) - strlen(want), want) == 0,
 		  "%s", nl + 1);
+}
+
+/* kimble-state list, show, export (here with --state=PATH), reset and
+ * import close the store: while another process has it open, they leave
+ * no reader slot behind for the next writer to clear (and warn about);
+ * reset and import say how many records they removed or added. */
+Test(state_rules, tool_leaves_no_reader_slot, .timeout = 60)
+{
+	char dir[256], work[256], text[512] = "";
+	FILE *warn = tmpfile();
+	kb_store_opts opts = {0, 0, warn};
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add a = {.name = "bob", .opponent = 1, .delta.games = 3};
+	kb_err err;
+	int release, status;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	test_tmpdir(work, sizeof work);
+	pid_t holder = hold_open(dir, &release);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "list", NULL}), 0, "%s",
+		     test_read_file(work, "err"));
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "show", "bob", NULL}), 0,
+		     "%s", test_read_file(work, "err"));
+	char state_eq[300]; /* --state=PATH is --state PATH */
+	snprintf(state_eq, sizeof state_eq, "--state=%s", dir);
+	cr_assert_eq(state_tool(work, (const char *const[]){state_eq, "export", NULL}), 0, "%s",
+		     test_read_file(work, "err"));
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "reset", "bob", NULL}), 0);
+	cr_assert_str_eq(test_read_file(work, "err"), "kimble-state: reset: 1 record(s) removed\n");
+	char import[300];
+	snprintf(import, sizeof import, "%s/import", work);
+	FILE *f = fopen(import, "w");
+	fputs("kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n", f);
+	fclose(f);
+	cr_assert_eq(state_tool(work, (const char *const[]){"--state", dir, "import", import, NULL}), 0);
+	cr_assert_str_eq(test_read_file(work, "err"), "kimble-state: import: 1 record(s) added\n");
+	cr_assert_eq(kb_store_open(&st, dir, 0, &opts, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	close(release);
+	cr_assert_eq(waitpid(holder, &status, 0), holder);
+	rewind(warn);
+	text[fread(text, 1, sizeof text - 1, warn)] = '\0';
+	fclose(warn);
+	cr_assert_str_eq(text, "", "no stale reader slot");
 }
 
 /* ---- the logit fit and the bot's own accuracy ------------------------------- */
@@ -1460,22 +1698,30 @@ Test(state_rules, damaged_pages_are_store_errors, .timeout = 20)
 	kb_store_close(st);
 }
 
-/* kimble-state: a store it cannot read is exit status 2 with the reason. */
+/* kimble-state: a store it cannot read (or change) is exit status 2 with
+ * the reason. */
 Test(state_rules, tool_store_error_is_status_2, .timeout = 20)
 {
 	char dir[256], bin[512], errp[300];
-	static const char *const cmds[] = {"list", "export", "show"};
+	static const char *const cmds[] = {"list", "export", "show", "reset", "import"};
+	char import[300];
 
 	damaged_store(dir, sizeof dir);
 	snprintf(errp, sizeof errp, "%s/err", dir);
-	for (int c = 0; c < 3; c++) {
+	snprintf(import, sizeof import, "%s/import", dir);
+	FILE *f = fopen(import, "w");
+	fputs("kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n", f);
+	fclose(f);
+	for (int c = 0; c < 5; c++) {
 		char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", dir,
-				(char *)cmds[c], c == 2 ? "bob" : NULL, NULL};
+				(char *)cmds[c], c < 2 ? NULL : c < 4 ? "bob" : import, NULL};
 		test_proc p;
+		unlink(errp);
 		cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
 		int status = test_wait(&p, 10000);
 		cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "%s: status %d", cmds[c], status);
-		cr_assert(strstr(test_read_file(NULL, errp), "cannot read") != NULL, "%s: %s", cmds[c],
+		const char *says = c < 3 ? "cannot read" : "write failed: MDB_CORRUPTED";
+		cr_assert(strstr(test_read_file(NULL, errp), says) != NULL, "%s: %s", cmds[c],
 			  test_read_file(NULL, errp));
 	}
 }
