@@ -1,0 +1,246 @@
+/* test_rule_core_io.c - what core/ writes and reads, pinned rule by rule
+ * (found by make mutate, docs/mutation.md): transcript fields cut to their
+ * buffers, transcript reads that fail or succeed and keep no memory, the
+ * SVG panel's move line and forfeit lines at their coordinates, and the
+ * server's END line.  Expectations are
+ * written out by hand, never computed with the code under test. */
+#include <criterion/criterion.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/svg.h"
+#include "core/transcript.h"
+#include "core/wire.h"
+#include "support.h"
+
+/* 26 letters, then 0-9, then the letters again: a name that shows where
+ * it was cut. */
+static const char long_text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/* A record's line with a field of the first n characters of long_text. */
+static void want_cut(char *out, size_t size, const char *head, size_t n, const char *tail)
+{
+	snprintf(out, size, "%s%.*s%s", head, (int)n, long_text, tail);
+}
+
+/* Names, fingerprints, notes and a forfeit's words keep as many characters
+ * as their buffers hold but one (the terminator): 63, 39, 255, 15, 15 and
+ * 255. */
+Test(core_rules, transcript_fields_cut_to_their_buffers)
+{
+	char *text = NULL, want[2048], part[600];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_gt(strlen(long_text), 300);
+	cr_assert_eq(kb_tx_write_name(f, 0, long_text), 0);
+	cr_assert_eq(kb_tx_write_fingerprint(f, 1, long_text), 0);
+	cr_assert_eq(kb_tx_write_note(f, long_text), 0);
+	cr_assert_eq(kb_tx_write_forfeit(f, 2, 7, long_text, long_text, long_text), 0);
+	fclose(f);
+	want[0] = '\0';
+	want_cut(part, sizeof part, "name A ", 63, "\n");
+	strcat(want, part);
+	want_cut(part, sizeof part, "fingerprint B ", 39, "\n");
+	strcat(want, part);
+	want_cut(part, sizeof part, "note ", 255, "\n");
+	strcat(want, part);
+	want_cut(part, sizeof part, "forfeit C 7 ", 15, " ");
+	strcat(want, part);
+	want_cut(part, sizeof part, "", 15, " ");
+	strcat(want, part);
+	want_cut(part, sizeof part, "", 255, "\n");
+	strcat(want, part);
+	cr_assert_str_eq(text, want);
+	free(text);
+}
+
+/* Bytes the C library's allocator holds for the program. */
+static size_t heap_held(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+/* A transcript that does not fit in memory (an endless /dev/zero, 64 MB
+ * of address space to spare) is refused as out of memory, and the buffer
+ * read so far is given back.  (Not under ASan, whose allocator aborts
+ * instead of returning NULL.) */
+Test(core_rules, transcript_read_out_of_memory)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator does not return NULL");
+#endif
+	kb_transcript tx;
+	kb_err err;
+	unsigned long pages = 0;
+	FILE *zero = fopen("/dev/zero", "r"), *statm = fopen("/proc/self/statm", "r");
+
+	cr_assert(zero && statm);
+	setvbuf(zero, NULL, _IONBF, 0); /* no stdio buffer allocated by the read */
+	cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+	fclose(statm);
+	struct rlimit rl = {.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + (64u << 20)};
+	rl.rlim_max = rl.rlim_cur;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+	size_t before = heap_held();
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_tx_read(zero, &tx, &err), -1);
+	cr_assert(strstr(err.msg, "out of memory"), "%s", err.msg);
+	cr_assert_eq(heap_held(), before, "%zu bytes kept after the failed read", heap_held() - before);
+	fclose(zero);
+}
+
+/* A transcript read from a folder fails with a read error and gives back
+ * its buffer; a read that succeeds keeps nothing but the transcript, which
+ * kb_tx_free gives back and leaves empty (freeing it again is harmless). */
+Test(core_rules, transcript_reads_keep_no_memory)
+{
+	static const char text[] = "kimble-transcript 1\nstart A0000000000000000000000000000000000000000000 A 6\n"
+				   "roll 1 A0000000000000000000000000000000000000000000A6 - auto\n"
+				   "msg A 1.000 x\n";
+	char dir[256];
+	kb_transcript tx;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	FILE *folder = fopen(dir, "r");
+	cr_assert_not_null(folder, "%s", dir);
+	setvbuf(folder, NULL, _IONBF, 0);
+	for (int i = 0; i < 40; i++) {
+		size_t before = heap_held();
+		FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+		cr_assert_eq(kb_tx_read(f, &tx, &err), 0, "%s", err.msg);
+		fclose(f);
+		cr_assert_eq(tx.nrolls, 1);
+		cr_assert_eq(tx.nmsgs, 1);
+		kb_tx_free(&tx);
+		cr_assert(tx.rolls == NULL && tx.msgs == NULL && tx.nrolls == 0 && tx.nmsgs == 0);
+		kb_tx_free(&tx);
+		err.msg[0] = '\0';
+		cr_assert_eq(kb_tx_read(folder, &tx, &err), -1);
+		cr_assert(strstr(err.msg, "read error"), "%s", err.msg);
+		clearerr(folder);
+		/* the first rounds fill the allocator's caches */
+		if (i >= 8)
+			cr_assert_eq(heap_held(), before, "round %d kept %zu bytes", i, heap_held() - before);
+	}
+	fclose(folder);
+}
+
+/* "END" is the whole line: another word of three letters is not it. */
+Test(core_rules, end_line_is_exactly_end)
+{
+	kb_line l;
+	kb_err err;
+
+	cr_assert_eq(kb_line_parse("END", 3, &l, &err), 0);
+	cr_assert_eq(l.type, KB_LINE_END);
+	static const char *const not_end[] = {"ENX", "EXD", "XND", "END!"};
+	for (size_t i = 0; i < sizeof not_end / sizeof *not_end; i++) {
+		err.msg[0] = '\0';
+		cr_assert_eq(kb_line_parse(not_end[i], strlen(not_end[i]), &l, &err), -1, "%s", not_end[i]);
+		cr_assert(strstr(err.msg, "\"END\""), "%s: %s", not_end[i], err.msg);
+	}
+}
+
+/* The SVG picture of frame fr, malloc'ed. */
+static char *svg_of_frame(const kb_frame *fr)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	kb_svg_frame(f, fr, KB_SVG_ALL);
+	fclose(f);
+	return text;
+}
+
+/* A frame of four seats, none on the board, no roll yet. */
+static void empty_frame(kb_frame *fr)
+{
+	memset(fr, 0, sizeof *fr);
+	memset(fr->board, '0', KB_BOARD_LEN);
+	fr->present = 0xf;
+	fr->roll = 3, fr->rolls = 10;
+	fr->fx.seat = -1, fr->fx.index = -1, fr->fx.captured = -1;
+	fr->winner = -1;
+}
+
+/* The move line names the moved piece's own squares, also when a later
+ * piece could have moved: piece 0 of A from ring 5 to ring 8, piece 1
+ * could have gone from ring 9 to ring 12. */
+Test(core_rules, svg_move_line_names_the_moved_piece)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	fr.fx.seat = 0, fr.fx.die = 3, fr.fx.legal = 0x3;
+	fr.fx.legal_from[0] = 5, fr.fx.legal_to[0] = 8;
+	fr.fx.legal_from[1] = 9, fr.fx.legal_to[1] = 12;
+	fr.fx.index = 0, fr.fx.from = 5, fr.fx.to = 8;
+	char *svg = svg_of_frame(&fr);
+	/* rolls at 248, 22 lower the heading, 18 per piece, 24 to the move */
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"270\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">pieces that could move:</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"306\" font-size=\"12\" font-weight=\"normal\" "
+			      "fill=\"#444\">  piece 1: ring 9 \xe2\x86\x92 ring 12</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"330\" font-size=\"14\" font-weight=\"bold\" "
+			      "fill=\"#222\">moves piece 0: ring 5 \xe2\x86\x92 ring 8</text>\n"), "%s", svg);
+	free(svg);
+}
+
+/* Forfeit lines start 22 below the panel's last line (the last seat row's
+ * 205 without a roll), 14 apart; with more lines than room down to 474
+ * (KB_SVG_HEIGHT - 6) they come closer, in a smaller font. */
+Test(core_rules, svg_forfeit_lines_at_their_places)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	strcpy(fr.name[2], "dier");
+	fr.forfeit[2].roll = 19;
+	strcpy(fr.forfeit[2].reason, "exit");
+	strcpy(fr.forfeit[2].replacement, "hard");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"227\" font-size=\"11\" font-weight=\"bold\" "
+			      "fill=\"#2ca02c\">C dier forfeited at roll 19 (exit)</text>\n"
+			      "<text x=\"480\" y=\"241\" font-size=\"11\" font-weight=\"normal\" "
+			      "fill=\"#2ca02c\">seat finished by hard</text>\n"), "%s", svg);
+	free(svg);
+
+	/* a roll of four movable pieces and a capture ends the panel at 386:
+	 * eight lines from 408 get (474 - 408) / 7 = 9 each, at 7 px */
+	fr.fx.seat = 1, fr.fx.die = 6, fr.fx.legal = 0xf;
+	for (int i = 0; i < KB_PIECES; i++)
+		fr.fx.legal_from[i] = 10 + i, fr.fx.legal_to[i] = 16 + i;
+	fr.fx.index = 3, fr.fx.from = 13, fr.fx.to = 19, fr.fx.captured = 0;
+	strcpy(fr.name[0], "ann");
+	strcpy(fr.name[3], "dee");
+	for (int s = 0; s < KB_SEATS; s++) {
+		fr.forfeit[s].roll = 2;
+		strcpy(fr.forfeit[s].reason, "timeout");
+		strcpy(fr.forfeit[s].replacement, "easy");
+	}
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"386\" font-size=\"14\" font-weight=\"bold\" "
+			      "fill=\"#b00\">captures A: sent home</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"408\" font-size=\"7\" font-weight=\"bold\" "
+			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"417\" font-size=\"7\" font-weight=\"normal\" "
+			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"462\" font-size=\"7\" font-weight=\"bold\" "
+			      "fill=\"#e6b800\">D dee forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"471\" font-size=\"7\" font-weight=\"normal\" "
+			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
+	free(svg);
+}

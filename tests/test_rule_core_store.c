@@ -1,0 +1,126 @@
+/* test_rule_core_store.c - rules of core/store.c that only other folders'
+ * suites used to reach, each pinned on its own (found by make mutate,
+ * docs/mutation.md): the message of every kb_store_get outcome, the
+ * longest names a walk hands out, and reads that leave nothing allocated.
+ * Expectations are written out by hand, never computed with the code under
+ * test. */
+#include <criterion/criterion.h>
+#include <malloc.h>
+#include <string.h>
+
+#include "core/record.h"
+#include "core/store.h"
+#include "support.h"
+
+static kb_store *new_store(char *dir, size_t size)
+{
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, size);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	return st;
+}
+
+/* Bytes the C library's allocator holds for the program. */
+static size_t heap_held(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+/* Each failed read names the opponent and what is wrong with its record;
+ * a record read whole leaves the caller's message as it was. */
+Test(core_rules, store_get_names_each_failure)
+{
+	char dir[256];
+	kb_store *st = new_store(dir, sizeof dir);
+	kb_opp_rec got;
+	kb_err err;
+	static const uint8_t newer[8] = {KB_REC_OPPONENT, 0, 9, 0, 0, 0, 0, 0};
+	static const uint8_t cut[3] = {KB_REC_OPPONENT, 0, 3};
+	kb_store_add a;
+
+	memset(&a, 0, sizeof a);
+	a.name = "kim", a.opponent = 1, a.delta.games = 2;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "zed", newer, sizeof newer, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "cut", cut, sizeof cut, &err), 0, "%s", err.msg);
+
+	strcpy(err.msg, "untouched");
+	cr_assert_eq(kb_store_get(st, "kim", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 2);
+	cr_assert_str_eq(err.msg, "untouched");
+	cr_assert_eq(kb_store_get(st, "zed", &got, &err), KB_REC_NEWER);
+	cr_assert(strstr(err.msg, "opponent zed was written by a newer kimble-state format"), "%s",
+		  err.msg);
+	cr_assert_eq(kb_store_get(st, "cut", &got, &err), KB_REC_BAD);
+	cr_assert(strstr(err.msg, "opponent cut: damaged record"), "%s", err.msg);
+	kb_store_close(st);
+}
+
+typedef struct walk_seen {
+	char version[80], name[80];
+	int results;
+} walk_seen;
+
+static int on_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+		      int status)
+{
+	walk_seen *w = ctx;
+
+	(void)rec, (void)status;
+	snprintf(w->version, sizeof w->version, "%s", version);
+	snprintf(w->name, sizeof w->name, "%s", name);
+	w->results++;
+	return 0;
+}
+
+/* A walk hands out a version and an opponent name of KB_NAME_MAX (64)
+ * characters each, whole. */
+Test(core_rules, store_walk_hands_out_the_longest_names)
+{
+	char dir[256];
+	kb_store *st = new_store(dir, sizeof dir);
+	kb_err err;
+	kb_store_add a;
+	static const char version[] = "v0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
+	static const char name[] = "n0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDE";
+
+	cr_assert_eq(strlen(version), 64);
+	cr_assert_eq(strlen(name), 64);
+	memset(&a, 0, sizeof a);
+	a.name = name, a.version = version, a.delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	walk_seen seen = {0};
+	kb_store_visitor vis = {NULL, on_results, &seen};
+	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
+	cr_assert_eq(seen.results, 1);
+	cr_assert_str_eq(seen.version, version);
+	cr_assert_str_eq(seen.name, name);
+	kb_store_close(st);
+}
+
+/* Reading a store's digest again and again holds no more memory: each
+ * read's cursor is closed (LMDB frees a read-only transaction's cursors
+ * only when asked). */
+Test(core_rules, store_digest_leaves_nothing_allocated)
+{
+	char dir[256];
+	kb_store *st = new_store(dir, sizeof dir);
+	kb_err err;
+	kb_store_add a;
+	uint64_t digest;
+
+	memset(&a, 0, sizeof a);
+	a.name = "kim", a.opponent = 1, a.delta.games = 2;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	for (int i = 0; i < 8; i++) /* the allocator's caches fill */
+		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	size_t before = heap_held();
+	for (int i = 0; i < 32; i++)
+		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	cr_assert_eq(heap_held(), before, "32 digests held %zu bytes more", heap_held() - before);
+	kb_store_close(st);
+}
