@@ -764,3 +764,66 @@ Test(core_rules, state_line_board_characters)
 	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1);
 	cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D") != NULL, "%s", err.msg);
 }
+
+/* ---- no decision pending, and a picture's corner lines (core/game.h, draw.h) ---- */
+
+/* A game just started, from the start or from a position, has no decision
+ * pending: pending_seat is -1 (game.h) and the pending mask 0. */
+Test(core_rules, no_decision_pending_at_the_start)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_EASY, KB_RANDOM};
+	kb_pos p = test_pos(0xf, "", "", "", "");
+	kb_game g;
+
+	kb_game_init(&g, 9, ctl);
+	cr_assert_eq(g.pending_seat, -1);
+	cr_assert_eq(kb_game_pending_mask(&g), 0);
+	cr_assert_eq(kb_game_init_at(&g, 9, ctl, &p, 2, 6), 0);
+	cr_assert_eq(g.pending_seat, -1);
+	cr_assert_eq(kb_game_pending_mask(&g), 0);
+}
+
+/* kb_draw_board fails with -1 when a corner line cannot be written (there
+ * is room for the board's rows, not for all of the lines below them). */
+Test(core_rules, board_picture_fails_at_a_corner_line)
+{
+	static const char rows[] =
+		".                             B\n"
+		"  .                         .\n"
+		"    .                     .\n"
+		"      A                 .\n"
+		"        A . . . . . . .\n"
+		"        D             B\n"
+		"        .             .\n"
+		"        .     B       .\n"
+		"        .       5     .\n"
+		"        .             .\n"
+		"        A             .\n"
+		"        . . . . . . . C\n"
+		"      .                 .\n"
+		"    .                     .\n"
+		"  .                         .\n"
+		"D                             .\n";
+	static const char corners[] = "A top left: home 1, goal 1\n"
+				      "B top right: home 2, goal 1\n"
+				      "D bottom left: home 2, goal 1\n";
+	char b[KB_BOARD_LEN], buf[1024];
+
+	memset(b, '0', sizeof b);
+	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
+	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+	/* room for the rows and 0, 10 or 27 + 5 bytes of the corner lines */
+	static const size_t corner_room[] = {0, 10, 27 + 5};
+	for (size_t i = 0; i < sizeof corner_room / sizeof *corner_room; i++) {
+		size_t room = strlen(rows) + corner_room[i];
+		FILE *f = fmemopen(buf, room, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), -1, "room for %zu bytes", room);
+		fclose(f);
+	}
+	FILE *f = fmemopen(buf, strlen(rows) + strlen(corners), "w");
+	setvbuf(f, NULL, _IONBF, 0);
+	cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), 0, "room for the whole picture");
+	fclose(f);
+}
