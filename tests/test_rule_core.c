@@ -14,6 +14,7 @@
 #include "core/facts.h"
 #include "core/game.h"
 #include "core/net.h"
+#include "core/num.h"
 #include "core/policy.h"
 #include "core/rules.h"
 #include "core/transcript.h"
@@ -826,4 +827,29 @@ Test(core_rules, board_picture_fails_at_a_corner_line)
 	setvbuf(f, NULL, _IONBF, 0);
 	cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), 0, "room for the whole picture");
 	fclose(f);
+}
+
+/* ---- seconds at the ends of their range (core/num.h) ------------------------- */
+
+/* kb_num_seconds takes both ends of its range in milliseconds, and no
+ * more: 0.001 s is 1 ms, 60 s is 60000 ms; 0.0009 and 60.001 are out, and
+ * the message says the range in seconds. */
+Test(core_rules, seconds_range_ends_exactly)
+{
+	int64_t ms = -1;
+	kb_err err;
+
+	cr_assert_eq(kb_num_seconds("--ttl", "0.001", 1, 60000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 1);
+	cr_assert_eq(kb_num_seconds("--ttl", "60", 1, 60000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 60000);
+	cr_assert_eq(kb_num_seconds("--ttl", "0.5", 500, 2000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 500);
+	cr_assert_eq(kb_num_seconds("--ttl", "60.001", 1, 60000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_str_eq(err.msg, "--ttl \"60.001\": out of range; expected seconds from 0.001 to 60 "
+				  "(e.g. 120 or 0.5)");
+	cr_assert_eq(kb_num_seconds("--ttl", "0.0009", 1, 60000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_eq(kb_num_seconds("--ttl", "0.499", 500, 2000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_str_eq(err.msg, "--ttl \"0.499\": out of range; expected seconds from 0.5 to 2 "
+				  "(e.g. 120 or 0.5)");
 }
