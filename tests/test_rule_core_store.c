@@ -1,12 +1,14 @@
 /* test_rule_core_store.c - rules of core/store.c that only other folders'
  * suites used to reach, each pinned on its own (found by make mutate,
  * docs/mutation.md): the message of every kb_store_get outcome, the
- * longest names a walk hands out, and reads that leave nothing allocated.
+ * longest names a walk hands out, reads that leave nothing allocated, and
+ * the modes of a new store's folders and files.
  * Expectations are written out by hand, never computed with the code under
  * test. */
 #include <criterion/criterion.h>
 #include <malloc.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/record.h"
 #include "core/store.h"
@@ -123,4 +125,33 @@ Test(core_rules, store_digest_leaves_nothing_allocated)
 		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
 	cr_assert_eq(heap_held(), before, "32 digests held %zu bytes more", heap_held() - before);
 	kb_store_close(st);
+}
+
+/* A new store's folders are made rwxr-xr-x and its files rw-r--r--, as
+ * far as the umask allows. */
+Test(core_rules, store_files_modes)
+{
+	char dir[256], path[400];
+	kb_store *st;
+	kb_err err;
+	struct stat sb;
+
+	test_tmpdir(dir, sizeof dir);
+	strcat(dir, "/made/here");
+	umask(0);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	cr_assert_eq(stat(dir, &sb), 0, "%s", dir);
+	cr_assert_eq(sb.st_mode & 07777, 0755, "folder mode %o", sb.st_mode & 07777);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	cr_assert_eq(sb.st_mode & 07777, 0644, "data.mdb mode %o", sb.st_mode & 07777);
+	umask(027);
+	*strrchr(dir, '/') = '\0';
+	strcat(dir, "/second");
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	cr_assert_eq(sb.st_mode & 07777, 0640, "data.mdb mode %o under umask 027", sb.st_mode & 07777);
 }
