@@ -244,3 +244,28 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
 	free(svg);
 }
+
+/* Home pieces wait in their seat's corner of the ring's inside, two by
+ * two: A at grid rows 5-6 and columns 5-6, B at rows 5-6 and columns 9-10,
+ * C at rows 9-10 and columns 9-10, D at rows 9-10 and columns 5-6 (a cell's
+ * centre at 30 + 28 x its number). */
+Test(core_rules, svg_home_pieces_in_their_corners)
+{
+	static const int first_row[KB_SEATS] = {5, 5, 9, 9}, first_col[KB_SEATS] = {5, 9, 9, 5};
+	static const char *const fill[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
+	kb_frame fr;
+	char want[128];
+
+	empty_frame(&fr);
+	for (int s = 0; s < KB_SEATS; s++)
+		fr.fx.home[s] = 4;
+	char *svg = svg_of_frame(&fr);
+	for (int s = 0; s < KB_SEATS; s++)
+		for (int k = 0; k < KB_PIECES; k++) {
+			int x = 30 + 28 * (first_col[s] + k % 2), y = 30 + 28 * (first_row[s] + k / 2);
+			snprintf(want, sizeof want, "<circle cx=\"%d\" cy=\"%d\" r=\"9\" fill=\"%s\"", x, y,
+				 fill[s]);
+			cr_assert(strstr(svg, want), "seat %c piece %d: %s", 'A' + s, k, want);
+		}
+	free(svg);
+}
