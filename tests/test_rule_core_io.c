@@ -61,6 +61,17 @@ Test(core_rules, transcript_fields_cut_to_their_buffers)
 	strcat(want, part);
 	cr_assert_str_eq(text, want);
 	free(text);
+
+	/* an end record's reason is free text: spaces kept, control
+	 * characters made '_', 127 characters kept */
+	f = open_memstream(&text, &len);
+	cr_assert_eq(kb_tx_write_end(f, 1, 88, "win by\ta forfeit"), 0);
+	cr_assert_eq(kb_tx_write_end(f, -1, 0, long_text), 0);
+	fclose(f);
+	want_cut(part, sizeof part, "end - 0 ", 127, "\n");
+	snprintf(want, sizeof want, "end B 88 win by_a forfeit\n%s", part);
+	cr_assert_str_eq(text, want);
+	free(text);
 }
 
 /* Bytes the C library's allocator holds for the program. */
@@ -196,6 +207,17 @@ Test(core_rules, svg_move_line_names_the_moved_piece)
 			      "fill=\"#444\">  piece 1: ring 9 \xe2\x86\x92 ring 12</text>\n"), "%s", svg);
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"330\" font-size=\"14\" font-weight=\"bold\" "
 			      "fill=\"#222\">moves piece 0: ring 5 \xe2\x86\x92 ring 8</text>\n"), "%s", svg);
+	cr_assert_null(strstr(svg, "stroke=\"#000\" stroke-width=\"3\"/>"), "no capture, no cross: %s", svg);
+	free(svg);
+
+	/* B's piece 1 from ring 14 to ring 19 (grid row 11, column 6: x 198,
+	 * y 338) captures A's piece there: crossed out 8 px each way */
+	fr.fx.seat = 1, fr.fx.legal = 0x2, fr.fx.index = 1, fr.fx.from = 14, fr.fx.to = 19;
+	fr.fx.legal_from[1] = 14, fr.fx.legal_to[1] = 19, fr.fx.captured = 0;
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<path d=\"M190 330L206 346M190 346L206 330\" stroke=\"#000\" "
+			      "stroke-width=\"3\"/>\n"), "%s", svg);
+	cr_assert(strstr(svg, ">captures A: sent home</text>\n"), "%s", svg);
 	free(svg);
 }
 
@@ -216,6 +238,27 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 			      "fill=\"#2ca02c\">C dier forfeited at roll 19 (exit)</text>\n"
 			      "<text x=\"480\" y=\"241\" font-size=\"11\" font-weight=\"normal\" "
 			      "fill=\"#2ca02c\">seat finished by hard</text>\n"), "%s", svg);
+	free(svg);
+
+	/* a roll of four movable pieces and no move ends the panel at 342:
+	 * eight lines from 364 fit 14 apart, the last at 462 */
+	fr.fx.seat = 1, fr.fx.die = 6, fr.fx.legal = 0xf;
+	for (int i = 0; i < KB_PIECES; i++)
+		fr.fx.legal_from[i] = 10 + i, fr.fx.legal_to[i] = 16 + i;
+	for (int s = 0; s < KB_SEATS; s++) {
+		fr.forfeit[s].roll = 2;
+		strcpy(fr.forfeit[s].reason, "timeout");
+		strcpy(fr.forfeit[s].replacement, "easy");
+	}
+	strcpy(fr.name[0], "ann");
+	strcpy(fr.name[3], "dee");
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"364\" font-size=\"11\" font-weight=\"bold\" "
+			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"378\" font-size=\"11\" font-weight=\"normal\" "
+			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"462\" font-size=\"11\" font-weight=\"normal\" "
+			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
 	free(svg);
 
 	/* a roll of four movable pieces and a capture ends the panel at 386:
