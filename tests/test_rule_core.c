@@ -784,9 +784,9 @@ Test(core_rules, no_decision_pending_at_the_start)
 	cr_assert_eq(kb_game_pending_mask(&g), 0);
 }
 
-/* kb_draw_board fails with -1 when a corner line cannot be written (there
- * is room for the board's rows, not for all of the lines below them). */
-Test(core_rules, board_picture_fails_at_a_corner_line)
+/* kb_draw_board fails with -1 when a row, a row's newline or a corner line
+ * cannot be written. */
+Test(core_rules, board_picture_fails_where_a_write_fails)
 {
 	static const char rows[] =
 		".                             B\n"
@@ -821,6 +821,18 @@ Test(core_rules, board_picture_fails_at_a_corner_line)
 		cr_assert_not_null(f);
 		setvbuf(f, NULL, _IONBF, 0);
 		cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), -1, "room for %zu bytes", room);
+		fclose(f);
+	}
+	/* room for none of it, for 10 bytes of the first row, and for the
+	 * first row without its newline (31 bytes) */
+	static const size_t row_room[] = {0, 10, 31};
+	for (size_t i = 0; i < sizeof row_room / sizeof *row_room; i++) {
+		FILE *f = fmemopen(buf, row_room[i] ? row_room[i] : 1, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		if (!row_room[i])
+			fputc('x', f); /* the one byte used up */
+		cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), -1, "room for %zu bytes", row_room[i]);
 		fclose(f);
 	}
 	FILE *f = fmemopen(buf, strlen(rows) + strlen(corners), "w");
