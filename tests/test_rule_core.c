@@ -865,3 +865,23 @@ Test(core_rules, seconds_range_ends_exactly)
 	cr_assert_str_eq(err.msg, "--ttl \"0.499\": out of range; expected seconds from 0.5 to 2 "
 				  "(e.g. 120 or 0.5)");
 }
+
+/* Squares by name: home, the ring's 28 squares by number, and each seat's
+ * goal squares 1..4 (board indices 28..43, four per seat from A). */
+Test(core_rules, square_names)
+{
+	static const struct {
+		int sq;
+		const char *name;
+	} names[] = {{0, "ring 0"}, {27, "ring 27"}, {28, "goal A1"}, {31, "goal A4"},
+		     {32, "goal B1"}, {35, "goal B4"}, {38, "goal C3"}, {40, "goal D1"},
+		     {43, "goal D4"}};
+	char out[24];
+
+	kb_square_name(KB_SQ_HOME, out, sizeof out);
+	cr_assert_str_eq(out, "home");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		kb_square_name(names[i].sq, out, sizeof out);
+		cr_assert_str_eq(out, names[i].name, "square %d", names[i].sq);
+	}
+}
