@@ -312,3 +312,28 @@ Test(core_rules, svg_home_pieces_in_their_corners)
 		}
 	free(svg);
 }
+
+/* A roll record ends in how the move was made: pass, auto, builtin or
+ * decided, and nothing else. */
+Test(core_rules, transcript_roll_how_is_one_of_four)
+{
+	static const char *const how[] = {"pass", "auto", "builtin", "decided", "bogus", "Pass", "passes"};
+	char text[200];
+	kb_transcript tx;
+	kb_err err;
+
+	for (size_t h = 0; h < sizeof how / sizeof *how; h++) {
+		int n = snprintf(text, sizeof text, "kimble-transcript 1\nroll 1 %s%s - %s\n",
+				 "A0000000000000000000000000000000000000000000", "A6", how[h]);
+		int rc = kb_tx_parse(text, (size_t)n, &tx, &err);
+		if (h < 4) {
+			cr_assert_eq(rc, 0, "%s: %s", how[h], err.msg);
+			cr_assert_eq(tx.nrolls, 1);
+			cr_assert_eq((int)tx.rolls[0].how, (int)h, "%s", how[h]);
+			kb_tx_free(&tx);
+		} else {
+			cr_assert_eq(rc, -1, "\"%s\" taken", how[h]);
+			cr_assert(strstr(err.msg, "expected pass, auto, builtin or decided"), "%s", err.msg);
+		}
+	}
+}

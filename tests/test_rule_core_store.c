@@ -1,14 +1,17 @@
 /* test_rule_core_store.c - rules of core/store.c that only other folders'
  * suites used to reach, each pinned on its own (found by make mutate,
  * docs/mutation.md): the message of every kb_store_get outcome, the
- * longest names a walk hands out, reads that leave nothing allocated, and
- * the modes of a new store's folders and files.
- * Expectations are written out by hand, never computed with the code under
+ * longest names a walk hands out, reads that leave nothing allocated, the
+ * modes of a new store's folders and files, and a read with every reader
+ * slot taken.  Expectations are written out by hand, never computed with the code under
  * test. */
 #include <criterion/criterion.h>
+#include <lmdb.h>
 #include <malloc.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/record.h"
 #include "core/store.h"
@@ -154,4 +157,64 @@ Test(core_rules, store_files_modes)
 	snprintf(path, sizeof path, "%s/data.mdb", dir);
 	cr_assert_eq(stat(path, &sb), 0, "%s", path);
 	cr_assert_eq(sb.st_mode & 07777, 0640, "data.mdb mode %o under umask 027", sb.st_mode & 07777);
+}
+
+/* A child that opens the store folder dir with LMDB itself and holds read
+ * transactions until the reader table is full, then waits (alive) until
+ * *release is closed.  Returns its pid; *held is how many it holds. */
+static pid_t fill_readers(const char *dir, int *held, int *release)
+{
+	int ready[2], hold[2];
+
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(hold), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_txn *txn;
+		int n = 0;
+		char c;
+		close(ready[0]), close(hold[1]);
+		if (mdb_env_create(&env) || mdb_env_open(env, dir, MDB_NOTLS | MDB_RDONLY, 0644))
+			_exit(1);
+		while (n < 10000 && mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
+			n++;
+		if (write(ready[1], &n, sizeof n) != sizeof n)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]), close(hold[0]);
+	cr_assert_eq(read(ready[0], held, sizeof *held), (ssize_t)sizeof *held);
+	close(ready[0]);
+	*release = hold[1];
+	return pid;
+}
+
+/* A read finding the reader table full of live readers (no slot of a
+ * crashed process to clear) fails with a store error that says why. */
+Test(core_rules, store_read_with_every_reader_slot_taken, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st = new_store(dir, sizeof dir);
+	kb_store_add a = {.name = "kim", .opponent = 1, .delta.games = 2};
+	kb_opp_rec got;
+	kb_err err;
+	int held = 0, release, status;
+
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	pid_t child = fill_readers(dir, &held, &release);
+	cr_assert_gt(held, 0);
+	cr_assert_lt(held, 10000, "the reader table has a bound");
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_get(st, "kim", &got, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": cannot read: MDB_READERS_FULL"), "%s", err.msg);
+	kb_store_close(st);
+	close(release);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
