@@ -393,6 +393,38 @@ static const char *draw(const char board[KB_BOARD_LEN], int seat, int die, unsig
 	return buf;
 }
 
+/* A board for the pictures below: pieces of A, B and D on the ring and in
+ * their goals, one of C on the ring.  PICTURE_ROWS is its picture with B's
+ * roll of 5, PICTURE_CORNERS the corner lines of seats A, B and D (0xb). */
+static void picture_board(char b[KB_BOARD_LEN])
+{
+	memset(b, '0', KB_BOARD_LEN);
+	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
+	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+}
+
+#define PICTURE_ROWS \
+	".                             B\n" \
+	"  .                         .\n" \
+	"    .                     .\n" \
+	"      A                 .\n" \
+	"        A . . . . . . .\n" \
+	"        D             B\n" \
+	"        .             .\n" \
+	"        .     B       .\n" \
+	"        .       5     .\n" \
+	"        .             .\n" \
+	"        A             .\n" \
+	"        . . . . . . . C\n" \
+	"      .                 .\n" \
+	"    .                     .\n" \
+	"  .                         .\n" \
+	"D                             .\n"
+#define PICTURE_CORNERS \
+	"A top left: home 1, goal 1\n" \
+	"B top right: home 2, goal 1\n" \
+	"D bottom left: home 2, goal 1\n"
+
 /* Ring indices 0, 8, 14, 22, 27 (top-left start, right edge, bottom-right
  * corner, left edge bottom, left edge top), goal squares 28 (A's first),
  * 35 (B's last), 43 (D's last); B rolled 5. */
@@ -400,29 +432,8 @@ Test(core_rules, board_picture)
 {
 	char b[KB_BOARD_LEN];
 
-	memset(b, '0', sizeof b);
-	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
-	b[28] = 'A', b[35] = 'B', b[43] = 'D';
-	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0),
-		".                             B\n"
-		"  .                         .\n"
-		"    .                     .\n"
-		"      A                 .\n"
-		"        A . . . . . . .\n"
-		"        D             B\n"
-		"        .             .\n"
-		"        .     B       .\n"
-		"        .       5     .\n"
-		"        .             .\n"
-		"        A             .\n"
-		"        . . . . . . . C\n"
-		"      .                 .\n"
-		"    .                     .\n"
-		"  .                         .\n"
-		"D                             .\n"
-		"A top left: home 1, goal 1\n"
-		"B top right: home 2, goal 1\n"
-		"D bottom left: home 2, goal 1\n");
+	picture_board(b);
+	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0), PICTURE_ROWS PICTURE_CORNERS);
 	const char *c = draw(b, -1, 0, 0, 1);
 	cr_assert(strncmp(c, ".                             \033[1;34mB\033[0m\n", 41) == 0, "%s", c);
 	cr_assert(strstr(c, "        \033[1;31mA\033[0m . . . . . . .\n") != NULL, "%s", c);
@@ -788,31 +799,10 @@ Test(core_rules, no_decision_pending_at_the_start)
  * cannot be written. */
 Test(core_rules, board_picture_fails_where_a_write_fails)
 {
-	static const char rows[] =
-		".                             B\n"
-		"  .                         .\n"
-		"    .                     .\n"
-		"      A                 .\n"
-		"        A . . . . . . .\n"
-		"        D             B\n"
-		"        .             .\n"
-		"        .     B       .\n"
-		"        .       5     .\n"
-		"        .             .\n"
-		"        A             .\n"
-		"        . . . . . . . C\n"
-		"      .                 .\n"
-		"    .                     .\n"
-		"  .                         .\n"
-		"D                             .\n";
-	static const char corners[] = "A top left: home 1, goal 1\n"
-				      "B top right: home 2, goal 1\n"
-				      "D bottom left: home 2, goal 1\n";
+	static const char rows[] = PICTURE_ROWS, corners[] = PICTURE_CORNERS;
 	char b[KB_BOARD_LEN], buf[1024];
 
-	memset(b, '0', sizeof b);
-	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
-	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+	picture_board(b);
 	/* room for the rows and 0, 10 or 27 + 5 bytes of the corner lines */
 	static const size_t corner_room[] = {0, 10, 27 + 5};
 	for (size_t i = 0; i < sizeof corner_room / sizeof *corner_room; i++) {

@@ -17,13 +17,17 @@
 #include "core/store.h"
 #include "support.h"
 
-static kb_store *new_store(char *dir, size_t size)
+/* A new store in a fresh folder dir holding one opponent record: kim,
+ * 2 games. */
+static kb_store *store_with_kim(char *dir, size_t size)
 {
 	kb_store *st;
 	kb_err err;
+	kb_store_add kim = {.name = "kim", .opponent = 1, .delta.games = 2};
 
 	test_tmpdir(dir, size);
 	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_apply(st, &kim, 1, NULL, &err), 0, "%s", err.msg);
 	return st;
 }
 
@@ -40,16 +44,12 @@ static size_t heap_held(void)
 Test(core_rules, store_get_names_each_failure)
 {
 	char dir[256];
-	kb_store *st = new_store(dir, sizeof dir);
+	kb_store *st = store_with_kim(dir, sizeof dir);
 	kb_opp_rec got;
 	kb_err err;
 	static const uint8_t newer[8] = {KB_REC_OPPONENT, 0, 9, 0, 0, 0, 0, 0};
 	static const uint8_t cut[3] = {KB_REC_OPPONENT, 0, 3};
-	kb_store_add a;
 
-	memset(&a, 0, sizeof a);
-	a.name = "kim", a.opponent = 1, a.delta.games = 2;
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_put_raw(st, "zed", newer, sizeof newer, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_put_raw(st, "cut", cut, sizeof cut, &err), 0, "%s", err.msg);
 
@@ -65,20 +65,15 @@ Test(core_rules, store_get_names_each_failure)
 	kb_store_close(st);
 }
 
-typedef struct walk_seen {
-	char version[80], name[80];
-	int results;
-} walk_seen;
-
+/* Each results record a walk visits, as a line "VERSION/NAME". */
 static int on_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
 		      int status)
 {
-	walk_seen *w = ctx;
+	char *lines = ctx;
+	size_t used = strlen(lines);
 
 	(void)rec, (void)status;
-	snprintf(w->version, sizeof w->version, "%s", version);
-	snprintf(w->name, sizeof w->name, "%s", name);
-	w->results++;
+	snprintf(lines + used, 400 - used, "%s/%s\n", version, name);
 	return 0;
 }
 
@@ -87,7 +82,7 @@ static int on_results(void *ctx, const char *version, const char *name, const kb
 Test(core_rules, store_walk_hands_out_the_longest_names)
 {
 	char dir[256];
-	kb_store *st = new_store(dir, sizeof dir);
+	kb_store *st = store_with_kim(dir, sizeof dir);
 	kb_err err;
 	kb_store_add a;
 	static const char version[] = "v0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
@@ -98,12 +93,11 @@ Test(core_rules, store_walk_hands_out_the_longest_names)
 	memset(&a, 0, sizeof a);
 	a.name = name, a.version = version, a.delta.games = 1;
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
-	walk_seen seen = {0};
-	kb_store_visitor vis = {NULL, on_results, &seen};
+	char seen[400] = "", want[200];
+	kb_store_visitor vis = {NULL, on_results, seen};
 	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
-	cr_assert_eq(seen.results, 1);
-	cr_assert_str_eq(seen.version, version);
-	cr_assert_str_eq(seen.name, name);
+	snprintf(want, sizeof want, "%s/%s\n", version, name);
+	cr_assert_str_eq(seen, want);
 	kb_store_close(st);
 }
 
@@ -113,14 +107,10 @@ Test(core_rules, store_walk_hands_out_the_longest_names)
 Test(core_rules, store_digest_leaves_nothing_allocated)
 {
 	char dir[256];
-	kb_store *st = new_store(dir, sizeof dir);
+	kb_store *st = store_with_kim(dir, sizeof dir);
 	kb_err err;
-	kb_store_add a;
 	uint64_t digest;
 
-	memset(&a, 0, sizeof a);
-	a.name = "kim", a.opponent = 1, a.delta.games = 2;
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	for (int i = 0; i < 8; i++) /* the allocator's caches fill */
 		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
 	size_t before = heap_held();
@@ -198,13 +188,11 @@ static pid_t fill_readers(const char *dir, int *held, int *release)
 Test(core_rules, store_read_with_every_reader_slot_taken, .timeout = 30)
 {
 	char dir[256];
-	kb_store *st = new_store(dir, sizeof dir);
-	kb_store_add a = {.name = "kim", .opponent = 1, .delta.games = 2};
+	kb_store *st = store_with_kim(dir, sizeof dir);
 	kb_opp_rec got;
 	kb_err err;
 	int held = 0, release, status;
 
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	kb_store_close(st);
 	pid_t child = fill_readers(dir, &held, &release);
 	cr_assert_gt(held, 0);
