@@ -5,6 +5,10 @@
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -874,4 +878,60 @@ Test(core_rules, square_names)
 		kb_square_name(names[i].sq, out, sizeof out);
 		cr_assert_str_eq(out, names[i].name, "square %d", names[i].sq);
 	}
+}
+
+/* ---- failures the network helpers report (core/net.h) ------------------------ */
+
+/* A write to a pipe nobody reads fails with -1 and EPIPE, not 0. */
+Test(core_rules, write_all_to_a_closed_pipe_fails)
+{
+	int p[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	cr_assert_eq(pipe(p), 0);
+	close(p[0]);
+	errno = 0;
+	cr_assert_eq(kb_net_write_all(p[1], "line\n", 5), -1);
+	cr_assert_eq(errno, EPIPE);
+	close(p[1]);
+}
+
+/* With no descriptor left for a socket, listening fails (KB_NET_EBIND, no
+ * descriptor handed out) instead of taking descriptor 0 for a listener. */
+Test(core_rules, listen_without_a_free_descriptor_fails)
+{
+	int fd = 123, port = 0, highest = 0;
+	kb_err err;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) > highest)
+			highest = atoi(e->d_name);
+	closedir(d);
+	/* descriptors 0..highest are the only ones allowed: fill any hole
+	 * below the highest, which a socket would take */
+	for (int k = 0; k <= highest; k++)
+		if (fcntl(k, F_GETFD) < 0)
+			cr_assert_eq(dup2(highest, k), k);
+	struct rlimit rl = {.rlim_cur = (rlim_t)highest + 1, .rlim_max = (rlim_t)highest + 1};
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_assert_eq(kb_net_listen("127.0.0.1", 40000, 40000, &fd, &port, &err), KB_NET_EBIND, "%s", err.msg);
+	cr_assert_eq(fd, -1);
+}
+
+/* A roll in words that cannot be written fails with -1. */
+Test(core_rules, facts_line_write_fails)
+{
+	kb_facts fx;
+	char b[KB_BOARD_LEN];
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	memset(b, '0', sizeof b);
+	cr_assert_eq(kb_facts_of(b, 0xf, 1, 6, -1, &fx), 0);
+	cr_assert_eq(kb_draw_facts(f, &fx), -1);
+	fclose(f);
 }
