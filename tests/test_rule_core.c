@@ -935,3 +935,17 @@ Test(core_rules, facts_line_write_fails)
 	cr_assert_eq(kb_draw_facts(f, &fx), -1);
 	fclose(f);
 }
+
+/* Two pieces of a seat on one goal square: unsound like two on one ring
+ * square (only the order check sees it: goals are outside the ring). */
+Test(core_rules, position_check_two_on_a_goal_square)
+{
+	kb_pos p = test_pos(0x3, "30 29", "", "", "");
+
+	cr_assert_eq(kb_pos_check(&p), 0);
+	p.prog[0][1] = 30;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 on goal square 30");
+	p = test_pos(0x3, "31 30 29 28", "", "", "");
+	p.prog[0][3] = 29;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 2 and 3 on goal square 29");
+}
