@@ -121,3 +121,32 @@ Test(core_rules, model_pick_by_the_mixture_unless_sure)
 	m.weight[KB_C_EASY] = 0.004, m.weight[KB_C_LOGIT] = 0.996;
 	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 1);
 }
+
+/* A capture is a move onto an opponent's piece, and nothing else: B's
+ * piece from 18 with a 3 reaches 21, ring square 0 (A's start), empty
+ * until A's piece stands there. */
+Test(core_rules, model_capture_feature_on_ring_square_zero)
+{
+	double f[KB_PIECES][KB_FEATURES];
+	kb_pos pos = test_pos(0x3, "", "18", "", "");
+
+	kb_features(&pos, 1, 3, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CAPTURE], 0.0, "nobody on ring square 0");
+	pos = test_pos(0x3, "0", "18", "", "");
+	kb_features(&pos, 1, 3, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CAPTURE], 1.0, "A's piece on ring square 0");
+}
+
+/* The capture rules play a capture: A's piece 0 from 10 with a 3 lands on
+ * B's piece at ring square 13 (B's progress 6), piece 1 from 2 does not;
+ * capture>rear plays piece 0 although piece 1 is the rearmost, peace>rear
+ * plays piece 1. */
+Test(core_rules, capture_rules_pick_the_capture)
+{
+	kb_pos pos = test_pos(0x3, "10 2", "6", "", "");
+
+	cr_assert_eq(kb_rule_pick(KB_R_CAPTURE_REAR, &pos, 0, 3, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_CAPTURE_FRONT, &pos, 0, 3, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_PEACE_REAR, &pos, 0, 3, 0x3), 1);
+	cr_assert_eq(kb_rule_pick(KB_R_PEACE_FRONT, &pos, 0, 3, 0x3), 1);
+}
