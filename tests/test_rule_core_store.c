@@ -206,3 +206,31 @@ Test(core_rules, store_read_with_every_reader_slot_taken, .timeout = 30)
 	cr_assert_eq(waitpid(child, &status, 0), child);
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
+
+/* One write larger than the map can grow to in its eight attempts (32 KiB
+ * doubled seven times: 4 MiB; 6000 opponent records of a kilobyte and more
+ * each) fails as a full map, although the bound (1 GiB) is far, and
+ * nothing of it is committed. */
+Test(core_rules, store_write_too_large_for_the_attempts_fails, .timeout = 60)
+{
+	enum { N = 6000 };
+	char dir[256];
+	static char names[N][8];
+	static kb_store_add adds[N];
+	kb_store_opts opts = {32 << 10, 1 << 30, NULL};
+	kb_store *st;
+	kb_opp_rec got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, &opts, &err), 0, "%s", err.msg);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "o%04d", i);
+		adds[i].name = names[i], adds[i].opponent = 1, adds[i].delta.games = 1;
+	}
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_apply(st, adds, N, NULL, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": write failed: MDB_MAP_FULL"), "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "o0000", &got, &err), KB_STORE_ABSENT);
+	kb_store_close(st);
+}
