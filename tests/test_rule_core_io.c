@@ -333,3 +333,46 @@ Test(core_rules, transcript_roll_how_is_one_of_four)
 		}
 	}
 }
+
+/* A line too wide for the panel at its size is set smaller until it fits
+ * (50 characters at 0.6 x 10 px fill the 300 px), and a forfeit line with
+ * no room for the name keeps its first character: C "dier" forfeited at
+ * roll 4000000000 for a reason of 15 characters.  The winner's line names
+ * seat A like any other. */
+Test(core_rules, svg_long_lines_and_seat_a_winning)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	strcpy(fr.name[2], "dier");
+	fr.forfeit[2].roll = 4000000000u;
+	strcpy(fr.forfeit[2].reason, "abcdefghijklmno");
+	strcpy(fr.forfeit[2].replacement, "hard");
+	fr.over = 1, fr.winner = 0, fr.roll = 11;
+	strcpy(fr.name[0], "ann");
+	strcpy(fr.result, "win");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "font-size=\"10\" font-weight=\"bold\" fill=\"#2ca02c\">C d forfeited at roll "
+			      "4000000000 (abcdefghijklmno)</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
+			      "fill=\"#d62728\">winner: A ann</text>\n"), "%s", svg);
+	free(svg);
+}
+
+/* Every board character of a state line is checked, the first included. */
+Test(core_rules, state_line_board_checked_from_its_first_character)
+{
+	char line[KB_ROLL_LINE_LEN + 1];
+	kb_line l;
+	kb_err err;
+
+	memset(line, '0', KB_BOARD_LEN);
+	memcpy(line + KB_BOARD_LEN, "B4", 3);
+	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &l, &err), 0, "%s", err.msg);
+	for (int i = 0; i < KB_BOARD_LEN; i += 43) {
+		line[i] = 'x';
+		cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &l, &err), -1, "x at %d", i);
+		cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D"), "%s", err.msg);
+		line[i] = '0';
+	}
+}
