@@ -779,6 +779,13 @@ Test(core_rules, state_line_board_characters)
 	err.msg[0] = '\0';
 	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1);
 	cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D") != NULL, "%s", err.msg);
+	line[17] = '0';
+	/* the first and the last board character are checked too */
+	for (int i = 0; i < KB_BOARD_LEN; i += KB_BOARD_LEN - 1) {
+		line[i] = 'x';
+		cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1, "x at %d", i);
+		line[i] = '0';
+	}
 }
 
 /* ---- no decision pending, and a picture's corner lines (core/game.h, draw.h) ---- */

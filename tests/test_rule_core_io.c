@@ -358,21 +358,3 @@ Test(core_rules, svg_long_lines_and_seat_a_winning)
 			      "fill=\"#d62728\">winner: A ann</text>\n"), "%s", svg);
 	free(svg);
 }
-
-/* Every board character of a state line is checked, the first included. */
-Test(core_rules, state_line_board_checked_from_its_first_character)
-{
-	char line[KB_ROLL_LINE_LEN + 1];
-	kb_line l;
-	kb_err err;
-
-	memset(line, '0', KB_BOARD_LEN);
-	memcpy(line + KB_BOARD_LEN, "B4", 3);
-	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &l, &err), 0, "%s", err.msg);
-	for (int i = 0; i < KB_BOARD_LEN; i += 43) {
-		line[i] = 'x';
-		cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &l, &err), -1, "x at %d", i);
-		cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D"), "%s", err.msg);
-		line[i] = '0';
-	}
-}
