@@ -215,7 +215,7 @@ Test(core_rules, store_write_too_large_for_the_attempts_fails, .timeout = 60)
 {
 	enum { N = 6000 };
 	char dir[256];
-	static char names[N][8];
+	static char names[N][16];
 	static kb_store_add adds[N];
 	kb_store_opts opts = {32 << 10, 1 << 30, NULL};
 	kb_store *st;
