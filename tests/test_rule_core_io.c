@@ -358,3 +358,17 @@ Test(core_rules, svg_long_lines_and_seat_a_winning)
 			      "fill=\"#d62728\">winner: A ann</text>\n"), "%s", svg);
 	free(svg);
 }
+
+/* A name cut to fit (24 bytes in the seat list) is cut before a character
+ * of several bytes, never inside it: 23 letters and an e with an acute
+ * accent (0xc3 0xa9) keep the 23 letters. */
+Test(core_rules, svg_name_cut_between_characters)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	strcpy(fr.name[1], "bbbbbbbbbbbbbbbbbbbbbbb\xc3\xa9");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, ">B bbbbbbbbbbbbbbbbbbbbbbb</text>\n"), "%s", svg);
+	free(svg);
+}

@@ -150,3 +150,22 @@ Test(core_rules, capture_rules_pick_the_capture)
 	cr_assert_eq(kb_rule_pick(KB_R_PEACE_REAR, &pos, 0, 3, 0x3), 1);
 	cr_assert_eq(kb_rule_pick(KB_R_PEACE_FRONT, &pos, 0, 3, 0x3), 1);
 }
+
+/* Adding statistics keeps the last game's fit of the later ones, and the
+ * earlier one's when the later statistics have none (all weights 0). */
+Test(core_rules, stats_add_keeps_a_fit_unless_a_later_one_exists)
+{
+	kb_model_stats a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		a.fit_w[k] = 0.5 + k;
+	kb_model_stats_add(&a, &b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(a.fit_w[k], 0.5 + k, "feature %d: the earlier fit kept", k);
+	b.fit_w[KB_F_CAPTURE] = -2;
+	kb_model_stats_add(&a, &b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(a.fit_w[k], k == KB_F_CAPTURE ? -2.0 : 0.0, "feature %d: the later fit", k);
+}
