@@ -372,3 +372,17 @@ Test(core_rules, svg_name_cut_between_characters)
 	cr_assert(strstr(svg, ">B bbbbbbbbbbbbbbbbbbbbbbb</text>\n"), "%s", svg);
 	free(svg);
 }
+
+/* An end record needs its winner and its roll count: "end A" alone is
+ * refused, also after a record whose third field was a number. */
+Test(core_rules, transcript_end_needs_its_roll_count)
+{
+	static const char text[] = "kimble-transcript 1\nname A 7\nend A\n";
+	kb_transcript tx;
+	kb_err err;
+
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_tx_parse(text, sizeof text - 1, &tx, &err), -1);
+	cr_assert(strstr(err.msg, "line 3") && strstr(err.msg, "expected \"end WINNER ROLLS REASON\""), "%s",
+		  err.msg);
+}
