@@ -112,6 +112,8 @@ int kb_tx_read(FILE *f, kb_transcript *tx, kb_err *err);
 /* Parse a transcript held in memory (same rules as kb_tx_read). */
 int kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err);
 
+/* Free what kb_tx_read or kb_tx_parse allocated and leave tx empty (no
+ * rolls, no messages), so that freeing it again is harmless. */
 void kb_tx_free(kb_transcript *tx);
 
 /* Name of a kb_how ("pass", "auto", "builtin", "decided"). */

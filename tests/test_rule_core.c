@@ -5,6 +5,10 @@
  * hand, never computed with the code under test. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 #include "core/facts.h"
 #include "core/game.h"
 #include "core/net.h"
+#include "core/num.h"
 #include "core/policy.h"
 #include "core/rules.h"
 #include "core/transcript.h"
@@ -392,6 +397,38 @@ static const char *draw(const char board[KB_BOARD_LEN], int seat, int die, unsig
 	return buf;
 }
 
+/* A board for the pictures below: pieces of A, B and D on the ring and in
+ * their goals, one of C on the ring.  PICTURE_ROWS is its picture with B's
+ * roll of 5, PICTURE_CORNERS the corner lines of seats A, B and D (0xb). */
+static void picture_board(char b[KB_BOARD_LEN])
+{
+	memset(b, '0', KB_BOARD_LEN);
+	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
+	b[28] = 'A', b[35] = 'B', b[43] = 'D';
+}
+
+#define PICTURE_ROWS \
+	".                             B\n" \
+	"  .                         .\n" \
+	"    .                     .\n" \
+	"      A                 .\n" \
+	"        A . . . . . . .\n" \
+	"        D             B\n" \
+	"        .             .\n" \
+	"        .     B       .\n" \
+	"        .       5     .\n" \
+	"        .             .\n" \
+	"        A             .\n" \
+	"        . . . . . . . C\n" \
+	"      .                 .\n" \
+	"    .                     .\n" \
+	"  .                         .\n" \
+	"D                             .\n"
+#define PICTURE_CORNERS \
+	"A top left: home 1, goal 1\n" \
+	"B top right: home 2, goal 1\n" \
+	"D bottom left: home 2, goal 1\n"
+
 /* Ring indices 0, 8, 14, 22, 27 (top-left start, right edge, bottom-right
  * corner, left edge bottom, left edge top), goal squares 28 (A's first),
  * 35 (B's last), 43 (D's last); B rolled 5. */
@@ -399,29 +436,8 @@ Test(core_rules, board_picture)
 {
 	char b[KB_BOARD_LEN];
 
-	memset(b, '0', sizeof b);
-	b[0] = 'A', b[8] = 'B', b[14] = 'C', b[22] = 'A', b[27] = 'D';
-	b[28] = 'A', b[35] = 'B', b[43] = 'D';
-	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0),
-		".                             B\n"
-		"  .                         .\n"
-		"    .                     .\n"
-		"      A                 .\n"
-		"        A . . . . . . .\n"
-		"        D             B\n"
-		"        .             .\n"
-		"        .     B       .\n"
-		"        .       5     .\n"
-		"        .             .\n"
-		"        A             .\n"
-		"        . . . . . . . C\n"
-		"      .                 .\n"
-		"    .                     .\n"
-		"  .                         .\n"
-		"D                             .\n"
-		"A top left: home 1, goal 1\n"
-		"B top right: home 2, goal 1\n"
-		"D bottom left: home 2, goal 1\n");
+	picture_board(b);
+	cr_assert_str_eq(draw(b, 1, 5, 0xb, 0), PICTURE_ROWS PICTURE_CORNERS);
 	const char *c = draw(b, -1, 0, 0, 1);
 	cr_assert(strncmp(c, ".                             \033[1;34mB\033[0m\n", 41) == 0, "%s", c);
 	cr_assert(strstr(c, "        \033[1;31mA\033[0m . . . . . . .\n") != NULL, "%s", c);
@@ -763,4 +779,180 @@ Test(core_rules, state_line_board_characters)
 	err.msg[0] = '\0';
 	cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1);
 	cr_assert(strstr(err.msg, "board characters must be 0, A, B, C or D") != NULL, "%s", err.msg);
+	line[17] = '0';
+	/* the first and the last board character are checked too */
+	for (int i = 0; i < KB_BOARD_LEN; i += KB_BOARD_LEN - 1) {
+		line[i] = 'x';
+		cr_assert_eq(kb_line_parse(line, KB_ROLL_LINE_LEN, &out, &err), -1, "x at %d", i);
+		line[i] = '0';
+	}
+}
+
+/* ---- no decision pending, and a picture's corner lines (core/game.h, draw.h) ---- */
+
+/* A game just started, from the start or from a position, has no decision
+ * pending: pending_seat is -1 (game.h) and the pending mask 0. */
+Test(core_rules, no_decision_pending_at_the_start)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_HARD, KB_EASY, KB_RANDOM};
+	kb_pos p = test_pos(0xf, "", "", "", "");
+	kb_game g;
+
+	kb_game_init(&g, 9, ctl);
+	cr_assert_eq(g.pending_seat, -1);
+	cr_assert_eq(kb_game_pending_mask(&g), 0);
+	cr_assert_eq(kb_game_init_at(&g, 9, ctl, &p, 2, 6), 0);
+	cr_assert_eq(g.pending_seat, -1);
+	cr_assert_eq(kb_game_pending_mask(&g), 0);
+}
+
+/* kb_draw_board fails with -1 when a row, a row's newline or a corner line
+ * cannot be written. */
+Test(core_rules, board_picture_fails_where_a_write_fails)
+{
+	static const char rows[] = PICTURE_ROWS, corners[] = PICTURE_CORNERS;
+	char b[KB_BOARD_LEN], buf[1024];
+
+	picture_board(b);
+	/* room for the rows and 0, 10 or 27 + 5 bytes of the corner lines */
+	static const size_t corner_room[] = {0, 10, 27 + 5};
+	for (size_t i = 0; i < sizeof corner_room / sizeof *corner_room; i++) {
+		size_t room = strlen(rows) + corner_room[i];
+		FILE *f = fmemopen(buf, room, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), -1, "room for %zu bytes", room);
+		fclose(f);
+	}
+	/* room for none of it, for 10 bytes of the first row, and for the
+	 * first row without its newline (31 bytes) */
+	static const size_t row_room[] = {0, 10, 31};
+	for (size_t i = 0; i < sizeof row_room / sizeof *row_room; i++) {
+		FILE *f = fmemopen(buf, row_room[i] ? row_room[i] : 1, "w");
+		cr_assert_not_null(f);
+		setvbuf(f, NULL, _IONBF, 0);
+		if (!row_room[i])
+			fputc('x', f); /* the one byte used up */
+		cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), -1, "room for %zu bytes", row_room[i]);
+		fclose(f);
+	}
+	FILE *f = fmemopen(buf, strlen(rows) + strlen(corners), "w");
+	setvbuf(f, NULL, _IONBF, 0);
+	cr_assert_eq(kb_draw_board(f, b, 1, 5, 0xb, 0), 0, "room for the whole picture");
+	fclose(f);
+}
+
+/* ---- seconds at the ends of their range (core/num.h) ------------------------- */
+
+/* kb_num_seconds takes both ends of its range in milliseconds, and no
+ * more: 0.001 s is 1 ms, 60 s is 60000 ms; 0.0009 and 60.001 are out, and
+ * the message says the range in seconds. */
+Test(core_rules, seconds_range_ends_exactly)
+{
+	int64_t ms = -1;
+	kb_err err;
+
+	cr_assert_eq(kb_num_seconds("--ttl", "0.001", 1, 60000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 1);
+	cr_assert_eq(kb_num_seconds("--ttl", "60", 1, 60000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 60000);
+	cr_assert_eq(kb_num_seconds("--ttl", "0.5", 500, 2000, &ms, &err), KB_NUM_OK, "%s", err.msg);
+	cr_assert_eq(ms, 500);
+	cr_assert_eq(kb_num_seconds("--ttl", "60.001", 1, 60000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_str_eq(err.msg, "--ttl \"60.001\": out of range; expected seconds from 0.001 to 60 "
+				  "(e.g. 120 or 0.5)");
+	cr_assert_eq(kb_num_seconds("--ttl", "0.0009", 1, 60000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_eq(kb_num_seconds("--ttl", "0.499", 500, 2000, &ms, &err), KB_NUM_RANGE);
+	cr_assert_str_eq(err.msg, "--ttl \"0.499\": out of range; expected seconds from 0.5 to 2 "
+				  "(e.g. 120 or 0.5)");
+}
+
+/* Squares by name: home, the ring's 28 squares by number, and each seat's
+ * goal squares 1..4 (board indices 28..43, four per seat from A). */
+Test(core_rules, square_names)
+{
+	static const struct {
+		int sq;
+		const char *name;
+	} names[] = {{0, "ring 0"}, {27, "ring 27"}, {28, "goal A1"}, {31, "goal A4"},
+		     {32, "goal B1"}, {35, "goal B4"}, {38, "goal C3"}, {40, "goal D1"},
+		     {43, "goal D4"}};
+	char out[24];
+
+	kb_square_name(KB_SQ_HOME, out, sizeof out);
+	cr_assert_str_eq(out, "home");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		kb_square_name(names[i].sq, out, sizeof out);
+		cr_assert_str_eq(out, names[i].name, "square %d", names[i].sq);
+	}
+}
+
+/* ---- failures the network helpers report (core/net.h) ------------------------ */
+
+/* A write to a pipe nobody reads fails with -1 and EPIPE, not 0. */
+Test(core_rules, write_all_to_a_closed_pipe_fails)
+{
+	int p[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	cr_assert_eq(pipe(p), 0);
+	close(p[0]);
+	errno = 0;
+	cr_assert_eq(kb_net_write_all(p[1], "line\n", 5), -1);
+	cr_assert_eq(errno, EPIPE);
+	close(p[1]);
+}
+
+/* With no descriptor left for a socket, listening fails (KB_NET_EBIND, no
+ * descriptor handed out) instead of taking descriptor 0 for a listener. */
+Test(core_rules, listen_without_a_free_descriptor_fails)
+{
+	int fd = 123, port = 0, highest = 0;
+	kb_err err;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) > highest)
+			highest = atoi(e->d_name);
+	closedir(d);
+	/* descriptors 0..highest are the only ones allowed: fill any hole
+	 * below the highest, which a socket would take */
+	for (int k = 0; k <= highest; k++)
+		if (fcntl(k, F_GETFD) < 0)
+			cr_assert_eq(dup2(highest, k), k);
+	struct rlimit rl = {.rlim_cur = (rlim_t)highest + 1, .rlim_max = (rlim_t)highest + 1};
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	cr_assert_eq(kb_net_listen("127.0.0.1", 40000, 40000, &fd, &port, &err), KB_NET_EBIND, "%s", err.msg);
+	cr_assert_eq(fd, -1);
+}
+
+/* A roll in words that cannot be written fails with -1. */
+Test(core_rules, facts_line_write_fails)
+{
+	kb_facts fx;
+	char b[KB_BOARD_LEN];
+	FILE *f = fopen("/dev/full", "w");
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	memset(b, '0', sizeof b);
+	cr_assert_eq(kb_facts_of(b, 0xf, 1, 6, -1, &fx), 0);
+	cr_assert_eq(kb_draw_facts(f, &fx), -1);
+	fclose(f);
+}
+
+/* Two pieces of a seat on one goal square: unsound like two on one ring
+ * square (only the order check sees it: goals are outside the ring). */
+Test(core_rules, position_check_two_on_a_goal_square)
+{
+	kb_pos p = test_pos(0x3, "30 29", "", "", "");
+
+	cr_assert_eq(kb_pos_check(&p), 0);
+	p.prog[0][1] = 30;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 0 and 1 on goal square 30");
+	p = test_pos(0x3, "31 30 29 28", "", "", "");
+	p.prog[0][3] = 29;
+	cr_assert_eq(kb_pos_check(&p), -1, "pieces 2 and 3 on goal square 29");
 }

@@ -37,8 +37,14 @@ SUITES = {
 FOLDERS = ["core", "judge", "state", "bot"]
 # Between a folder's rule tests and its suites: fast unit suites that kill
 # what the rule tests miss in seconds, before the minutes of all suites.
+# core's modules are also unit-tested by their users (the model and the
+# records by state's suites, the pictures by judge's, the policies by
+# bot's): those suites run before the processes, games and documents that
+# make most of the whole run.
 UNIT = {
-    "core": "@(board|net|num|rng|rules|transcript|wire)/*",
+    "core": ["@(board|net|num|rng|rules|transcript|wire)/*",
+             "@(judge_rules|state_rules|bot_rules|state_model|state_record|state_store|state_tool"
+             "|eval|bot_search|bot_observe|bot_rollout|rating|frozen|trial|fuzz_corpus)/*"],
 }
 # A changed evaluation weight is a tuning choice, not a bug.
 EXCLUDED = {"bot/weights.h"}
@@ -445,7 +451,7 @@ def stages_of(scratch, folder, pattern, min_timeout):
     it does unmutated (at least min_timeout), so that a mutant that hangs
     the rule tests is given up in seconds, not in minutes."""
     stages = []
-    for stage in ["%s_rules/*" % folder] + ([UNIT[folder]] if folder in UNIT else []) + [pattern]:
+    for stage in ["%s_rules/*" % folder] + UNIT.get(folder, []) + [rest(folder, pattern)]:
         for attempt in range(2):  # a test that failed once under load
             t0 = time.monotonic()
             rc, out = scratch.test(stage, 600)
@@ -457,6 +463,18 @@ def stages_of(scratch, folder, pattern, min_timeout):
                                    % (stage, first_failure(out) or "?", out[-2000:]))
         stages.append((stage, max(min_timeout, 3 * base), base))
     return stages
+
+
+def rest(folder, pattern):
+    """The last stage: for a folder whose pattern is every suite ("*"),
+    every suite its earlier stages did not run (a survivor runs each test
+    once, not its unit suites twice)."""
+    if pattern != "*":
+        return pattern
+    ran = ["%s_rules" % folder]
+    for stage in UNIT.get(folder, []):
+        ran += re.match(r"@\((.*)\)/\*$", stage).group(1).split("|")
+    return "!(%s)/*" % "|".join(ran)
 
 
 class UnmutatedFailure(Exception):

@@ -1,0 +1,171 @@
+/* test_rule_core_model.c - rules of core/model.c pinned on their own
+ * (found by make mutate, docs/mutation.md).  Expectations are written out
+ * by hand, never computed with the code under test. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/model.h"
+#include "support.h"
+
+/* With one legal piece the model is sure of it: probability 1 there, 0
+ * elsewhere, whatever the mixture; with none, every probability is 0. */
+Test(core_rules, model_probs_of_a_single_legal_piece)
+{
+	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
+	kb_model m;
+	double p[KB_PIECES];
+
+	kb_model_prior(&m);
+	for (int i = 0; i < KB_PIECES; i++) {
+		kb_model_probs(&m, &pos, 0, 3, 1u << i, p);
+		for (int j = 0; j < KB_PIECES; j++)
+			cr_assert(fabs(p[j] - (i == j)) < 1e-12, "mask %#x: p[%d] = %g", 1u << i, j, p[j]);
+	}
+	kb_model_probs(&m, &pos, 0, 3, 0, p);
+	for (int j = 0; j < KB_PIECES; j++)
+		cr_assert_eq(p[j], 0.0);
+}
+
+/* With no samples the mixture's weights are prior x likelihood of the
+ * faded counts (model.h), normalised: easy missed none of 10 decisions,
+ * hard and every other rule missed all 10, each of two legal moves, the
+ * logit charged 6 for its weights.  Worked out here from the documented
+ * priors (0.175 easy, 0.175 hard, 0.2 random, 0.43 logit, 0.02 rule) and
+ * slips (0.002). */
+Test(core_rules, model_weights_from_the_faded_counts)
+{
+	kb_model_stats st;
+	kb_model m;
+
+	memset(&st, 0, sizeof st);
+	st.recent = 10, st.recent_log_choices = 10 * log(2.0);
+	for (int r = KB_R_HARD; r < KB_RULES; r++)
+		st.recent_miss[r] = 10;
+	kb_model_fit(&m, &st);
+	double w[KB_COMPONENTS], sum = 0;
+	w[KB_C_EASY] = 0.175 * pow(0.998, 10);
+	w[KB_C_HARD] = 0.175 * pow(0.002, 10);
+	w[KB_C_RANDOM] = 0.2 * pow(0.5, 10);
+	w[KB_C_LOGIT] = 0.43 * exp(-6.0);
+	w[KB_C_RULE] = 0.02 * pow(0.002, 10);
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		sum += w[c];
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		cr_assert(fabs(m.weight[c] - w[c] / sum) < 1e-12 * (1 + w[c] / sum),
+			  "%s: %.17g, want %.17g", kb_component_name((enum kb_component)c), m.weight[c],
+			  w[c] / sum);
+}
+
+/* One decision in compact form (model.h): legal mask, chosen index, the
+ * pieces' binary features and progress + 1. */
+static kb_sample decision(unsigned mask, int chosen, const uint8_t bits[KB_PIECES],
+			  const uint8_t prog1[KB_PIECES])
+{
+	kb_sample s = {{(uint8_t)(mask | (unsigned)chosen << 4)}};
+
+	for (int i = 0; i < KB_PIECES; i++)
+		s.b[1 + 2 * i] = bits[i], s.b[2 + 2 * i] = prog1[i];
+	return s;
+}
+
+/* Samples that do not decode (fewer than two legal pieces, a chosen piece
+ * outside the mask: a damaged record) count for nothing: the fit is the
+ * one of the valid samples alone.  hard's accuracy is over the valid
+ * samples: 3 of 4 chose the foremost legal piece. */
+Test(core_rules, model_fit_ignores_samples_that_do_not_decode)
+{
+	static const uint8_t bits[KB_PIECES] = {0x05, 0x02, 0x44, 0x0a};
+	static const uint8_t prog1[KB_PIECES] = {20, 9, 3, 0};
+	kb_model_stats good, mixed;
+	kb_model a, b;
+
+	memset(&good, 0, sizeof good);
+	good.sample[0] = decision(0x3, 0, bits, prog1);
+	good.sample[1] = decision(0x7, 0, bits, prog1);
+	good.sample[2] = decision(0x6, 2, bits, prog1);
+	good.sample[3] = decision(0xf, 0, bits, prog1);
+	good.decisions = 4;
+	good.recent = 4, good.recent_log_choices = log(2.0) + log(3.0) + log(2.0) + log(4.0);
+	good.recent_miss[KB_R_EASY] = 3, good.recent_miss[KB_R_HARD] = 1;
+	mixed = good;
+	mixed.sample[4] = decision(0x4, 2, bits, prog1); /* one legal piece */
+	mixed.sample[5] = decision(0x3, 3, bits, prog1); /* chosen not legal */
+	mixed.sample[6] = mixed.sample[7] = decision(0x0, 0, bits, prog1);
+	mixed.decisions = 8;
+	kb_model_fit(&a, &good);
+	kb_model_fit(&b, &mixed);
+	cr_assert_eq(a.hard_accuracy, 0.75);
+	cr_assert_eq(b.hard_accuracy, 0.75);
+	cr_assert_eq(a.accuracy, b.accuracy);
+	for (int c = 0; c < KB_COMPONENTS; c++)
+		cr_assert_eq(a.weight[c], b.weight[c], "component %d", c);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(a.w[k], b.w[k], "feature %d", k);
+}
+
+/* A model that is not sure of its logit picks the mixture's most likely
+ * move: easy at 0.9 picks the rearmost legal piece, although the logit's
+ * weights (all 0) would pick the lowest index; sure of its logit (0.995
+ * and more), it picks by the logit alone. */
+Test(core_rules, model_pick_by_the_mixture_unless_sure)
+{
+	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
+	kb_model m;
+
+	kb_model_prior(&m);
+	memset(m.weight, 0, sizeof m.weight);
+	m.weight[KB_C_EASY] = 0.9, m.weight[KB_C_LOGIT] = 0.1;
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 2);
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xb), 3);
+	m.weight[KB_C_EASY] = 0.004, m.weight[KB_C_LOGIT] = 0.996;
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 1);
+}
+
+/* A capture is a move onto an opponent's piece, and nothing else: B's
+ * piece from 18 with a 3 reaches 21, ring square 0 (A's start), empty
+ * until A's piece stands there. */
+Test(core_rules, model_capture_feature_on_ring_square_zero)
+{
+	double f[KB_PIECES][KB_FEATURES];
+	kb_pos pos = test_pos(0x3, "", "18", "", "");
+
+	kb_features(&pos, 1, 3, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CAPTURE], 0.0, "nobody on ring square 0");
+	pos = test_pos(0x3, "0", "18", "", "");
+	kb_features(&pos, 1, 3, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CAPTURE], 1.0, "A's piece on ring square 0");
+}
+
+/* The capture rules play a capture: A's piece 0 from 10 with a 3 lands on
+ * B's piece at ring square 13 (B's progress 6), piece 1 from 2 does not;
+ * capture>rear plays piece 0 although piece 1 is the rearmost, peace>rear
+ * plays piece 1. */
+Test(core_rules, capture_rules_pick_the_capture)
+{
+	kb_pos pos = test_pos(0x3, "10 2", "6", "", "");
+
+	cr_assert_eq(kb_rule_pick(KB_R_CAPTURE_REAR, &pos, 0, 3, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_CAPTURE_FRONT, &pos, 0, 3, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_PEACE_REAR, &pos, 0, 3, 0x3), 1);
+	cr_assert_eq(kb_rule_pick(KB_R_PEACE_FRONT, &pos, 0, 3, 0x3), 1);
+}
+
+/* Adding statistics keeps the last game's fit of the later ones, and the
+ * earlier one's when the later statistics have none (all weights 0). */
+Test(core_rules, stats_add_keeps_a_fit_unless_a_later_one_exists)
+{
+	kb_model_stats a, b;
+
+	memset(&a, 0, sizeof a);
+	memset(&b, 0, sizeof b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		a.fit_w[k] = 0.5 + k;
+	kb_model_stats_add(&a, &b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(a.fit_w[k], 0.5 + k, "feature %d: the earlier fit kept", k);
+	b.fit_w[KB_F_CAPTURE] = -2;
+	kb_model_stats_add(&a, &b);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(a.fit_w[k], k == KB_F_CAPTURE ? -2.0 : 0.0, "feature %d: the later fit", k);
+}

@@ -1,0 +1,236 @@
+/* test_rule_core_store.c - rules of core/store.c that only other folders'
+ * suites used to reach, each pinned on its own (found by make mutate,
+ * docs/mutation.md): the message of every kb_store_get outcome, the
+ * longest names a walk hands out, reads that leave nothing allocated, the
+ * modes of a new store's folders and files, and a read with every reader
+ * slot taken.  Expectations are written out by hand, never computed with the code under
+ * test. */
+#include <criterion/criterion.h>
+#include <lmdb.h>
+#include <malloc.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/record.h"
+#include "core/store.h"
+#include "support.h"
+
+/* A new store in a fresh folder dir holding one opponent record: kim,
+ * 2 games. */
+static kb_store *store_with_kim(char *dir, size_t size)
+{
+	kb_store *st;
+	kb_err err;
+	kb_store_add kim = {.name = "kim", .opponent = 1, .delta.games = 2};
+
+	test_tmpdir(dir, size);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_apply(st, &kim, 1, NULL, &err), 0, "%s", err.msg);
+	return st;
+}
+
+/* Bytes the C library's allocator holds for the program. */
+static size_t heap_held(void)
+{
+	struct mallinfo2 m = mallinfo2();
+
+	return m.uordblks + m.hblkhd;
+}
+
+/* Each failed read names the opponent and what is wrong with its record;
+ * a record read whole leaves the caller's message as it was. */
+Test(core_rules, store_get_names_each_failure)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_opp_rec got;
+	kb_err err;
+	static const uint8_t newer[8] = {KB_REC_OPPONENT, 0, 9, 0, 0, 0, 0, 0};
+	static const uint8_t cut[3] = {KB_REC_OPPONENT, 0, 3};
+
+	cr_assert_eq(kb_store_put_raw(st, "zed", newer, sizeof newer, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "cut", cut, sizeof cut, &err), 0, "%s", err.msg);
+
+	strcpy(err.msg, "untouched");
+	cr_assert_eq(kb_store_get(st, "kim", &got, &err), KB_REC_OK);
+	cr_assert_eq(got.games, 2);
+	cr_assert_str_eq(err.msg, "untouched");
+	cr_assert_eq(kb_store_get(st, "zed", &got, &err), KB_REC_NEWER);
+	cr_assert(strstr(err.msg, "opponent zed was written by a newer kimble-state format"), "%s",
+		  err.msg);
+	cr_assert_eq(kb_store_get(st, "cut", &got, &err), KB_REC_BAD);
+	cr_assert(strstr(err.msg, "opponent cut: damaged record"), "%s", err.msg);
+	kb_store_close(st);
+}
+
+/* Each results record a walk visits, as a line "VERSION/NAME". */
+static int on_results(void *ctx, const char *version, const char *name, const kb_res_rec *rec,
+		      int status)
+{
+	char *lines = ctx;
+	size_t used = strlen(lines);
+
+	(void)rec, (void)status;
+	snprintf(lines + used, 400 - used, "%s/%s\n", version, name);
+	return 0;
+}
+
+/* A walk hands out a version and an opponent name of KB_NAME_MAX (64)
+ * characters each, whole. */
+Test(core_rules, store_walk_hands_out_the_longest_names)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_err err;
+	kb_store_add a;
+	static const char version[] = "v0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
+	static const char name[] = "n0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDE";
+
+	cr_assert_eq(strlen(version), 64);
+	cr_assert_eq(strlen(name), 64);
+	memset(&a, 0, sizeof a);
+	a.name = name, a.version = version, a.delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
+	char seen[400] = "", want[200];
+	kb_store_visitor vis = {NULL, on_results, seen};
+	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
+	snprintf(want, sizeof want, "%s/%s\n", version, name);
+	cr_assert_str_eq(seen, want);
+	kb_store_close(st);
+}
+
+/* Reading a store's digest again and again holds no more memory: each
+ * read's cursor is closed (LMDB frees a read-only transaction's cursors
+ * only when asked). */
+Test(core_rules, store_digest_leaves_nothing_allocated)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_err err;
+	uint64_t digest;
+
+	for (int i = 0; i < 8; i++) /* the allocator's caches fill */
+		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	size_t before = heap_held();
+	for (int i = 0; i < 32; i++)
+		cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	cr_assert_eq(heap_held(), before, "32 digests held %zu bytes more", heap_held() - before);
+	kb_store_close(st);
+}
+
+/* A new store's folders are made rwxr-xr-x and its files rw-r--r--, as
+ * far as the umask allows. */
+Test(core_rules, store_files_modes)
+{
+	char dir[256], path[400];
+	kb_store *st;
+	kb_err err;
+	struct stat sb;
+
+	test_tmpdir(dir, sizeof dir);
+	strcat(dir, "/made/here");
+	umask(0);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	cr_assert_eq(stat(dir, &sb), 0, "%s", dir);
+	cr_assert_eq(sb.st_mode & 07777, 0755, "folder mode %o", sb.st_mode & 07777);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	cr_assert_eq(sb.st_mode & 07777, 0644, "data.mdb mode %o", sb.st_mode & 07777);
+	umask(027);
+	*strrchr(dir, '/') = '\0';
+	strcat(dir, "/second");
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	cr_assert_eq(stat(path, &sb), 0, "%s", path);
+	cr_assert_eq(sb.st_mode & 07777, 0640, "data.mdb mode %o under umask 027", sb.st_mode & 07777);
+}
+
+/* A child that opens the store folder dir with LMDB itself and holds read
+ * transactions until the reader table is full, then waits (alive) until
+ * *release is closed.  Returns its pid; *held is how many it holds. */
+static pid_t fill_readers(const char *dir, int *held, int *release)
+{
+	int ready[2], hold[2];
+
+	cr_assert_eq(pipe(ready), 0);
+	cr_assert_eq(pipe(hold), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		MDB_env *env;
+		MDB_txn *txn;
+		int n = 0;
+		char c;
+		close(ready[0]), close(hold[1]);
+		if (mdb_env_create(&env) || mdb_env_open(env, dir, MDB_NOTLS | MDB_RDONLY, 0644))
+			_exit(1);
+		while (n < 10000 && mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
+			n++;
+		if (write(ready[1], &n, sizeof n) != sizeof n)
+			_exit(1);
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]), close(hold[0]);
+	cr_assert_eq(read(ready[0], held, sizeof *held), (ssize_t)sizeof *held);
+	close(ready[0]);
+	*release = hold[1];
+	return pid;
+}
+
+/* A read finding the reader table full of live readers (no slot of a
+ * crashed process to clear) fails with a store error that says why. */
+Test(core_rules, store_read_with_every_reader_slot_taken, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_opp_rec got;
+	kb_err err;
+	int held = 0, release, status;
+
+	kb_store_close(st);
+	pid_t child = fill_readers(dir, &held, &release);
+	cr_assert_gt(held, 0);
+	cr_assert_lt(held, 10000, "the reader table has a bound");
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_get(st, "kim", &got, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": cannot read: MDB_READERS_FULL"), "%s", err.msg);
+	kb_store_close(st);
+	close(release);
+	cr_assert_eq(waitpid(child, &status, 0), child);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* One write larger than the map can grow to in its eight attempts (32 KiB
+ * doubled seven times: 4 MiB; 6000 opponent records of a kilobyte and more
+ * each) fails as a full map, although the bound (1 GiB) is far, and
+ * nothing of it is committed. */
+Test(core_rules, store_write_too_large_for_the_attempts_fails, .timeout = 60)
+{
+	enum { N = 6000 };
+	char dir[256];
+	static char names[N][16];
+	static kb_store_add adds[N];
+	kb_store_opts opts = {32 << 10, 1 << 30, NULL};
+	kb_store *st;
+	kb_opp_rec got;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, &opts, &err), 0, "%s", err.msg);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "o%04d", i);
+		adds[i].name = names[i], adds[i].opponent = 1, adds[i].delta.games = 1;
+	}
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_apply(st, adds, N, NULL, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": write failed: MDB_MAP_FULL"), "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "o0000", &got, &err), KB_STORE_ABSENT);
+	kb_store_close(st);
+}
