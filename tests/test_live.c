@@ -299,6 +299,33 @@ Test(live, event_stream_follows_a_running_game, .timeout = 120)
 	live_stop(&s);
 }
 
+/* A watcher of a game waiting for the client's (seat A's) decision sees
+ * the roll the client was sent: its state line is the client's roll line
+ * (seat A's view is the board as it is), not a position without a roll. */
+Test(live, event_stream_shows_the_roll_the_client_decides, .timeout = 120)
+{
+	live s;
+	held h;
+	char id[18], path[64], line[512], want[160];
+	test_reader r;
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	cr_assert_eq(strlen(h.last), KB_ROLL_LINE_LEN, "A's roll line: %s", h.last);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/events/%s", id);
+	int fd = http_open(s.http, "GET", path);
+	test_reader_init(&r, fd);
+	do
+		cr_assert_geq(test_getline(&r, line, sizeof line, WAIT_MS), 0, "a state line");
+	while (strncmp(line, "data: state ", 12) != 0);
+	snprintf(want, sizeof want, "data: state %s", h.last);
+	cr_assert_str_eq(line, want);
+	close(fd);
+	held_play_out(&h);
+	live_stop(&s);
+}
+
 Test(live, browser_shows_a_finished_game_to_its_winner, .timeout = 180)
 {
 	live s;

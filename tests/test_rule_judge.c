@@ -115,6 +115,29 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 	}
 }
 
+/* The forfeit for an illegal index names the legal ones: A's pieces on
+ * 10, 8, 5 and 3 with a 2 to play may move 10 -> 12 and 5 -> 7 (pieces 0
+ * and 2); 8 and 3 would land on A's own 10 and 5.  "illegal" answers the
+ * highest illegal index, 3. */
+Test(judge_rules, illegal_forfeit_names_the_legal_indices, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("illegal", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500, .has_start = 1,
+			     .start_turn = 0, .start_die = 2};
+	cr_assert_eq(kb_board_parse("000A0A00A0A000000000000000000000000000000000", KB_BOARD_LEN, 0xf,
+				    &opt.start, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_ILLEGAL, "%s", kj_reason_name(res.seat[0].reason));
+	cr_assert_str_eq(res.seat[0].why, "index 3 refused; legal 0 2");
+	cr_assert_eq(res.seat[0].forfeit_roll, 1);
+}
+
 /* A bot that plays well keeps its seat and makes no errors. */
 Test(judge_rules, a_good_bot_keeps_its_seat, .timeout = 60)
 {
@@ -760,6 +783,32 @@ Test(judge_rules, pair_uses_the_first_seat_of_a_name)
 	cr_assert(NEAR(p.mean, 0.0), "%f", p.mean);
 }
 
+/* The pair table is for twelve bots at most: n bots in a ring (bot i
+ * against bot i + 1 in deal i) give n pairs up to twelve bots, none with
+ * thirteen. */
+Test(judge_rules, pair_table_up_to_twelve_bots)
+{
+	static const struct {
+		int nbots, npairs;
+	} cases[] = {{12, 12}, {13, 0}};
+	kj_result res[13];
+	kj_report rep;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		int n = cases[k].nbots;
+		memset(res, 0, sizeof res);
+		for (int i = 0; i < n; i++) {
+			char a[8], b[8];
+			snprintf(a, sizeof a, "b%d", i), snprintf(b, sizeof b, "b%d", (i + 1) % n);
+			game_of(&res[i], a, 1, b, 2), res[i].deal = (uint32_t)i;
+		}
+		report_of(&rep, res, (size_t)n, 0);
+		cr_assert_eq(rep.nbots, n);
+		cr_assert_eq(rep.npairs, cases[k].npairs, "%d bots: %d pairs", n, rep.npairs);
+		kj_report_free(&rep);
+	}
+}
+
 /* ---- result files: each line's error names the line ----------------------- */
 
 static int read_result(const char *text, kj_result *res, kb_err *err)
@@ -851,6 +900,56 @@ static void plan_of(kj_plan *plan, enum kj_format fmt, int nbots, int table, uin
 {
 	kb_err err;
 	cr_assert_eq(kj_plan_build(plan, fmt, nbots, table, rounds, seed, nstarts, &err), 0, "%s", err.msg);
+}
+
+/* kj_run of a fixed two-bot plan (nstarts start positions) with starts
+ * given: its game 0 transcript's has_start. */
+static int run_has_start(int nstarts, const kj_start *starts)
+{
+	char dir[256], out[300];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err;
+	kb_transcript tx;
+
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, nstarts);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .starts = starts, .out = out,
+			  .concurrency = 1, .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	FILE *saved = stdout;
+	stdout = fopen("/dev/null", "w");
+	int rc = kj_run(&ro, &err);
+	fclose(stdout);
+	stdout = saved;
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	kj_plan_free(&plan);
+	snprintf(out, sizeof out, "%s/out/games/000000.tx", dir);
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f, "%s", out);
+	cr_assert_eq(kb_tx_read(f, &tx, &err), 0, "%s", err.msg);
+	fclose(f);
+	int has = tx.has_start;
+	kb_tx_free(&tx);
+	return has;
+}
+
+/* A game of the plan starts from a start position only when the plan
+ * gives it one: a plan without start positions plays the normal start
+ * even when a list of them is passed. */
+Test(judge_rules, run_starts_only_where_the_plan_says, .timeout = 60)
+{
+	kj_start start = {.turn = 2, .die = 5};
+	kb_err err;
+
+	cr_assert_eq(kb_board_parse("A000000000000000C000000000000000000000000000", KB_BOARD_LEN, 0x5, &start.pos,
+				    &err), 0, "%s", err.msg);
+	cr_assert_eq(run_has_start(1, &start), 1);
+	cr_assert_eq(run_has_start(0, &start), 0);
+	cr_assert_eq(run_has_start(0, NULL), 0);
 }
 
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
@@ -2590,20 +2689,37 @@ static void leak_report(void *ctx)
 	kj_report_free(&rep);
 }
 
+/* kj_report_write of leak_res into dir, its table on stdout thrown away. */
+static int report_written(const char *dir, kb_err *err)
+{
+	FILE *out = stdout;
+
+	stdout = fopen("/dev/null", "w");
+	int rc = kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, err);
+	fclose(stdout);
+	stdout = out;
+	return rc;
+}
+
 static void leak_report_files(void *ctx)
 {
 	const char *dir = ctx;
 	kb_err err;
 	kj_result *res;
-	FILE *out = stdout;
 
-	stdout = fopen("/dev/null", "w");
-	cr_assert_eq(kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, &err), 0, "%s", err.msg);
-	fclose(stdout);
-	stdout = out;
+	cr_assert_eq(report_written(dir, &err), 0, "%s", err.msg);
 	const char *dirs[] = {dir};
 	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 2, "%s", err.msg);
 	free(res);
+}
+
+/* Writing into folder ctx fails (a file that cannot be opened or
+ * written) and leaves nothing allocated either. */
+static void leak_report_failed(void *ctx)
+{
+	kb_err err;
+
+	cr_assert_eq(report_written(ctx, &err), -1, "%s", (const char *)ctx);
 }
 
 static void leak_plan(void *ctx)
@@ -2699,6 +2815,18 @@ Test(judge_rules, builders_leave_nothing_allocated, .timeout = 120)
 		fclose(f);
 	}
 	leaves_nothing(leak_report_files, dir, "writing and loading results");
+	/* each way kj_report_write can fail: a results file that is a folder
+	 * (cannot be opened) or a full disk (cannot be written) */
+	static const char *const broken[] = {"results.txt", "results.json"};
+	for (int i = 0; i < 4; i++) {
+		char sub[300];
+		if (i % 2 && access("/dev/full", W_OK) != 0)
+			continue;
+		test_tmpdir(sub, sizeof sub);
+		snprintf(path, sizeof path, "%s/%s", sub, broken[i / 2]);
+		cr_assert_eq(i % 2 ? symlink("/dev/full", path) : mkdir(path, 0755), 0, "%s", path);
+		leaves_nothing(leak_report_failed, sub, path);
+	}
 
 	snprintf(path, sizeof path, "%s/starts", dir);
 	FILE *f = fopen(path, "w");

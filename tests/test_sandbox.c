@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "judge/sandbox.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -554,6 +555,20 @@ Test(sandbox, a_kernel_that_cannot_confine_is_named_and_refused, .timeout = 60)
 	cr_expect_eq(run_judge(dir, "debug", debug), 2);
 	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
 	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "a "));
+}
+
+/* The same in the judge's own process: kj_sandbox_init says the kernel
+ * cannot confine, and the ABI it reports is 0 (none), not the failed
+ * call's -1 or any version. */
+Test(sandbox, no_landlock_is_abi_0, .timeout = 30)
+{
+	kb_err err;
+
+	hide_landlock();
+	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED);
+	cr_assert(strstr(err.msg, "this kernel has no Landlock") != NULL, "%s", err.msg);
+	cr_assert_eq(kj_sandbox_abi(), 0);
+	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED, "the first call's outcome again");
 }
 
 /* A meta command without '/' is looked up in PATH by the judge itself:

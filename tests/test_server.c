@@ -595,6 +595,19 @@ Test(server, determinism_same_seed_same_games_new_tokens, .timeout = 120)
 	server_stop(&s2);
 }
 
+/* Without --seed each run draws its own seed (the first line says which):
+ * two runs do not play the same games. */
+Test(server, seed_drawn_afresh_without_option, .timeout = 60)
+{
+	server s1, s2;
+
+	server_start(&s1, NULL);
+	server_start(&s2, NULL);
+	cr_assert_neq(s1.seed, s2.seed, "both runs have seed %llu", s1.seed);
+	server_stop(&s1);
+	server_stop(&s2);
+}
+
 Test(server, new_connection_per_message, .timeout = 60)
 {
 	server s;
