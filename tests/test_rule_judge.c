@@ -501,6 +501,12 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	const char *missing[] = {out, "/nonexistent-kimble-shard"};
 	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
 	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
+	/* the report cannot be written: results.txt is a folder */
+	char out2[300], txt[400];
+	subdir(txt, sizeof txt, subdir(out2, sizeof out2, dir, "out2"), "results.txt");
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
 }
 
 /* ---- result files, start files, pairs in the report, replay --at ---------- */
