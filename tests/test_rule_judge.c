@@ -138,6 +138,42 @@ Test(judge_rules, illegal_forfeit_names_the_legal_indices, .timeout = 60)
 	cr_assert_eq(res.seat[0].forfeit_roll, 1);
 }
 
+/* After the game the judge drains what a bot still prints while it
+ * finishes (saving what it learned, say): "farewell" prints 1 MiB, more
+ * than the pipe holds, and only then leaves its file. */
+Test(judge_rules, bot_output_after_the_game_is_drained, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char path[1200];
+
+	testbot_in("farewell", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 10000};
+	cr_assert_eq(kj_match_play(seats, 4, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
+	snprintf(path, sizeof path, "%s/farewell.done", bot.dir);
+	cr_assert_eq(access(path, F_OK), 0, "the bot was stopped before it finished: no %s", path);
+}
+
+/* Seat A always plays (the seat a lineup is seen from): a game without it
+ * is refused before anything starts. */
+Test(judge_rules, match_without_seat_a_is_refused)
+{
+	kj_bot hard;
+	kj_result res;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {NULL, &hard, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1);
+	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
+}
+
 /* A bot that plays well keeps its seat and makes no errors. */
 Test(judge_rules, a_good_bot_keeps_its_seat, .timeout = 60)
 {
@@ -507,6 +543,25 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
 	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
+}
+
+/* OUT's games folder cannot be listed (write and search only): the
+ * merge fails with -1 and names it. */
+Test(judge_rules, merge_into_an_unreadable_games_folder, .timeout = 30)
+{
+	char dir[256], shard[300], out[300], games[320];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_drop_root(dir);
+	subdir(games, sizeof games, subdir(shard, sizeof shard, dir, "shard"), "games");
+	subdir(games, sizeof games, subdir(out, sizeof out, dir, "out"), "games");
+	cr_assert_eq(chmod(games, 0300), 0);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot read results folder") && strstr(err.msg, games), "%s", err.msg);
+	chmod(games, 0755); /* for the removal of the test's folder */
 }
 
 /* ---- result files, start files, pairs in the report, replay --at ---------- */
