@@ -253,6 +253,28 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	live_stop(&s);
 }
 
+/* A request with a body is answered as one without: the body is read
+ * and dropped (a POST refused with 405, a GET of /games served). */
+Test(live, request_body_is_dropped, .timeout = 60)
+{
+	live s;
+	static char buf[BIG];
+	static const char *const reqs[][2] = {
+		{"POST /games HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello", " 405 "},
+		{"GET /games HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc", " 200 "}};
+
+	live_start(&s, NULL);
+	for (int i = 0; i < 2; i++) {
+		int fd = test_connect(s.http, WAIT_MS);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(test_write_all(fd, reqs[i][0], strlen(reqs[i][0])), 0);
+		read_all(fd, buf, sizeof buf, WAIT_MS);
+		close(fd);
+		cr_assert(strstr(buf, reqs[i][1]), "%s: %.200s", reqs[i][0], buf);
+	}
+	live_stop(&s);
+}
+
 Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 {
 	live s;
@@ -263,6 +285,7 @@ Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 	relay_game(&s);
 	first_game(s.http, id, "\"finished\":true,\"winner\":\"");
 	const char *games = http_get(s.http, "GET", "/games");
+	cr_assert(strstr(games, "\"lineup\":\"222\""), "the finished game's lineup (hard x3): %s", games);
 	char winner = strstr(games, "\"winner\":\"")[10];
 	snprintf(path, sizeof path, "/events/%s", id);
 	char *r = http_get(s.http, "GET", path);
