@@ -361,6 +361,9 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		{"--cpu-s", 0, 1000000},
 		{"--mem-mb", 0, 1048576},
 		{"--nofile", 0, 1048576},
+		{"--max-procs", 0, 1048576},
+		{"--max-file-mb", 0, 1073741824},
+		{"--max-write-mb", 0, 1073741824},
 		{"--at", 1, 100000000},
 	};
 	const char *err;
@@ -1335,6 +1338,33 @@ Test(judge_rules, fingerprint_of_a_state_folder)
 	put(state, "lock.mdbx", "");
 	kj_bot_fingerprint(&bot, fp);
 	cr_assert_str_neq(fp, want, "lock.mdbx counts");
+}
+
+/* Files down to 8 levels below the state folder count, deeper ones do
+ * not: learned/1/.../7/f (level 8) counts, learned/1/.../8/g (level 9)
+ * does not. */
+Test(judge_rules, fingerprint_down_to_eight_levels)
+{
+	char dir[256], path[400], fp[17], want[17];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	int n = snprintf(path, sizeof path, "%s/learned", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	for (int level = 1; level <= 8; level++) {
+		n += snprintf(path + n, sizeof path - (size_t)n, "/%d", level);
+		cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+		if (level == 7)
+			put(path, "f", "F");
+	}
+	put(path, "g", "G");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	kj_bot_fingerprint(&bot, fp);
+	uint64_t h = fnv(0xcbf29ce484222325ull, "./1/2/3/4/5/6/7/f\0F", 19);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
+	cr_assert_str_eq(fp, want);
 }
 
 /* ---- more command-line bounds --------------------------------------------- */
