@@ -106,6 +106,8 @@ static void first_game(int port, char *id, const char *want)
 	const char *p = strstr(games, "{\"id\":\"");
 
 	cr_assert(p, "a game in /games: %s", games);
+	cr_assert(p[7] == 'g' && strspn(p + 8, "0123456789abcdef") == 16 && p[24] == '"',
+		  "an id is g and 16 hex digits: %.40s", p);
 	snprintf(id, 18, "%s", p + 7);
 	if (want)
 		cr_assert(strstr(p, want), "/games says %s: %s", want, games);

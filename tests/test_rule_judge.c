@@ -158,6 +158,40 @@ Test(judge_rules, bot_output_after_the_game_is_drained, .timeout = 60)
 	cr_assert_eq(access(path, F_OK), 0, "the bot was stopped before it finished: no %s", path);
 }
 
+/* A fixed lineup's round line is out as soon as its deal is over, not when
+ * the run ends: deal 1 (one decision: A's last piece home from 27 with a
+ * 1) is over while deal 2 (a whole solo game, 400 ms a decision) plays
+ * on, so the line comes before game 2's result file exists. */
+Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
+{
+	char dir[256], bots[300], sub[320], prog[512], bin[512], line[512], res[400];
+	test_proc p;
+	test_reader r;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(sub, sizeof sub, subdir(bots, sizeof bots, dir, "bots"), "slow");
+	test_root_path("build/rel/testbots/testbot", prog, sizeof prog);
+	char meta[700];
+	snprintf(meta, sizeof meta, "slow\n%s\nslow\n0\n", prog);
+	put(sub, "meta", meta);
+	put(dir, "starts", "000000000000000000000000000A0AAA000000000000 A 1\n"
+			   "00000000000000000000000000000000000000000000 A 6\n");
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "--sandbox", "off",
+			"-j2", "-f", "fixed", "-g", "2", "--starts", "starts", "--bots", "bots", "-o", "out",
+			"slow", NULL};
+	snprintf(res, sizeof res, "%s/judge.err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 1, res), 0);
+	test_reader_init(&r, p.out);
+	long n;
+	while ((n = test_getline(&r, line, sizeof line, 60000)) >= 0 && strncmp(line, "round 1:", 8) != 0)
+		;
+	cr_assert_geq(n, 0, "no round line");
+	snprintf(res, sizeof res, "%s/out/games/000001.res", dir);
+	cr_assert_neq(access(res, F_OK), 0, "the round line of deal 1 came only after game 2 ended");
+	test_kill(&p, SIGINT);
+	test_wait(&p, 20000);
+}
+
 /* Seat A always plays (the seat a lineup is seen from): a game without it
  * is refused before anything starts. */
 Test(judge_rules, match_without_seat_a_is_refused)
