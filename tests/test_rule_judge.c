@@ -896,7 +896,7 @@ Test(judge_rules, pair_table_up_to_twelve_bots)
 		int n = cases[k].nbots;
 		memset(res, 0, sizeof res);
 		for (int i = 0; i < n; i++) {
-			char a[8], b[8];
+			char a[16], b[16];
 			snprintf(a, sizeof a, "b%d", i), snprintf(b, sizeof b, "b%d", (i + 1) % n);
 			game_of(&res[i], a, 1, b, 2), res[i].deal = (uint32_t)i;
 		}
