@@ -19,6 +19,7 @@
 #include "core/err.h"
 #include "core/rng.h"
 #include "core/transcript.h"
+#include "judge/botenv.h"
 #include "judge/bots.h"
 #include "judge/html.h"
 #include "judge/match.h"
@@ -1399,6 +1400,35 @@ Test(judge_rules, fingerprint_down_to_eight_levels)
 	uint64_t h = fnv(0xcbf29ce484222325ull, "./1/2/3/4/5/6/7/f\0F", 19);
 	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
 	cr_assert_str_eq(fp, want);
+}
+
+/* The HOME a bot gets: its own folder, unless --pass-env names HOME
+ * itself (not a name that only starts like it, nor one it starts). */
+static const char *env_home(const char *pass)
+{
+	static kj_env e;
+	kj_bot bot = {0};
+
+	snprintf(bot.dir, sizeof bot.dir, "/bots/b");
+	kj_env_build(&e, &bot, 1, pass);
+	const char *home = NULL;
+	for (int i = 0; e.vars[i]; i++)
+		if (!strncmp(e.vars[i], "HOME=", 5)) {
+			cr_assert_null(home, "two HOME entries");
+			home = e.vars[i];
+		}
+	return home ? home : "(none)";
+}
+
+Test(judge_rules, bot_home_unless_passed)
+{
+	cr_assert_eq(setenv("HOME", "/judge/home", 1), 0);
+	cr_assert_str_eq(env_home(NULL), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("HOME"), "HOME=/judge/home");
+	cr_assert_str_eq(env_home("LANG,HOME"), "HOME=/judge/home");
+	cr_assert_str_eq(env_home("HOM"), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("HOMER"), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
 }
 
 /* ---- more command-line bounds --------------------------------------------- */
