@@ -3,6 +3,7 @@
  * max_errors illegal indices or wrong tokens and forfeits at the next one,
  * not one earlier. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
@@ -191,6 +192,49 @@ Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
 	cr_assert_neq(access(res, F_OK), 0, "the round line of deal 1 came only after game 2 ended");
 	test_kill(&p, SIGINT);
 	test_wait(&p, 20000);
+}
+
+/* Open file descriptors of this process. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* A game with process bots (a good one, one that crashes, one that writes
+ * its stderr to the judge in a debug run) leaves no descriptor open: its
+ * pipes and files are closed however each bot ends. */
+Test(judge_rules, match_leaves_no_descriptor_open, .timeout = 60)
+{
+	static const char *const modes[] = {"hard", "crash", "farewell"};
+	kj_bot bots[3], hard;
+	kj_result res;
+	kb_err err;
+	char *text = NULL;
+	size_t len = 0;
+
+	for (int i = 0; i < 3; i++)
+		testbot_in(modes[i], &bots[i]);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bots[0], &bots[1], &bots[2], &hard};
+	FILE *debug = open_memstream(&text, &len);
+	cr_assert_not_null(debug);
+	int before = open_fds();
+	for (int k = 0; k < 2; k++) {
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000,
+				     .debug = k ? debug : NULL};
+		cr_assert_eq(kj_match_play(seats, 6, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[1].reason, KJ_CRASH, "%s", kj_reason_name(res.seat[1].reason));
+		cr_assert_eq(open_fds(), before, "after game %d", k + 1);
+	}
+	fclose(debug);
+	free(text);
 }
 
 /* Seat A always plays (the seat a lineup is seen from): a game without it
