@@ -468,6 +468,34 @@ Test(sandbox, lawful_bots_play_the_same_confined_or_not_and_ours_learns, .timeou
 	expect_same(dir, "state.txt");
 }
 
+/* Layer 1 grants /etc entry by entry: a confined bot reads the entries
+ * that are no secrets, also files whose names are as long as a secret's
+ * folder part ("ssl/private", "security/opasswd": 3 and 8 letters). */
+Test(sandbox, etc_files_that_are_no_secrets_are_readable, .timeout = 120)
+{
+	static const char *const files[] = {"/etc/services", "/etc/networks", "/etc/rpc", "/etc/passwd"};
+	char dir[512], mode[64], name[16], path[1200];
+	int tried = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if (access(files[i], R_OK) != 0)
+			continue;
+		snprintf(mode, sizeof mode, "try-read=%s", files[i]);
+		snprintf(name, sizeof name, "r%zu", i);
+		test_bot_dir(dir, name, mode);
+		snprintf(path, sizeof path, "bots/%s", name);
+		const char *debug[] = {"--no-timing", "-d", path, NULL};
+		run_judge(dir, name, debug);
+		snprintf(path, sizeof path, "%s.out", name); /* -d shows the bot's stderr */
+		snprintf(mode, sizeof mode, "A! testbot try-read=%s: NOT held\n", files[i]);
+		cr_expect_not_null(strstr(test_read_file(dir, path), mode), "%.2000s", test_read_file(dir, path));
+		tried++;
+	}
+	if (!tried)
+		cr_skip_test("none of the /etc files to read is here");
+}
+
 /* A bot that reads its sibling's file when it can, and exits at its first
  * decision when it could: confined, -d and replay --rerun see it play. */
 Test(sandbox, debug_game_and_rerun_are_confined, .timeout = 120)
