@@ -599,6 +599,57 @@ Test(sandbox, no_landlock_is_abi_0, .timeout = 30)
 	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED, "the first call's outcome again");
 }
 
+/* 1 when descriptor fd is held open on purpose by kj_sandbox_init: a
+ * path handle (O_PATH) or a Landlock ruleset. */
+static int held_on_purpose(int fd)
+{
+	char path[64], line[128], link[128];
+	int is_path = 0;
+
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 1; /* the directory stream of the caller's listing */
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "flags:", 6))
+			is_path = (strtoul(line + 6, NULL, 8) & O_PATH) != 0;
+	fclose(f);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	link[n > 0 ? n : 0] = '\0';
+	return is_path || strstr(link, "landlock") != NULL;
+}
+
+/* kj_sandbox_init keeps the system folders open as path handles and its
+ * rulesets, and nothing else: the folders it lists to build layer 1 are
+ * closed again. */
+Test(sandbox, init_keeps_only_path_handles_open, .timeout = 30)
+{
+	kb_err err;
+	uint8_t before[4096] = {0};
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) < 4096)
+			before[atoi(e->d_name)] = 1;
+	closedir(d);
+	if (kj_sandbox_init(&err) != 0)
+		cr_skip_test("cannot confine here: %s", err.msg);
+	cr_assert_not_null(d = opendir("/proc/self/fd"));
+	int kept = 0;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d) || (fd < 4096 && before[fd]))
+			continue;
+		cr_expect(held_on_purpose(fd), "descriptor %d left open by kj_sandbox_init", fd);
+		kept++;
+	}
+	closedir(d);
+	cr_assert_gt(kept, 0, "the system folders are held");
+}
+
 /* A meta command without '/' is looked up in PATH by the judge itself:
  * -d shows the file that runs.  Confined, a first match outside the
  * system folders (a pyenv shim, here a shell script in the test's folder)
