@@ -396,6 +396,42 @@ Test(live, browser_follows_a_game_live_to_its_winner, .timeout = 180)
 	live_stop(&s);
 }
 
+/* An HTTP watcher counts as one of its address's spectators: with one
+ * allowed per address, a game-port watch from the same address is refused
+ * while the page watches, and allowed once it has gone. */
+Test(live, http_watcher_counts_for_its_address, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], buf[4096], watch[64];
+	static const char *const extra[] = {"--addr-spectators", "1", NULL};
+	test_reader gr;
+
+	live_start(&s, extra);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	int w = http_open(s.http, "GET", path);
+	wait_watchers(s.http, 1);
+	int g = test_connect(s.port, WAIT_MS);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&gr, g);
+	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	cr_assert(strstr(buf, "Virhe: liikaa katsojia tasta osoitteesta"), "refused while the page watches: %s", buf);
+	close(g);
+	close(w);
+	wait_watchers(s.http, 0);
+	g = test_connect(s.port, WAIT_MS);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&gr, g);
+	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	cr_assert_null(strstr(buf, "Virhe"), "allowed once the page has gone: %s", buf);
+	close(g);
+	held_play_out(&h);
+	live_stop(&s);
+}
+
 Test(live, spectator_and_connection_limits, .timeout = 60)
 {
 	live s;
