@@ -1,6 +1,7 @@
 /* support.c - helpers shared by the test files; see support.h. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -357,4 +358,16 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:libcriterion.so\n";
+}
+
+int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }

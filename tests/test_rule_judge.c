@@ -3,7 +3,6 @@
  * max_errors illegal indices or wrong tokens and forfeits at the next one,
  * not one earlier. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <malloc.h>
@@ -194,19 +193,6 @@ Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
 	test_wait(&p, 20000);
 }
 
-/* Open file descriptors of this process. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* A game with process bots (a good one, one that crashes, one that writes
  * its stderr to the judge in a debug run) leaves no descriptor open: its
  * pipes and files are closed however each bot ends. */
@@ -225,13 +211,13 @@ Test(judge_rules, match_leaves_no_descriptor_open, .timeout = 60)
 	const kj_bot *seats[KB_SEATS] = {&bots[0], &bots[1], &bots[2], &hard};
 	FILE *debug = open_memstream(&text, &len);
 	cr_assert_not_null(debug);
-	int before = open_fds();
+	int before = test_open_fds();
 	for (int k = 0; k < 2; k++) {
 		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000,
 				     .debug = k ? debug : NULL};
 		cr_assert_eq(kj_match_play(seats, 6, &opt, NULL, &res, &err), 0, "%s", err.msg);
 		cr_assert_eq(res.seat[1].reason, KJ_CRASH, "%s", kj_reason_name(res.seat[1].reason));
-		cr_assert_eq(open_fds(), before, "after game %d", k + 1);
+		cr_assert_eq(test_open_fds(), before, "after game %d", k + 1);
 	}
 	fclose(debug);
 	free(text);
