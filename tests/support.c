@@ -292,6 +292,18 @@ int test_write_all(int fd, const void *buf, size_t len)
 	return kb_net_write_all(fd, buf, len);
 }
 
+int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
 int test_free_port(void)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -358,16 +370,4 @@ const char *__lsan_default_suppressions(void);
 const char *__lsan_default_suppressions(void)
 {
 	return "leak:libcriterion.so\n";
-}
-
-int test_open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
