@@ -69,7 +69,9 @@ const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn);
  *   - a data.mdb whose folder opens as an LMDB environment counts as its
  *     records (kb_store_digest), not its bytes, so page reuse inside the
  *     file does not count; the store is read without touching any file;
- *   - every other file counts as its bytes.
+ *   - every other file counts as its bytes;
+ *   - files more than 8 levels below the state path (9 and deeper) are
+ *     left out, a bound on odd trees.
  * So the fingerprint changes exactly when what the bot keeps changes.
  * "-" for a built-in or when the path does not exist.  Never fails
  * (unreadable files hash as their name alone). */

@@ -1,6 +1,7 @@
 /* support.c - helpers shared by the test files; see support.h. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -292,6 +293,18 @@ long test_getline(test_reader *r, char *line, size_t size, int timeout_ms)
 int test_write_all(int fd, const void *buf, size_t len)
 {
 	return kb_net_write_all(fd, buf, len);
+}
+
+int test_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }
 
 int test_free_port(void)

@@ -79,6 +79,11 @@ long test_getline(test_reader *r, char *line, size_t size, int timeout_ms);
 /* Write all of buf; returns 0 or -1. */
 int test_write_all(int fd, const void *buf, size_t len);
 
+/* How many descriptors this process has open (entries of /proc/self/fd,
+ * the listing's own included): equal before and after code that must
+ * close what it opens. */
+int test_open_fds(void);
+
 /* A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0). */
 int test_free_port(void);
 

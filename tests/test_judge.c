@@ -848,6 +848,14 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 		snprintf(verdict, sizeof verdict, "\"result\": \"H%d\"", h);
 		cr_expect(strstr(json, verdict) != NULL, "%s", json);
 		cr_expect(strstr(json, "\"games\": 20000") == NULL, "stopped early");
+		/* the report holds every deal the verdict saw, the deciding one too */
+		unsigned pair_deals = 0, sprt_deals = 0;
+		const char *elo = strstr(json, "\"elo\": [");
+		const char *sprt = strstr(json, "\"sprt\": {");
+		cr_assert(elo && sprt, "%s", json);
+		cr_assert_eq(sscanf(strstr(elo, "\"deals\": "), "\"deals\": %u", &pair_deals), 1);
+		cr_assert_eq(sscanf(strstr(sprt, "\"deals\": "), "\"deals\": %u", &sprt_deals), 1);
+		cr_expect_eq(pair_deals, sprt_deals, "the report's alpha-%s deals", args[10]);
 		free(json);
 	}
 }

@@ -106,6 +106,8 @@ static void first_game(int port, char *id, const char *want)
 	const char *p = strstr(games, "{\"id\":\"");
 
 	cr_assert(p, "a game in /games: %s", games);
+	cr_assert(p[7] == 'g' && strspn(p + 8, "0123456789abcdef") == 16 && p[24] == '"',
+		  "an id is g and 16 hex digits: %.40s", p);
 	snprintf(id, 18, "%s", p + 7);
 	if (want)
 		cr_assert(strstr(p, want), "/games says %s: %s", want, games);
@@ -253,6 +255,28 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	live_stop(&s);
 }
 
+/* A request with a body is answered as one without: the body is read
+ * and dropped (a POST refused with 405, a GET of /games served). */
+Test(live, request_body_is_dropped, .timeout = 60)
+{
+	live s;
+	static char buf[BIG];
+	static const char *const reqs[][2] = {
+		{"POST /games HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nhello", " 405 "},
+		{"GET /games HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 3\r\n\r\nabc", " 200 "}};
+
+	live_start(&s, NULL);
+	for (int i = 0; i < 2; i++) {
+		int fd = test_connect(s.http, WAIT_MS);
+		cr_assert_geq(fd, 0);
+		cr_assert_eq(test_write_all(fd, reqs[i][0], strlen(reqs[i][0])), 0);
+		read_all(fd, buf, sizeof buf, WAIT_MS);
+		close(fd);
+		cr_assert(strstr(buf, reqs[i][1]), "%s: %.200s", reqs[i][0], buf);
+	}
+	live_stop(&s);
+}
+
 Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 {
 	live s;
@@ -263,6 +287,7 @@ Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 	relay_game(&s);
 	first_game(s.http, id, "\"finished\":true,\"winner\":\"");
 	const char *games = http_get(s.http, "GET", "/games");
+	cr_assert(strstr(games, "\"lineup\":\"222\""), "the finished game's lineup (hard x3): %s", games);
 	char winner = strstr(games, "\"winner\":\"")[10];
 	snprintf(path, sizeof path, "/events/%s", id);
 	char *r = http_get(s.http, "GET", path);
@@ -296,6 +321,33 @@ Test(live, event_stream_follows_a_running_game, .timeout = 120)
 	cr_assert_gt(positions, 1, "more than one position seen live: %.400s", stream);
 	snprintf(want, sizeof want, "event: end\ndata: winner %c\n\n", winner);
 	cr_assert(strstr(stream, want), "ends with winner %c", winner);
+	live_stop(&s);
+}
+
+/* A watcher of a game waiting for the client's (seat A's) decision sees
+ * the roll the client was sent: its state line is the client's roll line
+ * (seat A's view is the board as it is), not a position without a roll. */
+Test(live, event_stream_shows_the_roll_the_client_decides, .timeout = 120)
+{
+	live s;
+	held h;
+	char id[18], path[64], line[512], want[160];
+	test_reader r;
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	cr_assert_eq(strlen(h.last), KB_ROLL_LINE_LEN, "A's roll line: %s", h.last);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/events/%s", id);
+	int fd = http_open(s.http, "GET", path);
+	test_reader_init(&r, fd);
+	do
+		cr_assert_geq(test_getline(&r, line, sizeof line, WAIT_MS), 0, "a state line");
+	while (strncmp(line, "data: state ", 12) != 0);
+	snprintf(want, sizeof want, "data: state %s", h.last);
+	cr_assert_str_eq(line, want);
+	close(fd);
+	held_play_out(&h);
 	live_stop(&s);
 }
 
@@ -341,6 +393,42 @@ Test(live, browser_follows_a_game_live_to_its_winner, .timeout = 180)
 	snprintf(want, sizeof want, "<title>winner %c</title>", winner);
 	cr_assert(strstr(dom, want), "%s in the page: %.2000s", want, dom);
 	cr_assert(strstr(dom, "<div id=\"board\"><svg"), "the board is drawn");
+	live_stop(&s);
+}
+
+/* An HTTP watcher counts as one of its address's spectators: with one
+ * allowed per address, a game-port watch from the same address is refused
+ * while the page watches, and allowed once it has gone. */
+Test(live, http_watcher_counts_for_its_address, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], buf[4096], watch[64];
+	static const char *const extra[] = {"--addr-spectators", "1", NULL};
+	test_reader gr;
+
+	live_start(&s, extra);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	int w = http_open(s.http, "GET", path);
+	wait_watchers(s.http, 1);
+	int g = test_connect(s.port, WAIT_MS);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&gr, g);
+	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	cr_assert(strstr(buf, "Virhe: liikaa katsojia tasta osoitteesta"), "refused while the page watches: %s", buf);
+	close(g);
+	close(w);
+	wait_watchers(s.http, 0);
+	g = test_connect(s.port, WAIT_MS);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&gr, g);
+	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	cr_assert_null(strstr(buf, "Virhe"), "allowed once the page has gone: %s", buf);
+	close(g);
+	held_play_out(&h);
 	live_stop(&s);
 }
 

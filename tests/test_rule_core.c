@@ -565,19 +565,6 @@ Test(core_rules, facts_text_cut_to_every_size)
 
 /* ---- sockets (core/net.h) ------------------------------------------------ */
 
-/* Descriptors this process has open. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* A listen or a connect that fails closes every socket it tried: a
  * server retrying in a loop must not run out of descriptors. */
 Test(core_rules, failed_listen_and_connect_leave_no_socket_open)
@@ -586,15 +573,15 @@ Test(core_rules, failed_listen_and_connect_leave_no_socket_open)
 	kb_err err;
 
 	cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &held, &got, &err), KB_NET_OK, "%s", err.msg);
-	int before = open_fds();
+	int before = test_open_fds();
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(kb_net_listen("127.0.0.1", port, port, &fd, &got, &err), KB_NET_EBIND);
-	cr_assert_eq(open_fds(), before, "a socket per failed bind left open");
+	cr_assert_eq(test_open_fds(), before, "a socket per failed bind left open");
 	close(held); /* nothing listens there now */
-	before = open_fds();
+	before = test_open_fds();
 	for (int i = 0; i < 3; i++)
 		cr_assert_eq(kb_net_connect("127.0.0.1", port, &fd, &err), KB_NET_ECONNECT);
-	cr_assert_eq(open_fds(), before, "a socket per failed connect left open");
+	cr_assert_eq(test_open_fds(), before, "a socket per failed connect left open");
 }
 
 /* A program started with its standard input closed gets descriptor 0 for

@@ -19,6 +19,7 @@
 #include "core/err.h"
 #include "core/rng.h"
 #include "core/transcript.h"
+#include "judge/botenv.h"
 #include "judge/bots.h"
 #include "judge/html.h"
 #include "judge/match.h"
@@ -113,6 +114,129 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 		cr_assert_eq(res.seat[0].place, 4, "a forfeiting bot comes last");
 		cr_assert_neq(res.winner, 0);
 	}
+}
+
+/* The forfeit for an illegal index names the legal ones: A's pieces on
+ * 10, 8, 5 and 3 with a 2 to play may move 10 -> 12 and 5 -> 7 (pieces 0
+ * and 2); 8 and 3 would land on A's own 10 and 5.  "illegal" answers the
+ * highest illegal index, 3. */
+Test(judge_rules, illegal_forfeit_names_the_legal_indices, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("illegal", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500, .has_start = 1,
+			     .start_turn = 0, .start_die = 2};
+	cr_assert_eq(kb_board_parse("000A0A00A0A000000000000000000000000000000000", KB_BOARD_LEN, 0xf,
+				    &opt.start, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_ILLEGAL, "%s", kj_reason_name(res.seat[0].reason));
+	cr_assert_str_eq(res.seat[0].why, "index 3 refused; legal 0 2");
+	cr_assert_eq(res.seat[0].forfeit_roll, 1);
+}
+
+/* After the game the judge drains what a bot still prints while it
+ * finishes (saving what it learned, say): "farewell" prints 1 MiB, more
+ * than the pipe holds, and only then leaves its file. */
+Test(judge_rules, bot_output_after_the_game_is_drained, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char path[1200];
+
+	testbot_in("farewell", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 10000};
+	cr_assert_eq(kj_match_play(seats, 4, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
+	snprintf(path, sizeof path, "%s/farewell.done", bot.dir);
+	cr_assert_eq(access(path, F_OK), 0, "the bot was stopped before it finished: no %s", path);
+}
+
+/* A fixed lineup's round line is out as soon as its deal is over, not when
+ * the run ends: deal 1 (one decision: A's last piece home from 27 with a
+ * 1) is over while deal 2 (a whole solo game, 400 ms a decision) plays
+ * on, so the line comes before game 2's result file exists. */
+Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
+{
+	char dir[256], bots[300], sub[320], prog[512], bin[512], line[512], res[400];
+	test_proc p;
+	test_reader r;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(sub, sizeof sub, subdir(bots, sizeof bots, dir, "bots"), "slow");
+	test_root_path("build/rel/testbots/testbot", prog, sizeof prog);
+	char meta[700];
+	snprintf(meta, sizeof meta, "slow\n%s\nslow\n0\n", prog);
+	put(sub, "meta", meta);
+	put(dir, "starts", "000000000000000000000000000A0AAA000000000000 A 1\n"
+			   "00000000000000000000000000000000000000000000 A 6\n");
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "--sandbox", "off",
+			"-j2", "-f", "fixed", "-g", "2", "--starts", "starts", "--bots", "bots", "-o", "out",
+			"slow", NULL};
+	snprintf(res, sizeof res, "%s/judge.err", dir);
+	cr_assert_eq(test_spawn(&p, argv, dir, 0, 1, res), 0);
+	test_reader_init(&r, p.out);
+	long n;
+	while ((n = test_getline(&r, line, sizeof line, 60000)) >= 0 && strncmp(line, "round 1:", 8) != 0)
+		;
+	cr_assert_geq(n, 0, "no round line");
+	snprintf(res, sizeof res, "%s/out/games/000001.res", dir);
+	cr_assert_neq(access(res, F_OK), 0, "the round line of deal 1 came only after game 2 ended");
+	test_kill(&p, SIGINT);
+	test_wait(&p, 20000);
+}
+
+/* A game with process bots (a good one, one that crashes, one that writes
+ * its stderr to the judge in a debug run) leaves no descriptor open: its
+ * pipes and files are closed however each bot ends. */
+Test(judge_rules, match_leaves_no_descriptor_open, .timeout = 60)
+{
+	static const char *const modes[] = {"hard", "crash", "farewell"};
+	kj_bot bots[3], hard;
+	kj_result res;
+	kb_err err;
+	char *text = NULL;
+	size_t len = 0;
+
+	for (int i = 0; i < 3; i++)
+		testbot_in(modes[i], &bots[i]);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bots[0], &bots[1], &bots[2], &hard};
+	FILE *debug = open_memstream(&text, &len);
+	cr_assert_not_null(debug);
+	int before = test_open_fds();
+	for (int k = 0; k < 2; k++) {
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000,
+				     .debug = k ? debug : NULL};
+		cr_assert_eq(kj_match_play(seats, 6, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[1].reason, KJ_CRASH, "%s", kj_reason_name(res.seat[1].reason));
+		cr_assert_eq(test_open_fds(), before, "after game %d", k + 1);
+	}
+	fclose(debug);
+	free(text);
+}
+
+/* Seat A always plays (the seat a lineup is seen from): a game without it
+ * is refused before anything starts. */
+Test(judge_rules, match_without_seat_a_is_refused)
+{
+	kj_bot hard;
+	kj_result res;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {NULL, &hard, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1);
+	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
 }
 
 /* A bot that plays well keeps its seat and makes no errors. */
@@ -302,6 +426,9 @@ Test(judge_rules, judge_options_out_of_range, .timeout = 60)
 		{"--cpu-s", 0, 1000000},
 		{"--mem-mb", 0, 1048576},
 		{"--nofile", 0, 1048576},
+		{"--max-procs", 0, 1048576},
+		{"--max-file-mb", 0, 1073741824},
+		{"--max-write-mb", 0, 1073741824},
 		{"--at", 1, 100000000},
 	};
 	const char *err;
@@ -478,6 +605,31 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	const char *missing[] = {out, "/nonexistent-kimble-shard"};
 	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
 	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
+	/* the report cannot be written: results.txt is a folder */
+	char out2[300], txt[400];
+	subdir(txt, sizeof txt, subdir(out2, sizeof out2, dir, "out2"), "results.txt");
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
+}
+
+/* OUT's games folder cannot be listed (write and search only): the
+ * merge fails with -1 and names it. */
+Test(judge_rules, merge_into_an_unreadable_games_folder, .timeout = 30)
+{
+	char dir[256], shard[300], out[300], games[320];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_drop_root(dir);
+	subdir(games, sizeof games, subdir(shard, sizeof shard, dir, "shard"), "games");
+	subdir(games, sizeof games, subdir(out, sizeof out, dir, "out"), "games");
+	cr_assert_eq(chmod(games, 0300), 0);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot read results folder") && strstr(err.msg, games), "%s", err.msg);
+	chmod(games, 0755); /* for the removal of the test's folder */
 }
 
 /* ---- result files, start files, pairs in the report, replay --at ---------- */
@@ -760,6 +912,32 @@ Test(judge_rules, pair_uses_the_first_seat_of_a_name)
 	cr_assert(NEAR(p.mean, 0.0), "%f", p.mean);
 }
 
+/* The pair table is for twelve bots at most: n bots in a ring (bot i
+ * against bot i + 1 in deal i) give n pairs up to twelve bots, none with
+ * thirteen. */
+Test(judge_rules, pair_table_up_to_twelve_bots)
+{
+	static const struct {
+		int nbots, npairs;
+	} cases[] = {{12, 12}, {13, 0}};
+	kj_result res[13];
+	kj_report rep;
+
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		int n = cases[k].nbots;
+		memset(res, 0, sizeof res);
+		for (int i = 0; i < n; i++) {
+			char a[16], b[16];
+			snprintf(a, sizeof a, "b%d", i), snprintf(b, sizeof b, "b%d", (i + 1) % n);
+			game_of(&res[i], a, 1, b, 2), res[i].deal = (uint32_t)i;
+		}
+		report_of(&rep, res, (size_t)n, 0);
+		cr_assert_eq(rep.nbots, n);
+		cr_assert_eq(rep.npairs, cases[k].npairs, "%d bots: %d pairs", n, rep.npairs);
+		kj_report_free(&rep);
+	}
+}
+
 /* ---- result files: each line's error names the line ----------------------- */
 
 static int read_result(const char *text, kj_result *res, kb_err *err)
@@ -851,6 +1029,56 @@ static void plan_of(kj_plan *plan, enum kj_format fmt, int nbots, int table, uin
 {
 	kb_err err;
 	cr_assert_eq(kj_plan_build(plan, fmt, nbots, table, rounds, seed, nstarts, &err), 0, "%s", err.msg);
+}
+
+/* kj_run of a fixed two-bot plan (nstarts start positions) with starts
+ * given: its game 0 transcript's has_start. */
+static int run_has_start(int nstarts, const kj_start *starts)
+{
+	char dir[256], out[300];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err;
+	kb_transcript tx;
+
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, nstarts);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .starts = starts, .out = out,
+			  .concurrency = 1, .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	FILE *saved = stdout;
+	stdout = fopen("/dev/null", "w");
+	int rc = kj_run(&ro, &err);
+	fclose(stdout);
+	stdout = saved;
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	kj_plan_free(&plan);
+	snprintf(out, sizeof out, "%s/out/games/000000.tx", dir);
+	FILE *f = fopen(out, "r");
+	cr_assert_not_null(f, "%s", out);
+	cr_assert_eq(kb_tx_read(f, &tx, &err), 0, "%s", err.msg);
+	fclose(f);
+	int has = tx.has_start;
+	kb_tx_free(&tx);
+	return has;
+}
+
+/* A game of the plan starts from a start position only when the plan
+ * gives it one: a plan without start positions plays the normal start
+ * even when a list of them is passed. */
+Test(judge_rules, run_starts_only_where_the_plan_says, .timeout = 60)
+{
+	kj_start start = {.turn = 2, .die = 5};
+	kb_err err;
+
+	cr_assert_eq(kb_board_parse("A000000000000000C000000000000000000000000000", KB_BOARD_LEN, 0x5, &start.pos,
+				    &err), 0, "%s", err.msg);
+	cr_assert_eq(run_has_start(1, &start), 1);
+	cr_assert_eq(run_has_start(0, &start), 0);
+	cr_assert_eq(run_has_start(0, NULL), 0);
 }
 
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
@@ -1142,11 +1370,21 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
 	return h;
 }
 
+/* The test stops unless bot's fingerprint is FNV-1a of bytes[0..n). */
+static void fingerprint_is(const kj_bot *bot, const char *bytes, size_t n, const char *why)
+{
+	char fp[17], want[17];
+
+	kj_bot_fingerprint(bot, fp);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)fnv(0xcbf29ce484222325ull, bytes, n));
+	cr_assert_str_eq(fp, want, "%s", why);
+}
+
 /* FNV-1a over each regular file's path (from the state folder, NUL
  * ended) and bytes, in name order; LMDB lock files left out. */
 Test(judge_rules, fingerprint_of_a_state_folder)
 {
-	char dir[256], state[300], sub[320], fp[17], want[17];
+	char dir[256], state[300], sub[320];
 	kj_bot bot;
 	kb_err err;
 
@@ -1162,19 +1400,65 @@ Test(judge_rules, fingerprint_of_a_state_folder)
 	cr_assert_eq(mkdir(sub, 0755), 0);
 	put(sub, "c", "w");
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
-	kj_bot_fingerprint(&bot, fp);
-	uint64_t h = fnv(0xcbf29ce484222325ull, "./a\0z./b\0xy./d/c\0w", 18);
-	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
-	cr_assert_str_eq(fp, want);
+	fingerprint_is(&bot, "./a\0z./b\0xy./d/c\0w", 18, "lock files left out");
 	/* "-lock" alone and "lock.mdbx" are no lock files */
 	put(state, "-lock", "q");
-	kj_bot_fingerprint(&bot, fp);
-	h = fnv(0xcbf29ce484222325ull, "./-lock\0q./a\0z./b\0xy./d/c\0w", 27);
-	snprintf(want, sizeof want, "%016llx", (unsigned long long)h);
-	cr_assert_str_eq(fp, want, "a file named -lock counts");
+	fingerprint_is(&bot, "./-lock\0q./a\0z./b\0xy./d/c\0w", 27, "a file named -lock counts");
 	put(state, "lock.mdbx", "");
-	kj_bot_fingerprint(&bot, fp);
-	cr_assert_str_neq(fp, want, "lock.mdbx counts");
+	fingerprint_is(&bot, "./-lock\0q./a\0z./b\0xy./d/c\0w./lock.mdbx\0", 39, "lock.mdbx counts");
+}
+
+/* Files down to 8 levels below the state folder count, deeper ones do
+ * not: learned/1/.../7/f (level 8) counts, learned/1/.../8/g (level 9)
+ * does not. */
+Test(judge_rules, fingerprint_down_to_eight_levels)
+{
+	char dir[256], path[400];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	int n = snprintf(path, sizeof path, "%s/learned", dir);
+	cr_assert_eq(mkdir(path, 0755), 0);
+	for (int level = 1; level <= 8; level++) {
+		n += snprintf(path + n, sizeof path - (size_t)n, "/%d", level);
+		cr_assert_eq(mkdir(path, 0755), 0, "%s", path);
+		if (level == 7)
+			put(path, "f", "F");
+	}
+	put(path, "g", "G");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	fingerprint_is(&bot, "./1/2/3/4/5/6/7/f\0F", 19, "level 8 counts, level 9 does not");
+}
+
+/* The HOME a bot gets: its own folder, unless --pass-env names HOME
+ * itself (not a name that only starts like it, nor one it starts). */
+static const char *env_home(const char *pass)
+{
+	static kj_env e;
+	kj_bot bot = {0};
+
+	snprintf(bot.dir, sizeof bot.dir, "/bots/b");
+	kj_env_build(&e, &bot, 1, pass);
+	const char *home = NULL;
+	for (int i = 0; e.vars[i]; i++)
+		if (!strncmp(e.vars[i], "HOME=", 5)) {
+			cr_assert_null(home, "two HOME entries");
+			home = e.vars[i];
+		}
+	return home ? home : "(none)";
+}
+
+Test(judge_rules, bot_home_unless_passed)
+{
+	cr_assert_eq(setenv("HOME", "/judge/home", 1), 0);
+	cr_assert_str_eq(env_home(NULL), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("HOME"), "HOME=/judge/home");
+	cr_assert_str_eq(env_home("LANG,HOME"), "HOME=/judge/home");
+	cr_assert_str_eq(env_home("HOM"), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("HOMER"), "HOME=/bots/b");
+	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
 }
 
 /* ---- more command-line bounds --------------------------------------------- */
@@ -2590,20 +2874,37 @@ static void leak_report(void *ctx)
 	kj_report_free(&rep);
 }
 
+/* kj_report_write of leak_res into dir, its table on stdout thrown away. */
+static int report_written(const char *dir, kb_err *err)
+{
+	FILE *out = stdout;
+
+	stdout = fopen("/dev/null", "w");
+	int rc = kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, err);
+	fclose(stdout);
+	stdout = out;
+	return rc;
+}
+
 static void leak_report_files(void *ctx)
 {
 	const char *dir = ctx;
 	kb_err err;
 	kj_result *res;
-	FILE *out = stdout;
 
-	stdout = fopen("/dev/null", "w");
-	cr_assert_eq(kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, &err), 0, "%s", err.msg);
-	fclose(stdout);
-	stdout = out;
+	cr_assert_eq(report_written(dir, &err), 0, "%s", err.msg);
 	const char *dirs[] = {dir};
 	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 2, "%s", err.msg);
 	free(res);
+}
+
+/* Writing into folder ctx fails (a file that cannot be opened or
+ * written) and leaves nothing allocated either. */
+static void leak_report_failed(void *ctx)
+{
+	kb_err err;
+
+	cr_assert_eq(report_written(ctx, &err), -1, "%s", (const char *)ctx);
 }
 
 static void leak_plan(void *ctx)
@@ -2699,6 +3000,18 @@ Test(judge_rules, builders_leave_nothing_allocated, .timeout = 120)
 		fclose(f);
 	}
 	leaves_nothing(leak_report_files, dir, "writing and loading results");
+	/* each way kj_report_write can fail: a results file that is a folder
+	 * (cannot be opened) or a full disk (cannot be written) */
+	static const char *const broken[] = {"results.txt", "results.json"};
+	for (int i = 0; i < 4; i++) {
+		char sub[300];
+		if (i % 2 && access("/dev/full", W_OK) != 0)
+			continue;
+		test_tmpdir(sub, sizeof sub);
+		snprintf(path, sizeof path, "%s/%s", sub, broken[i / 2]);
+		cr_assert_eq(i % 2 ? symlink("/dev/full", path) : mkdir(path, 0755), 0, "%s", path);
+		leaves_nothing(leak_report_failed, sub, path);
+	}
 
 	snprintf(path, sizeof path, "%s/starts", dir);
 	FILE *f = fopen(path, "w");

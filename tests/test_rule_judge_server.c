@@ -663,16 +663,22 @@ Test(judge_rules, server_that_cannot_listen_says_so, .timeout = 30)
 	close(fd);
 }
 
-/* Each limit option's bounds: its largest value is taken (the server then
- * fails only on the port it cannot bind), one more and 0 are refused. */
+/* Each limit option's bounds: its smallest and largest values are taken
+ * (the server then fails only on the port it cannot bind), one less and
+ * one more are refused. */
 Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
 {
-	static const char *const opts[][4] = {
-		{"--max-games", "100000000", "100000001", "from 1 to 100000000"},
-		{"--addr-games", "100000000", "100000001", "from 1 to 100000000"},
-		{"--game-spectators", "1000000", "1000001", "from 1 to 1000000"},
-		{"--addr-spectators", "1000000", "1000001", "from 1 to 1000000"},
-		{"--addr-burst", "100000000", "100000001", "from 1 to 100000000"},
+	static const char *const opts[][6] = {
+		/* option, smallest, largest, one less, one more, the message's range */
+		{"--max-games", "1", "100000000", "0", "100000001", "from 1 to 100000000"},
+		{"--addr-games", "1", "100000000", "0", "100000001", "from 1 to 100000000"},
+		{"--game-spectators", "1", "1000000", "0", "1000001", "from 1 to 1000000"},
+		{"--addr-spectators", "1", "1000000", "0", "1000001", "from 1 to 1000000"},
+		{"--addr-burst", "1", "100000000", "0", "100000001", "from 1 to 100000000"},
+		{"--http-connections", "1", "1000000", "0", "1000001", "from 1 to 1000000"},
+		{"--http-addr-connections", "1", "1000000", "0", "1000001", "from 1 to 1000000"},
+		{"--http-timeout", "1", "86400", "0", "86401", "from 1 to 86400"},
+		{"--http-memory", "8192", "1048576", "8191", "1048577", "from 8192 to 1048576"},
 	};
 	char port[16], want[200];
 	const char *err;
@@ -680,14 +686,16 @@ Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
 
 	snprintf(port, sizeof port, "%d", held_port(&fd));
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-		const char *ok[] = {"--host", "127.0.0.1", "--port", port, opts[i][0], opts[i][1], NULL};
-		cr_assert_eq(test_run_prog("kimble-server", ok, NULL, &err), 3, "%s %s: %s", opts[i][0], opts[i][1], err);
-		for (int k = 0; k < 2; k++) {
-			const char *v = k ? "0" : opts[i][2];
-			const char *bad[] = {"--host", "127.0.0.1", "--port", port, opts[i][0], v, NULL};
-			cr_assert_eq(test_run_prog("kimble-server", bad, NULL, &err), 64, "%s %s: %s", opts[i][0], v, err);
+		for (int k = 1; k <= 4; k++) {
+			const char *v = opts[i][k];
+			const char *args[] = {"--host", "127.0.0.1", "--port", port, opts[i][0], v, NULL};
+			int refused = k > 2;
+			cr_assert_eq(test_run_prog("kimble-server", args, NULL, &err), refused ? 64 : 3, "%s %s: %s",
+				     opts[i][0], v, err);
+			if (!refused)
+				continue;
 			snprintf(want, sizeof want, "%s \"%s\": out of range; expected a whole number %s", opts[i][0], v,
-				 opts[i][3]);
+				 opts[i][5]);
 			cr_assert(strstr(err, want), "want %s, got %s", want, err);
 		}
 	}

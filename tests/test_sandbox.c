@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "judge/sandbox.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -467,6 +468,34 @@ Test(sandbox, lawful_bots_play_the_same_confined_or_not_and_ours_learns, .timeou
 	expect_same(dir, "state.txt");
 }
 
+/* Layer 1 grants /etc entry by entry: a confined bot reads the entries
+ * that are no secrets, also files whose names are as long as a secret's
+ * folder part ("ssl/private", "security/opasswd": 3 and 8 letters). */
+Test(sandbox, etc_files_that_are_no_secrets_are_readable, .timeout = 120)
+{
+	static const char *const files[] = {"/etc/services", "/etc/networks", "/etc/rpc", "/etc/passwd"};
+	char dir[512], mode[64], name[16], path[1200];
+	int tried = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		if (access(files[i], R_OK) != 0)
+			continue;
+		snprintf(mode, sizeof mode, "try-read=%s", files[i]);
+		snprintf(name, sizeof name, "r%zu", i);
+		test_bot_dir(dir, name, mode);
+		snprintf(path, sizeof path, "bots/%s", name);
+		const char *debug[] = {"--no-timing", "-d", path, NULL};
+		run_judge(dir, name, debug);
+		snprintf(path, sizeof path, "%s.out", name); /* -d shows the bot's stderr */
+		snprintf(mode, sizeof mode, "A! testbot try-read=%s: NOT held\n", files[i]);
+		cr_expect_not_null(strstr(test_read_file(dir, path), mode), "%.2000s", test_read_file(dir, path));
+		tried++;
+	}
+	if (!tried)
+		cr_skip_test("none of the /etc files to read is here");
+}
+
 /* A bot that reads its sibling's file when it can, and exits at its first
  * decision when it could: confined, -d and replay --rerun see it play. */
 Test(sandbox, debug_game_and_rerun_are_confined, .timeout = 120)
@@ -554,6 +583,71 @@ Test(sandbox, a_kernel_that_cannot_confine_is_named_and_refused, .timeout = 60)
 	cr_expect_eq(run_judge(dir, "debug", debug), 2);
 	cr_assert_eq(run_judge(dir, "off", off), 0, "%s", test_read_file(dir, "off.err"));
 	cr_expect_not_null(strstr(test_read_file(out, "results.txt"), "a "));
+}
+
+/* The same in the judge's own process: kj_sandbox_init says the kernel
+ * cannot confine, and the ABI it reports is 0 (none), not the failed
+ * call's -1 or any version. */
+Test(sandbox, no_landlock_is_abi_0, .timeout = 30)
+{
+	kb_err err;
+
+	hide_landlock();
+	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED);
+	cr_assert(strstr(err.msg, "this kernel has no Landlock") != NULL, "%s", err.msg);
+	cr_assert_eq(kj_sandbox_abi(), 0);
+	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED, "the first call's outcome again");
+}
+
+/* 1 when descriptor fd is held open on purpose by kj_sandbox_init: a
+ * path handle (O_PATH) or a Landlock ruleset. */
+static int held_on_purpose(int fd)
+{
+	char path[64], line[128], link[128];
+	int is_path = 0;
+
+	snprintf(path, sizeof path, "/proc/self/fdinfo/%d", fd);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 1; /* the directory stream of the caller's listing */
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "flags:", 6))
+			is_path = (strtoul(line + 6, NULL, 8) & O_PATH) != 0;
+	fclose(f);
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(path, link, sizeof link - 1);
+	link[n > 0 ? n : 0] = '\0';
+	return is_path || strstr(link, "landlock") != NULL;
+}
+
+/* kj_sandbox_init keeps the system folders open as path handles and its
+ * rulesets, and nothing else: the folders it lists to build layer 1 are
+ * closed again. */
+Test(sandbox, init_keeps_only_path_handles_open, .timeout = 30)
+{
+	kb_err err;
+	uint8_t before[4096] = {0};
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	cr_assert_not_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) < 4096)
+			before[atoi(e->d_name)] = 1;
+	closedir(d);
+	if (kj_sandbox_init(&err) != 0)
+		cr_skip_test("cannot confine here: %s", err.msg);
+	cr_assert_not_null(d = opendir("/proc/self/fd"));
+	int kept = 0;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] == '.' || fd == dirfd(d) || (fd < 4096 && before[fd]))
+			continue;
+		cr_expect(held_on_purpose(fd), "descriptor %d left open by kj_sandbox_init", fd);
+		kept++;
+	}
+	closedir(d);
+	cr_assert_gt(kept, 0, "the system folders are held");
 }
 
 /* A meta command without '/' is looked up in PATH by the judge itself:

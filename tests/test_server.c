@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <unistd.h>
 
@@ -593,6 +594,53 @@ Test(server, determinism_same_seed_same_games_new_tokens, .timeout = 120)
 	free(b);
 	server_stop(&s1);
 	server_stop(&s2);
+}
+
+/* Without --seed each run draws its own seed (the first line says which):
+ * two runs do not play the same games. */
+Test(server, seed_drawn_afresh_without_option, .timeout = 60)
+{
+	server s1, s2;
+
+	server_start(&s1, NULL);
+	server_start(&s2, NULL);
+	cr_assert_neq(s1.seed, s2.seed, "both runs have seed %llu", s1.seed);
+	server_stop(&s1);
+	server_stop(&s2);
+}
+
+/* A client that sends many messages before reading any answer (its
+ * receive buffer small, so the server cannot hand everything to the
+ * kernel at once) still gets every answer, in order: what the socket
+ * does not take is kept for later. */
+Test(server, answers_kept_for_a_client_that_reads_late, .timeout = 60)
+{
+	enum { LINES = 60000 };
+	static char msgs[LINES * 2];
+	server s;
+	char line[256];
+	int small = 2048;
+	test_reader *r = malloc(sizeof *r);
+
+	server_start(&s, NULL);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)s.port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	for (int i = 0; i < LINES; i++)
+		msgs[2 * i] = 'x', msgs[2 * i + 1] = '\n';
+	cr_assert_eq(test_write_all(fd, msgs, sizeof msgs), 0);
+	test_reader_init(r, fd);
+	for (int i = 0; i < LINES; i++) {
+		cr_assert_gt(test_getline(r, line, sizeof line, WAIT_MS), 0, "answer %d of %d", i + 1, LINES);
+		cr_assert(strncmp(line, "Virhe: ", 7) == 0, "answer %d: %s", i + 1, line);
+		cr_assert_eq(test_getline(r, line, sizeof line, WAIT_MS), 3, "answer %d's END", i + 1);
+	}
+	close(fd);
+	free(r);
+	server_stop(&s);
 }
 
 Test(server, new_connection_per_message, .timeout = 60)

@@ -15,6 +15,9 @@
  *       slow     plays hard, but waits 400 ms before every answer
  *       lineup   plays hard but announces a wrong lineup (v001000)
  *       easy     plays the easy policy (the rearmost movable piece)
+ *       farewell plays hard; when its stdin closes after the game it
+ *                prints 1 MiB (more than a pipe holds), then creates
+ *                farewell.done in its folder and exits
  *       silent   never says anything, not even v001XYZ
  *       try-RULE=ARG  first tries something the KoTH rules forbid, reports
  *                on stderr "testbot MODE: held: ERROR" or "MODE: NOT held",
@@ -364,6 +367,18 @@ int main(int argc, char **argv)
 		printf("%s%d\n", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
 		       choose(mode, &pos, die, mask, &rng));
 		fflush(stdout);
+	}
+	if (!strcmp(mode, "farewell")) {
+		static char chunk[1 << 16];
+		memset(chunk, '\n', sizeof chunk);
+		for (int i = 0; i < 16; i++)
+			if (fwrite(chunk, 1, sizeof chunk, stdout) != sizeof chunk)
+				return 1;
+		fflush(stdout);
+		FILE *done = fopen("farewell.done", "w");
+		if (!done)
+			return 1;
+		fclose(done);
 	}
 	return 0;
 }

@@ -28,7 +28,7 @@ SUITES = {
     "core": "*",
     # (the browser-driven tests of the viewer and live pages, seconds each,
     # try the pages' scripts, which are strings that no mutant changes)
-    "judge": "@(judge*|server*|relay*|rating|sandbox|viewer|live|cli|fuzz_corpus)/!(html_steps_in_chromium|browser_*)",
+    "judge": "@(judge*|server*|relay*|rating|sandbox|viewer|live|cli|trial|fuzz_corpus)/!(html_steps_in_chromium|browser_*)",
     "state": "@(state*|bot*|fuzz_corpus)/*",
     # bot_rules ran first already; the 1000-game store stress test (11 s of
     # a 15 s run) tests state's concurrency, bot_rules the bot's records
