@@ -246,6 +246,16 @@ int test_wait(test_proc *p, int timeout_ms)
 	return status;
 }
 
+int test_run_status(char *const argv[], const char *cwd, const char *err_path, int timeout_ms)
+{
+	test_proc p;
+	int status;
+
+	cr_assert_eq(test_spawn(&p, argv, cwd, 0, 0, err_path), 0, "cannot start %s", argv[0]);
+	status = test_wait(&p, timeout_ms);
+	return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 void test_kill(test_proc *p, int sig)
 {
 	kill(p->pid, sig);

@@ -60,6 +60,11 @@ int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin
  * -1 after killing it with SIGKILL when it did not exit in time. */
 int test_wait(test_proc *p, int timeout_ms);
 
+/* Run argv (stdin and stdout /dev/null, stderr to err_path or /dev/null)
+ * in folder cwd and wait up to timeout_ms: its exit status, or -1 when it
+ * did not exit (killed by a signal or by the timeout). */
+int test_run_status(char *const argv[], const char *cwd, const char *err_path, int timeout_ms);
+
 /* Send sig to the child (no wait). */
 void test_kill(test_proc *p, int sig);
 

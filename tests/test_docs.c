@@ -313,10 +313,7 @@ static int grep_repo(const char *includes, const char *pattern, const char *out)
 		 "grep -rnIE --exclude-dir=build --exclude-dir=.git --exclude-dir=bin %s -e '%s' '%s' > '%s'",
 		 includes, pattern, root, out);
 	char *const argv[] = {"/bin/sh", "-c", cmd, NULL};
-	test_proc p;
-	cr_assert_eq(test_spawn(&p, argv, NULL, 0, 0, NULL), 0);
-	int st = test_wait(&p, 60000);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return test_run_status(argv, NULL, NULL, 60000);
 }
 
 /* A clone is all a user has: no document or program refers to the

@@ -1248,15 +1248,12 @@ static int state_tool(const char *dir, const char *const args[])
 {
 	char bin[512], errp[300];
 	char *argv[8] = {(char *)test_bin("kimble-state", bin, sizeof bin)};
-	test_proc p;
 
 	for (int i = 0; args[i] && i < 6; i++)
 		argv[i + 1] = (char *)args[i];
 	snprintf(errp, sizeof errp, "%s/err", dir);
 	unlink(errp); /* this run's stderr only */
-	cr_assert_eq(test_spawn(&p, argv, dir, 0, 0, errp), 0);
-	int status = test_wait(&p, 10000);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return test_run_status(argv, dir, errp, 10000);
 }
 
 /* kimble-state names the longest --state it takes. */
