@@ -945,6 +945,93 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 	}
 }
 
+/* The leaves a level-1 search evaluates, counted by the rule search.c
+ * states, written out here: after A's move, each opponent roll is
+ * expanded (KB_SEARCH_OPP_ROLLS of them at most, then a leaf) and each A
+ * roll after the round is one leaf per legal move; the dice 1..5 that
+ * move nothing lead to one position, searched once per chance node
+ * (shared_idle), a six again.  A won game is no leaf.  Level 1 never cuts
+ * (every cut is -1 or its moves end at a leaf), so the count is exact. */
+static uint64_t leaves_chance(const kb_pos *pos, int turn, int k, int opp_rolls, int shared_idle);
+
+static uint64_t leaves_after(const kb_pos *pos, int mover, int turn, int k, int opp_rolls,
+			  int shared_idle)
+{
+	if (kb_has_won(pos, mover))
+		return 0;
+	if (k == 0 && (turn == 0 || mover == 0))
+		return 1;
+	return leaves_chance(pos, turn, k, opp_rolls, shared_idle);
+}
+
+static uint64_t leaves_chance(const kb_pos *pos, int turn, int k, int opp_rolls, int shared_idle)
+{
+	uint64_t leaves = 0;
+	int idle_searched = 0;
+
+	if ((turn == 0 && k == 0) || (turn != 0 && opp_rolls >= KB_SEARCH_OPP_ROLLS))
+		return 1;
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		int k_next = turn == 0 ? k - 1 : k, rolls_next = turn == 0 ? 0 : opp_rolls + 1;
+		for (int i = 0; i < KB_PIECES; i++) {
+			if (!((mask >> i) & 1) || (turn != 0 && i != kb_pick_hard(mask)))
+				continue;
+			kb_pos p = *pos;
+			kb_apply(&p, turn, i, d);
+			leaves += leaves_after(&p, turn, kb_next_seat(&p, turn, d), k_next, rolls_next,
+					    shared_idle);
+		}
+		if (mask || (d < 6 && idle_searched && shared_idle))
+			continue;
+		leaves += leaves_after(pos, turn, kb_next_seat(pos, turn, d), k_next, rolls_next, shared_idle);
+		idle_searched = d < 6;
+	}
+	return leaves;
+}
+
+/* No die of 1..5 moves B's pieces out of home, and none of 3..5 moves A's
+ * (goal 31, 30 or 29; 27; one home): each chance node searches that
+ * roll's position once, not once per die (the level-1 count of leaves
+ * against the count written out above; a search of each die alone would
+ * evaluate more). */
+Test(bot_rules, search_searches_a_roll_that_moves_nothing_once)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	const struct {
+		const char *a;
+		int die;
+		unsigned mask;
+	} cases[] = {
+		{"31 30 10 2", 1, 0xc},
+		{"31 29 27", 1, 0x6},
+	};
+
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		kb_pos pos = test_pos(0x3, cases[c].a, NULL, NULL, NULL);
+		uint64_t want = 0, each_die = 0;
+		kb_search bot;
+
+		cr_assert_eq(kb_legal(&pos, 0, cases[c].die), cases[c].mask, "case %zu", c);
+		for (int i = 0; i < KB_PIECES; i++) {
+			if (!((cases[c].mask >> i) & 1))
+				continue;
+			kb_pos p = pos;
+			kb_apply(&p, 0, i, cases[c].die);
+			int next = kb_next_seat(&p, 0, cases[c].die);
+			want += leaves_after(&p, 0, next, 1, 0, 1);
+			each_die += leaves_after(&p, 0, next, 1, 0, 0);
+		}
+		cr_assert_gt(each_die, want, "case %zu: a roll that moves nothing is in the search", c);
+		kb_search_init(&bot, 0x3, opp, 1, 0);
+		kb_search_set_level(&bot, 1);
+		kb_search_decide(&bot, &pos, cases[c].die, cases[c].mask, NULL);
+		cr_assert_eq(bot.nodes, want, "case %zu: %llu leaves, want %llu (%llu searching each die)",
+			     c, (unsigned long long)bot.nodes, (unsigned long long)want,
+			     (unsigned long long)each_die);
+	}
+}
+
 /* ---- the protocol client in-process ---------------------------------------------- */
 
 /* The state line of pos with seat to roll die, with its '\n'. */
