@@ -1957,6 +1957,43 @@ Test(bot_rules, learn_commit_records_one_game_per_name, .timeout = 30)
 	cr_assert_eq(kb_learn_commit(&l, 0), -1, "no store: nothing recorded");
 }
 
+/* A store the bot may only read (its files and folder not writable by
+ * the test, unprivileged): the game is not recorded, said on diag, and the
+ * commit answers -1 (learn.h). */
+Test(bot_rules, learn_commit_to_a_read_only_store, .timeout = 30)
+{
+	char dir[256], store[300], path[400];
+	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	kb_learn l;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	kb_learn_open(&l, store, 0x3, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	snprintf(path, sizeof path, "%s/data.mdb", store);
+	cr_assert_eq(chmod(path, 0444), 0);
+	snprintf(path, sizeof path, "%s/lock.mdb", store);
+	cr_assert_eq(chmod(path, 0444), 0);
+	cr_assert_eq(chmod(store, 0555), 0);
+	test_drop_root(dir); /* root would write anyway */
+	FILE *diag = open_memstream(&text, &len);
+	kb_learn_open(&l, store, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	cr_assert(kb_store_readonly(l.store));
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1, "nothing recorded");
+	kb_learn_close(&l);
+	fclose(diag);
+	chmod(store, 0755);
+	cr_assert_not_null(strstr(text, "kimble-bot: learning: game not recorded: the store is read-only\n"),
+			   "%s", text);
+	free(text);
+}
+
 /* The store's map bound from the environment: a bad value is named and
  * ignored; learning goes on. */
 Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
