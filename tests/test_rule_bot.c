@@ -2632,6 +2632,22 @@ Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
 	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
 }
 
+/* The relay holds no socket before it connects: connecting closes no
+ * descriptor of its own, so its standard input is still what it was
+ * given (seen by the bot, its child, in /proc) and the socket is
+ * elsewhere. */
+Test(bot_rules, relay_keeps_its_stdin_when_connecting, .timeout = 60)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c "
+			     "\"readlink /proc/\\$PPID/fd/0 >fd0; printf 'v001200\\n'; cat > got\" </dev/null");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+	cr_assert_str_eq(test_read_file(dir, "fd0"), "/dev/null\n");
+}
+
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe
  * the bot holds as its stderr reaches end of file. */
 Test(bot_rules, relay_sigterm_takes_the_bot_along, .timeout = 120)
