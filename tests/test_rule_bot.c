@@ -331,6 +331,18 @@ static size_t malloc_held(void)
 	return m.uordblks + m.hblkhd;
 }
 
+/* Out of memory for the samples (a first block of 65,536): the
+ * collection fails (-1, fit.h), nothing kept. */
+Test(bot_rules, fit_collect_out_of_memory, .timeout = 60)
+{
+	kb_fit_data d = {0};
+
+	test_limit_memory(1u << 20);
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, 5, 1), -1);
+	cr_assert_eq(d.n, 0);
+	cr_assert_null(d.s);
+}
+
 /* Every sample: a sound position whose present seats are the game's
  * lineup (A and the non-absent seats), the roller present, and the game's
  * winner; every game has at least one opponent. */

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1941,23 +1940,10 @@ Test(state_rules, import_line_out_of_memory, .timeout = 20)
 	cr_assert_str_eq(err.msg, "import: out of memory");
 }
 
-/* Fill the address space: no room is left for a block of size bytes (the
- * stack grown beforehand, which a limit would stop from growing). */
+/* Fill the address space: no room is left for a block of size bytes. */
 static void exhaust_memory(size_t size)
 {
-#ifdef __SANITIZE_ADDRESS__
-	cr_skip_test("ASan's allocator does not return NULL");
-#endif
-	volatile char stack[1 << 18];
-	memset((char *)stack, 1, sizeof stack);
-	unsigned long pages = 0;
-	FILE *statm = fopen("/proc/self/statm", "r");
-	cr_assert_not_null(statm);
-	cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
-	fclose(statm);
-	struct rlimit as = {.rlim_cur = (pages + 256) * (unsigned long)sysconf(_SC_PAGESIZE)};
-	as.rlim_max = as.rlim_cur;
-	cr_assert_eq(setrlimit(RLIMIT_AS, &as), 0);
+	test_limit_memory(256 * 4096);
 	while (malloc(size))
 		;
 }
