@@ -2632,6 +2632,15 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
 }
 
+/* shell_relay with cmd_fmt, whose bot keeps what it gets in dir/got: the
+ * shell ends well and the bot got the server's answer. */
+static void relay_game_in_shell(const char *dir, const char *cmd_fmt)
+{
+	int st = shell_relay(dir, cmd_fmt);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+}
+
 /* A relay started with its standard input closed (its socket then takes
  * descriptor 0) still hears the server. */
 Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
@@ -2639,9 +2648,7 @@ Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
 	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
-	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
-	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+	relay_game_in_shell(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
 }
 
 /* The relay holds no socket before it connects: connecting closes no
@@ -2653,10 +2660,8 @@ Test(bot_rules, relay_keeps_its_stdin_when_connecting, .timeout = 60)
 	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
-	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c "
-			     "\"readlink /proc/\\$PPID/fd/0 >fd0; printf 'v001200\\n'; cat > got\" </dev/null");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
-	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+	relay_game_in_shell(dir, "'%s' --port %d -- /bin/sh -c "
+			    "\"readlink /proc/\\$PPID/fd/0 >fd0; printf 'v001200\\n'; cat > got\" </dev/null");
 	cr_assert_str_eq(test_read_file(dir, "fd0"), "/dev/null\n");
 }
 
