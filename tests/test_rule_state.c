@@ -1061,8 +1061,9 @@ Test(state_rules, opponent_line_needs_its_length_and_a_nul)
 		cr_assert_eq(out[i], 'x', "byte %zu written", i);
 }
 
-/* Every hex digit reads as its value; a count of digits that does not
- * match the decisions is named with what was expected. */
+/* Every hex digit reads as its value, any other character refuses the
+ * line; a count of digits that does not match the decisions is named
+ * with what was expected. */
 Test(state_rules, sample_digits_and_their_count)
 {
 	char line[256];
@@ -1079,6 +1080,18 @@ Test(state_rules, sample_digits_and_their_count)
 		 "0123456789abcdef10fedcba98765432100");
 	cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_MALFORMED);
 	cr_assert_str_eq(err.msg, "samples: expected 2 samples of 18 hex digits for 2 decisions, found 35 digits");
+	/* a character that is no lowercase hex digit, as either digit of a
+	 * byte, refuses the line (it is not read as some value) */
+	static const char *const bad[] = {"0123456789abcdef10fedcba98765432100A", "0123456789abcdef10fedcba98765432100g",
+					  "0123456789abcdef10fedcba98765432:00a"};
+	static const char *const found[] = {"0A", "0g", ":0"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(line, sizeof line, "opponent bob games 3 won 1 lost 2 decisions 2 easy 1 hard 1 samples %s", bad[i]);
+		cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_MALFORMED, "%s", bad[i]);
+		char want_msg[80];
+		snprintf(want_msg, sizeof want_msg, "samples: expected lowercase hex digits, found \"%s\"", found[i]);
+		cr_assert_str_eq(err.msg, want_msg);
+	}
 }
 
 /* Import lines may be 1984 characters long (256 + 2 x 96 x 9: an opponent
