@@ -3026,6 +3026,40 @@ Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
 
 /* ---- learned models replace the defaults only where they are sure --------- */
 
+/* "Sure" is a weight of at least KB_LEARN_EXACT (0.9): exactly 0.9 on
+ * easy makes the seat easy, on hard hard; just under it the seat keeps
+ * its learned model (the weights set by hand on a useful model). */
+Test(bot_rules, learned_model_sure_from_exactly_the_bound, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "rearguard", NULL, NULL};
+	const struct {
+		int component;
+		double weight;
+		int kind;
+	} cases[] = {
+		{KB_C_EASY, KB_LEARN_EXACT, KB_EASY},
+		{KB_C_EASY, nextafter(KB_LEARN_EXACT, 0), KB_EXTERNAL},
+		{KB_C_HARD, KB_LEARN_EXACT, KB_HARD},
+		{KB_C_HARD, nextafter(KB_LEARN_EXACT, 0), KB_EXTERNAL},
+	};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		for (int k = 0; k < KB_COMPONENTS; k++)
+			l.model[1].weight[k] = k == cases[c].component ? cases[c].weight
+					       : (1 - cases[c].weight) / (KB_COMPONENTS - 1);
+		kb_learn_models(&l, opp);
+		cr_assert_eq(opp[1], &l.opp[1], "case %zu: the useful model is used", c);
+		cr_assert_eq(opp[1]->kind, cases[c].kind, "case %zu: kind %d", c, opp[1]->kind);
+	}
+	kb_learn_close(&l);
+}
+
 /* A name whose decisions followed a rule exactly plays that rule (easy:
  * as easy, with easy's evaluation; another rule: its pick, and with leaf
  * models its danger terms too); the built-in names keep their models;
