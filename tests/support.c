@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -173,6 +174,23 @@ void test_drop_root(const char *dir)
 		perror("test_drop_root");
 		abort();
 	}
+}
+
+void test_limit_memory(size_t extra)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator does not return NULL");
+#endif
+	volatile char stack[1 << 18];
+	memset((char *)stack, 1, sizeof stack);
+	unsigned long pages = 0;
+	FILE *statm = fopen("/proc/self/statm", "r");
+	cr_assert_not_null(statm);
+	cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+	fclose(statm);
+	struct rlimit as = {.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra};
+	as.rlim_max = as.rlim_cur;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &as), 0);
 }
 
 int test_spawn(test_proc *p, char *const argv[], const char *cwd, int pipe_stdin,

@@ -43,6 +43,12 @@ const char *test_tmpdir(char *buf, size_t size);
  * nothing else is affected).  Aborts the test if the switch fails. */
 void test_drop_root(const char *dir);
 
+/* Limit this test process's address space to what it uses now plus extra
+ * bytes (RLIMIT_AS), its stack grown by 256 KiB first (a limit would stop
+ * it growing).  Skips the test under ASan, whose allocator aborts instead
+ * of answering NULL. */
+void test_limit_memory(size_t extra);
+
 /* A child process: in writes its stdin, out reads its stdout (-1 if not
  * piped).  stderr goes to err_path when given, else is inherited. */
 typedef struct test_proc {

@@ -331,6 +331,18 @@ static size_t malloc_held(void)
 	return m.uordblks + m.hblkhd;
 }
 
+/* Out of memory for the samples (a first block of 65,536): the
+ * collection fails (-1, fit.h), nothing kept. */
+Test(bot_rules, fit_collect_out_of_memory, .timeout = 60)
+{
+	kb_fit_data d = {0};
+
+	test_limit_memory(1u << 20);
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, 5, 1), -1);
+	cr_assert_eq(d.n, 0);
+	cr_assert_null(d.s);
+}
+
 /* Every sample: a sound position whose present seats are the game's
  * lineup (A and the non-absent seats), the roller present, and the game's
  * winner; every game has at least one opponent. */
@@ -942,6 +954,93 @@ Test(bot_rules, search_ties_go_to_the_seeded_stream)
 		kb_search_set_level(&used, 0);
 		cr_assert_eq(kb_search_decide(&used, &pos, 1, 0xc, NULL), kb_search_decide(&fresh, &pos, 1, 0xc, NULL),
 			     "seed %d", (int)seed);
+	}
+}
+
+/* The leaves a level-1 search evaluates, counted by the rule search.c
+ * states, written out here: after A's move, each opponent roll is
+ * expanded (KB_SEARCH_OPP_ROLLS of them at most, then a leaf) and each A
+ * roll after the round is one leaf per legal move; the dice 1..5 that
+ * move nothing lead to one position, searched once per chance node
+ * (shared_idle), a six again.  A won game is no leaf.  Level 1 never cuts
+ * (every cut is -1 or its moves end at a leaf), so the count is exact. */
+static uint64_t leaves_chance(const kb_pos *pos, int turn, int k, int opp_rolls, int shared_idle);
+
+static uint64_t leaves_after(const kb_pos *pos, int mover, int turn, int k, int opp_rolls,
+			  int shared_idle)
+{
+	if (kb_has_won(pos, mover))
+		return 0;
+	if (k == 0 && (turn == 0 || mover == 0))
+		return 1;
+	return leaves_chance(pos, turn, k, opp_rolls, shared_idle);
+}
+
+static uint64_t leaves_chance(const kb_pos *pos, int turn, int k, int opp_rolls, int shared_idle)
+{
+	uint64_t leaves = 0;
+	int idle_searched = 0;
+
+	if ((turn == 0 && k == 0) || (turn != 0 && opp_rolls >= KB_SEARCH_OPP_ROLLS))
+		return 1;
+	for (int d = 1; d <= 6; d++) {
+		unsigned mask = kb_legal(pos, turn, d);
+		int k_next = turn == 0 ? k - 1 : k, rolls_next = turn == 0 ? 0 : opp_rolls + 1;
+		for (int i = 0; i < KB_PIECES; i++) {
+			if (!((mask >> i) & 1) || (turn != 0 && i != kb_pick_hard(mask)))
+				continue;
+			kb_pos p = *pos;
+			kb_apply(&p, turn, i, d);
+			leaves += leaves_after(&p, turn, kb_next_seat(&p, turn, d), k_next, rolls_next,
+					    shared_idle);
+		}
+		if (mask || (d < 6 && idle_searched && shared_idle))
+			continue;
+		leaves += leaves_after(pos, turn, kb_next_seat(pos, turn, d), k_next, rolls_next, shared_idle);
+		idle_searched = d < 6;
+	}
+	return leaves;
+}
+
+/* No die of 1..5 moves B's pieces out of home, and none of 3..5 moves A's
+ * (goal 31, 30 or 29; 27; one home): each chance node searches that
+ * roll's position once, not once per die (the level-1 count of leaves
+ * against the count written out above; a search of each die alone would
+ * evaluate more). */
+Test(bot_rules, search_searches_a_roll_that_moves_nothing_once)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	const struct {
+		const char *a;
+		int die;
+		unsigned mask;
+	} cases[] = {
+		{"31 30 10 2", 1, 0xc},
+		{"31 29 27", 1, 0x6},
+	};
+
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		kb_pos pos = test_pos(0x3, cases[c].a, NULL, NULL, NULL);
+		uint64_t want = 0, each_die = 0;
+		kb_search bot;
+
+		cr_assert_eq(kb_legal(&pos, 0, cases[c].die), cases[c].mask, "case %zu", c);
+		for (int i = 0; i < KB_PIECES; i++) {
+			if (!((cases[c].mask >> i) & 1))
+				continue;
+			kb_pos p = pos;
+			kb_apply(&p, 0, i, cases[c].die);
+			int next = kb_next_seat(&p, 0, cases[c].die);
+			want += leaves_after(&p, 0, next, 1, 0, 1);
+			each_die += leaves_after(&p, 0, next, 1, 0, 0);
+		}
+		cr_assert_gt(each_die, want, "case %zu: a roll that moves nothing is in the search", c);
+		kb_search_init(&bot, 0x3, opp, 1, 0);
+		kb_search_set_level(&bot, 1);
+		kb_search_decide(&bot, &pos, cases[c].die, cases[c].mask, NULL);
+		cr_assert_eq(bot.nodes, want, "case %zu: %llu leaves, want %llu (%llu searching each die)",
+			     c, (unsigned long long)bot.nodes, (unsigned long long)want,
+			     (unsigned long long)each_die);
 	}
 }
 
@@ -1870,6 +1969,43 @@ Test(bot_rules, learn_commit_records_one_game_per_name, .timeout = 30)
 	cr_assert_eq(kb_learn_commit(&l, 0), -1, "no store: nothing recorded");
 }
 
+/* A store the bot may only read (its files and folder not writable by
+ * the test, unprivileged): the game is not recorded, said on diag, and the
+ * commit answers -1 (learn.h). */
+Test(bot_rules, learn_commit_to_a_read_only_store, .timeout = 30)
+{
+	char dir[256], store[300], path[400];
+	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	kb_learn l;
+	char *text = NULL;
+	size_t len = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/st", dir);
+	kb_learn_open(&l, store, 0x3, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), 0);
+	kb_learn_close(&l);
+	snprintf(path, sizeof path, "%s/data.mdb", store);
+	cr_assert_eq(chmod(path, 0444), 0);
+	snprintf(path, sizeof path, "%s/lock.mdb", store);
+	cr_assert_eq(chmod(path, 0444), 0);
+	cr_assert_eq(chmod(store, 0555), 0);
+	test_drop_root(dir); /* root would write anyway */
+	FILE *diag = open_memstream(&text, &len);
+	kb_learn_open(&l, store, 0x3, names, NULL, diag);
+	cr_assert_not_null(l.store);
+	cr_assert(kb_store_readonly(l.store));
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(kb_learn_commit(&l, 0), -1, "nothing recorded");
+	kb_learn_close(&l);
+	fclose(diag);
+	chmod(store, 0755);
+	cr_assert_not_null(strstr(text, "kimble-bot: learning: game not recorded: the store is read-only\n"),
+			   "%s", text);
+	free(text);
+}
+
 /* The store's map bound from the environment: a bad value is named and
  * ignored; learning goes on. */
 Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
@@ -2436,7 +2572,7 @@ Test(bot_rules, relay_passes_a_large_message_unchanged, .timeout = 60)
 
 /* A server that accepted the message and says nothing for
  * KB_RELAY_SILENCE_MS (3 s) is given up: the message is resent on a new
- * connection. */
+ * connection (its log: no failed write on the way). */
 Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 {
 	half_server h = {0};
@@ -2450,6 +2586,9 @@ Test(bot_rules, relay_resends_after_silence, .timeout = 60)
 	cr_assert_str_eq(test_read_file(dir, "got.txt"), "Voittaja: B\nEND\n");
 	cr_assert(strstr(test_read_file(dir, "tx"), "# no response; reconnecting and resending\n") != NULL, "%s",
 		  test_read_file(dir, "tx"));
+	/* the silent connection is closed and forgotten: the resend goes to a
+	 * new one at once, not first to the closed descriptor */
+	cr_assert_null(strstr(test_read_file(dir, "tx"), "write to server failed"), "%s", test_read_file(dir, "tx"));
 }
 
 /* Serve one connection that answers the first message with "Voittaja: B"
@@ -2493,6 +2632,15 @@ Test(bot_rules, relay_never_reads_its_own_stdin, .timeout = 60)
 			 "kimble-relay: the bot did not exit within 300 ms after the game; killed\n");
 }
 
+/* shell_relay with cmd_fmt, whose bot keeps what it gets in dir/got: the
+ * shell ends well and the bot got the server's answer. */
+static void relay_game_in_shell(const char *dir, const char *cmd_fmt)
+{
+	int st = shell_relay(dir, cmd_fmt);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
+	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+}
+
 /* A relay started with its standard input closed (its socket then takes
  * descriptor 0) still hears the server. */
 Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
@@ -2500,9 +2648,21 @@ Test(bot_rules, relay_with_stdin_closed, .timeout = 60)
 	char dir[256];
 
 	test_tmpdir(dir, sizeof dir);
-	int st = shell_relay(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, test_read_file(dir, "sh.err"));
-	cr_assert_str_eq(test_read_file(dir, "got"), "Voittaja: B\nEND\n");
+	relay_game_in_shell(dir, "'%s' --port %d -- /bin/sh -c \"printf 'v001200\\n'; cat > got\" <&-");
+}
+
+/* The relay holds no socket before it connects: connecting closes no
+ * descriptor of its own, so its standard input is still what it was
+ * given (seen by the bot, its child, in /proc) and the socket is
+ * elsewhere. */
+Test(bot_rules, relay_keeps_its_stdin_when_connecting, .timeout = 60)
+{
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	relay_game_in_shell(dir, "'%s' --port %d -- /bin/sh -c "
+			    "\"readlink /proc/\\$PPID/fd/0 >fd0; printf 'v001200\\n'; cat > got\" </dev/null");
+	cr_assert_str_eq(test_read_file(dir, "fd0"), "/dev/null\n");
 }
 
 /* SIGTERM to the relay ends the bot's whole process group too: the pipe
@@ -2865,6 +3025,40 @@ Test(bot_rules, rollouts_match_the_reference, .timeout = 60)
 }
 
 /* ---- learned models replace the defaults only where they are sure --------- */
+
+/* "Sure" is a weight of at least KB_LEARN_EXACT (0.9): exactly 0.9 on
+ * easy makes the seat easy, on hard hard; just under it the seat keeps
+ * its learned model (the weights set by hand on a useful model). */
+Test(bot_rules, learned_model_sure_from_exactly_the_bound, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "rearguard", NULL, NULL};
+	const struct {
+		int component;
+		double weight;
+		int kind;
+	} cases[] = {
+		{KB_C_EASY, KB_LEARN_EXACT, KB_EASY},
+		{KB_C_EASY, nextafter(KB_LEARN_EXACT, 0), KB_EXTERNAL},
+		{KB_C_HARD, KB_LEARN_EXACT, KB_HARD},
+		{KB_C_HARD, nextafter(KB_LEARN_EXACT, 0), KB_EXTERNAL},
+	};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		for (int k = 0; k < KB_COMPONENTS; k++)
+			l.model[1].weight[k] = k == cases[c].component ? cases[c].weight
+					       : (1 - cases[c].weight) / (KB_COMPONENTS - 1);
+		kb_learn_models(&l, opp);
+		cr_assert_eq(opp[1], &l.opp[1], "case %zu: the useful model is used", c);
+		cr_assert_eq(opp[1]->kind, cases[c].kind, "case %zu: kind %d", c, opp[1]->kind);
+	}
+	kb_learn_close(&l);
+}
 
 /* A name whose decisions followed a rule exactly plays that rule (easy:
  * as easy, with easy's evaluation; another rule: its pick, and with leaf

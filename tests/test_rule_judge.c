@@ -2672,24 +2672,6 @@ Test(judge_rules, bot_limits_by_default_and_as_given, .timeout = 60)
 
 /* ---- out of memory ---------------------------------------------------------------- */
 
-/* Allow this test's process only extra bytes of address space beyond what
- * it maps now, so that a large allocation fails.  (Not under ASan, whose
- * allocator aborts instead of returning NULL.) */
-static void limit_memory(size_t extra)
-{
-#ifdef __SANITIZE_ADDRESS__
-	cr_skip_test("ASan's allocator does not return NULL");
-#endif
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	cr_assert_not_null(f);
-	cr_assert_eq(fscanf(f, "%lu", &pages), 1);
-	fclose(f);
-	struct rlimit rl = {.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra};
-	rl.rlim_max = rl.rlim_cur;
-	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
-}
-
 /* A plan of a million games needs 32 MB: with 8 MB to spare it is refused
  * as out of memory, and nothing is left allocated. */
 Test(judge_rules, plan_out_of_memory)
@@ -2697,7 +2679,7 @@ Test(judge_rules, plan_out_of_memory)
 	kj_plan plan;
 	kb_err err;
 
-	limit_memory(8u << 20);
+	test_limit_memory(8u << 20);
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_plan_build(&plan, KJ_FIXED, 4, 4, 250000, 1, 0, &err), -1);
 	cr_assert_str_eq(err.msg, "plan: out of memory");

@@ -1061,8 +1061,9 @@ Test(state_rules, opponent_line_needs_its_length_and_a_nul)
 		cr_assert_eq(out[i], 'x', "byte %zu written", i);
 }
 
-/* Every hex digit reads as its value; a count of digits that does not
- * match the decisions is named with what was expected. */
+/* Every hex digit reads as its value, any other character refuses the
+ * line; a count of digits that does not match the decisions is named
+ * with what was expected. */
 Test(state_rules, sample_digits_and_their_count)
 {
 	char line[256];
@@ -1079,6 +1080,18 @@ Test(state_rules, sample_digits_and_their_count)
 		 "0123456789abcdef10fedcba98765432100");
 	cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_MALFORMED);
 	cr_assert_str_eq(err.msg, "samples: expected 2 samples of 18 hex digits for 2 decisions, found 35 digits");
+	/* a character that is no lowercase hex digit, as either digit of a
+	 * byte, refuses the line (it is not read as some value) */
+	static const char *const bad[] = {"0123456789abcdef10fedcba98765432100A", "0123456789abcdef10fedcba98765432100g",
+					  "0123456789abcdef10fedcba98765432:00a"};
+	static const char *const found[] = {"0A", "0g", ":0"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(line, sizeof line, "opponent bob games 3 won 1 lost 2 decisions 2 easy 1 hard 1 samples %s", bad[i]);
+		cr_assert_eq(kb_import_line(line, &add, &err), KB_EXPORT_MALFORMED, "%s", bad[i]);
+		char want_msg[80];
+		snprintf(want_msg, sizeof want_msg, "samples: expected lowercase hex digits, found \"%s\"", found[i]);
+		cr_assert_str_eq(err.msg, want_msg);
+	}
 }
 
 /* Import lines may be 1984 characters long (256 + 2 x 96 x 9: an opponent
@@ -1870,4 +1883,96 @@ Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
 	m.w[KB_F_REARMOST] = 0;
 	m.w[KB_F_ADVANCE] = 1.0;
 	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "the further advanced offered");
+}
+
+/* ---- an import out of memory -------------------------------------------------------- */
+
+/* strdup as the C library's, except that the call after strdups_left
+ * more fails with ENOMEM (-1: none fails): the import's copy of a line
+ * cannot be made to fail otherwise without failing everything around it.
+ * The test binary's definition is the one every strdup in it calls. */
+static int strdups_left = -1;
+
+char *strdup(const char *s)
+{
+	if (strdups_left == 0) {
+		strdups_left = -1;
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (strdups_left > 0)
+		strdups_left--;
+	size_t size = strlen(s) + 1;
+	char *copy = malloc(size);
+	if (copy)
+		memcpy(copy, s, size);
+	return copy;
+}
+
+/* The records an import of text writes into a fresh store (its status in
+ * *rc, its message in err): bob's games, the lines summed.  The import's
+ * strdup after strdups more fails (-1: none). */
+static uint64_t import_games(const char *text, int strdups, int *rc, kb_err *err)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	long n = -1;
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+
+	cr_assert_not_null(in);
+	err->msg[0] = 0;
+	strdups_left = strdups;
+	*rc = kb_import(st, in, "oom", &n, err);
+	strdups_left = -1;
+	fclose(in);
+	seen_results seen = {0};
+	kb_store_visitor v = {NULL, on_results, &seen};
+	kb_err why;
+	cr_assert_eq(kb_store_each(st, &v, &why), 0, "%s", why.msg);
+	kb_store_close(st);
+	return seen.rec.games;
+}
+
+/* A line the import cannot keep (its copy out of memory) refuses the
+ * whole import: status KB_EXPORT_NOMEM, nothing written, not the lines
+ * around it imported as if it had not been there. */
+Test(state_rules, import_line_out_of_memory, .timeout = 20)
+{
+	static const char text[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n"
+				   "results v1 bob games 3 won 0 lost 3\nresults v1 bob games 4 won 1 lost 3\n";
+	kb_err err;
+	int rc;
+
+	cr_assert_eq(import_games(text, -1, &rc, &err), 9, "all three lines without a fault");
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_eq(import_games(text, 1, &rc, &err), 0, "the second line's copy fails: nothing written");
+	cr_assert_eq(rc, KB_EXPORT_NOMEM);
+	cr_assert_str_eq(err.msg, "import: out of memory");
+}
+
+/* Fill the address space: no room is left for a block of size bytes. */
+static void exhaust_memory(size_t size)
+{
+	test_limit_memory(256 * 4096);
+	while (malloc(size))
+		;
+}
+
+/* No memory for the import's line buffer: status KB_EXPORT_NOMEM and its
+ * message, nothing read (not a success with nothing imported). */
+Test(state_rules, import_out_of_memory, .timeout = 20)
+{
+	static const char text[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n";
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+	long n = -1;
+	kb_err err = {0};
+
+	cr_assert_not_null(in);
+	exhaust_memory(256 + 2 * KB_SAMPLES * KB_SAMPLE_LEN + 2);
+	cr_assert_eq(kb_import(st, in, "oom", &n, &err), KB_EXPORT_NOMEM);
+	cr_assert_str_eq(err.msg, "import: out of memory");
+	cr_assert_eq(n, -1, "no records counted");
+	cr_assert_eq(ftell(in), 0, "nothing read");
 }
