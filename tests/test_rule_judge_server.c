@@ -4,6 +4,8 @@
  * every bound is tried at its edge without waiting.  Suite judge_rules. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 
 #include "core/rng.h"
 #include "judge/server/game.h"
+#include "judge/server/http.h"
 #include "judge/server/limits.h"
 #include "judge/server/request.h"
 #include "support.h"
@@ -700,4 +703,28 @@ Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
 		}
 	}
 	close(fd);
+}
+
+/* ---- the HTTP server's start --------------------------------------------------- */
+
+/* A descriptor libmicrohttpd cannot listen on (a regular file: its epoll
+ * set refuses it) makes srv_http_start fail with its documented status
+ * and message, and the descriptor it took over is closed. */
+Test(judge_rules, http_start_refused_says_why_and_closes_the_socket)
+{
+	srv_http_opts o = {.max_conns = 8, .addr_conns = 4, .timeout_s = 60,
+			   .conn_memory = SRV_HTTP_MEMORY};
+	int64_t now = 0;
+	kb_err err;
+	char dir[512], path[600];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/not-a-socket", test_tmpdir(dir, sizeof dir));
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	cr_assert_geq(fd, 0);
+	strcpy(err.msg, "unset");
+	cr_assert_null(srv_http_start(&o, fd, NULL, NULL, &now, &err));
+	cr_assert_str_eq(err.msg, "http: libmicrohttpd would not start (--http-memory too small?)");
+	cr_assert_eq(fcntl(fd, F_GETFD), -1, "the refused descriptor is closed");
+	cr_assert_eq(errno, EBADF);
 }
