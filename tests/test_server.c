@@ -620,7 +620,8 @@ Test(server, answers_kept_for_a_client_that_reads_late, .timeout = 60)
 	server s;
 	char line[256];
 	int small = 2048;
-	test_reader *r = malloc(sizeof *r);
+	static test_reader reader;
+	test_reader *r = &reader;
 
 	server_start(&s, NULL);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -639,7 +640,6 @@ Test(server, answers_kept_for_a_client_that_reads_late, .timeout = 60)
 		cr_assert_eq(test_getline(r, line, sizeof line, WAIT_MS), 3, "answer %d's END", i + 1);
 	}
 	close(fd);
-	free(r);
 	server_stop(&s);
 }
 
