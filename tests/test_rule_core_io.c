@@ -386,3 +386,23 @@ Test(core_rules, transcript_end_needs_its_roll_count)
 	cr_assert(strstr(err.msg, "line 3") && strstr(err.msg, "expected \"end WINNER ROLLS REASON\""), "%s",
 		  err.msg);
 }
+
+/* A record's fields end where its text ends: a space after the last one
+ * adds no empty field (a seed record stays two fields; a forfeit record
+ * of five fields has no detail, which reads as "-"). */
+Test(core_rules, transcript_trailing_space_adds_no_field)
+{
+	static const char text[] = "kimble-transcript 1\nseed 42 \nforfeit B 7 timeout easy \n";
+	kb_transcript tx;
+	kb_err err;
+
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_tx_parse(text, sizeof text - 1, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.seed, 42);
+	cr_assert(tx.forfeit[1].seen);
+	cr_assert_eq(tx.forfeit[1].roll, 7);
+	cr_assert_str_eq(tx.forfeit[1].reason, "timeout");
+	cr_assert_str_eq(tx.forfeit[1].replacement, "easy");
+	cr_assert_str_eq(tx.forfeit[1].detail, "-");
+	kb_tx_free(&tx);
+}
