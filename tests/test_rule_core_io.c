@@ -282,6 +282,21 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 			      "<text x=\"480\" y=\"471\" font-size=\"7\" font-weight=\"normal\" "
 			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
 	free(svg);
+
+	/* the same move without a capture ends the panel at its move line,
+	 * 366: eight lines from 388 get (474 - 388) / 7 = 12 each, at 10 px, both lines of a
+	 * seat (from 13 px apart on, the full 11 px) */
+	fr.fx.captured = -1;
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"388\" font-size=\"10\" font-weight=\"bold\" "
+			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"400\" font-size=\"10\" font-weight=\"normal\" "
+			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"460\" font-size=\"10\" font-weight=\"bold\" "
+			      "fill=\"#e6b800\">D dee forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"472\" font-size=\"10\" font-weight=\"normal\" "
+			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
+	free(svg);
 }
 
 /* Home pieces wait in their seat's corner of the ring's inside, two by
