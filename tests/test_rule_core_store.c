@@ -246,6 +246,19 @@ static int on_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int s
 	return 0;
 }
 
+/* Walk st (opponents and results), compare what it hands out, one line
+ * each, with want, and close st. */
+static void walk_sees_then_close(kb_store *st, const char *want)
+{
+	char seen[400] = "";
+	kb_store_visitor vis = {on_opponent, on_results, seen};
+	kb_err err;
+
+	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(seen, want);
+	kb_store_close(st);
+}
+
 /* Only a key "o/NAME" holds an opponent: a key that merely starts with an
  * 'o' (here "ox" + a name, written past the store's API with LMDB itself)
  * is not handed out as one. */
@@ -268,11 +281,7 @@ Test(core_rules, store_walk_takes_only_o_slash_keys_as_opponents)
 	cr_assert_eq(mdb_txn_commit(txn), 0);
 	mdb_env_close(env);
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
-	char seen[400] = "";
-	kb_store_visitor vis = {on_opponent, NULL, seen};
-	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(seen, "kim\n");
-	kb_store_close(st);
+	walk_sees_then_close(st, "kim\n");
 }
 
 /* Resetting an opponent whose name has the longest length (64) deletes its
@@ -295,11 +304,7 @@ Test(core_rules, store_reset_of_the_longest_names)
 	cr_assert_eq(kb_store_apply(st, a, 2, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_reset(st, name, &deleted, &err), 0, "%s", err.msg);
 	cr_assert_eq(deleted, 2);
-	char seen[400] = "";
-	kb_store_visitor vis = {on_opponent, on_results, seen};
-	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
-	cr_assert_str_eq(seen, "kim\n");
-	kb_store_close(st);
+	walk_sees_then_close(st, "kim\n");
 }
 
 /* With no memory left for the store's handle, kb_store_open fails with
