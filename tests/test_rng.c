@@ -62,3 +62,18 @@ Test(rng, below_covers_range)
 		cr_assert(seen[i]);
 	cr_assert_eq(kb_rng_below(&r, 1), 0u);
 }
+
+/* kb_rng_below(n) refuses every draw at or above the largest multiple of n
+ * below 2^64 (for 6: 0xfffffffffffffffc), the limit itself included, and
+ * draws again.  The state below makes xoshiro256** give exactly that
+ * limit first (s[1] = 5^-1 * rotr(limit * 9^-1, 7) mod 2^64), then 0x167c,
+ * worked out apart: the roll comes from the second draw, 0x167c % 6 = 2. */
+Test(rng, below_refuses_the_limit_itself)
+{
+	kb_rng rng = {{3, 0x3eb60b60b60b60b6ULL, 2, 3}}, copy = rng;
+
+	cr_assert_eq(kb_rng_next(&copy), 0xfffffffffffffffcULL);
+	cr_assert_eq(kb_rng_next(&copy), 0x167cULL);
+	cr_assert_eq(kb_rng_below(&rng, 6), 2);
+	cr_assert_eq(kb_rng_next(&rng), 0xfffffffffe0001f8ULL, "two draws used");
+}

@@ -943,3 +943,16 @@ Test(core_rules, position_check_two_on_a_goal_square)
 	p.prog[0][3] = 29;
 	cr_assert_eq(kb_pos_check(&p), -1, "pieces 2 and 3 on goal square 29");
 }
+
+/* A start message's second byte must be a digit of the API version: "vx"
+ * is refused at once, before the rest of the line has come. */
+Test(core_rules, start_with_a_bad_first_version_digit_is_refused_at_once)
+{
+	kb_msg m;
+
+	cr_assert_eq(kb_msg_scan("vx", 2, &m), 2);
+	cr_assert_eq(m.type, KB_MSG_BAD);
+	cr_assert(strstr(m.why, "expected the API version digits after 'v'"), "%s", m.why);
+	cr_assert_eq(kb_msg_scan("v0", 2, &m), 0);
+	cr_assert_eq(m.type, KB_MSG_NONE, "a prefix of a start waits for more");
+}

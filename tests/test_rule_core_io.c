@@ -282,6 +282,21 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 			      "<text x=\"480\" y=\"471\" font-size=\"7\" font-weight=\"normal\" "
 			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
 	free(svg);
+
+	/* the same move without a capture ends the panel at its move line,
+	 * 366: eight lines from 388 get (474 - 388) / 7 = 12 each, at 10 px, both lines of a
+	 * seat (from 13 px apart on, the full 11 px) */
+	fr.fx.captured = -1;
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"388\" font-size=\"10\" font-weight=\"bold\" "
+			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"400\" font-size=\"10\" font-weight=\"normal\" "
+			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"460\" font-size=\"10\" font-weight=\"bold\" "
+			      "fill=\"#e6b800\">D dee forfeited at roll 2 (timeout)</text>\n"
+			      "<text x=\"480\" y=\"472\" font-size=\"10\" font-weight=\"normal\" "
+			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
+	free(svg);
 }
 
 /* Home pieces wait in their seat's corner of the ring's inside, two by
@@ -385,4 +400,24 @@ Test(core_rules, transcript_end_needs_its_roll_count)
 	cr_assert_eq(kb_tx_parse(text, sizeof text - 1, &tx, &err), -1);
 	cr_assert(strstr(err.msg, "line 3") && strstr(err.msg, "expected \"end WINNER ROLLS REASON\""), "%s",
 		  err.msg);
+}
+
+/* A record's fields end where its text ends: a space after the last one
+ * adds no empty field (a seed record stays two fields; a forfeit record
+ * of five fields has no detail, which reads as "-"). */
+Test(core_rules, transcript_trailing_space_adds_no_field)
+{
+	static const char text[] = "kimble-transcript 1\nseed 42 \nforfeit B 7 timeout easy \n";
+	kb_transcript tx;
+	kb_err err;
+
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_tx_parse(text, sizeof text - 1, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.seed, 42);
+	cr_assert(tx.forfeit[1].seen);
+	cr_assert_eq(tx.forfeit[1].roll, 7);
+	cr_assert_str_eq(tx.forfeit[1].reason, "timeout");
+	cr_assert_str_eq(tx.forfeit[1].replacement, "easy");
+	cr_assert_str_eq(tx.forfeit[1].detail, "-");
+	kb_tx_free(&tx);
 }

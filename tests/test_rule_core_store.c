@@ -9,6 +9,7 @@
 #include <lmdb.h>
 #include <malloc.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -233,4 +234,119 @@ Test(core_rules, store_write_too_large_for_the_attempts_fails, .timeout = 60)
 	cr_assert(strstr(err.msg, ": write failed: MDB_MAP_FULL"), "%s", err.msg);
 	cr_assert_eq(kb_store_get(st, "o0000", &got, &err), KB_STORE_ABSENT);
 	kb_store_close(st);
+}
+
+static int on_opponent(void *ctx, const char *name, const kb_opp_rec *rec, int status)
+{
+	char *lines = ctx;
+	size_t used = strlen(lines);
+
+	(void)rec, (void)status;
+	snprintf(lines + used, 400 - used, "%s\n", name);
+	return 0;
+}
+
+/* Walk st (opponents and results), compare what it hands out, one line
+ * each, with want, and close st. */
+static void walk_sees_then_close(kb_store *st, const char *want)
+{
+	char seen[400] = "";
+	kb_store_visitor vis = {on_opponent, on_results, seen};
+	kb_err err;
+
+	cr_assert_eq(kb_store_each(st, &vis, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(seen, want);
+	kb_store_close(st);
+}
+
+/* Only a key "o/NAME" holds an opponent: a key that merely starts with an
+ * 'o' (here "ox" + a name, written past the store's API with LMDB itself)
+ * is not handed out as one. */
+Test(core_rules, store_walk_takes_only_o_slash_keys_as_opponents)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_err err;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+
+	kb_store_close(st);
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_open(env, dir, MDB_NOTLS, 0644), 0);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	MDB_val k = {5, "oxann"}, v = {3, "abc"};
+	cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	walk_sees_then_close(st, "kim\n");
+}
+
+/* Resetting an opponent whose name has the longest length (64) deletes its
+ * record and its results under a version of 64 characters too (each
+ * results key "v/VERSION/NAME" is split into buffers that hold them: the
+ * ASan build checks that they do). */
+Test(core_rules, store_reset_of_the_longest_names)
+{
+	char dir[256];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_err err;
+	kb_store_add a[2];
+	long deleted = -1;
+	static const char version[] = "v0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde";
+	static const char name[] = "n0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDE";
+
+	memset(a, 0, sizeof a);
+	a[0].name = name, a[0].opponent = 1, a[0].delta.games = 1;
+	a[1].name = name, a[1].version = version, a[1].delta.games = 1;
+	cr_assert_eq(kb_store_apply(st, a, 2, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_reset(st, name, &deleted, &err), 0, "%s", err.msg);
+	cr_assert_eq(deleted, 2);
+	walk_sees_then_close(st, "kim\n");
+}
+
+/* With no memory left for the store's handle, kb_store_open fails with
+ * KB_STORE_ERROR, names the folder and says why, and hands out no store.
+ * The heap is filled first (blocks down to pointer size, under an
+ * address-space limit 1 MB above what the process uses) and given back
+ * before the assertions.  (Not under ASan, whose allocator aborts instead
+ * of returning NULL.) */
+Test(core_rules, store_open_out_of_memory)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator does not return NULL");
+#endif
+	char dir[256];
+	kb_store *st = (kb_store *)&st;
+	kb_err err;
+	unsigned long pages = 0;
+	void *hoard = NULL, *p;
+	FILE *statm = fopen("/proc/self/statm", "r");
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert(statm);
+	cr_assert_eq(fscanf(statm, "%lu", &pages), 1);
+	fclose(statm);
+	struct rlimit rl = {.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + (1u << 20)};
+	rl.rlim_max = rl.rlim_cur;
+	cr_assert_eq(setrlimit(RLIMIT_AS, &rl), 0);
+	for (size_t size = 1u << 16; size >= sizeof(void *); size /= 2)
+		while ((p = malloc(size))) {
+			*(void **)p = hoard;
+			hoard = p;
+		}
+	err.msg[0] = '\0';
+	int rc = kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err);
+	while (hoard) {
+		p = *(void **)hoard;
+		free(hoard);
+		hoard = p;
+	}
+	cr_assert_eq(rc, KB_STORE_ERROR);
+	cr_assert_null(st);
+	char want[300];
+	snprintf(want, sizeof want, "store %s: out of memory", dir);
+	cr_assert_str_eq(err.msg, want);
 }
