@@ -251,6 +251,26 @@ static int on_any_results(void *ctx, const char *version, const char *name, cons
 	return 0;
 }
 
+/* An export writes each results record's counts under their own words:
+ * games, won (the bot's wins), lost. */
+Test(state_rules, export_writes_results_counts_in_their_places, .timeout = 20)
+{
+	const kb_store_add add = {.name = "bob", .version = "v1.2",
+				  .delta = {.games = 7, .won = 3, .lost = 1}};
+	char dir[256], *text = NULL;
+	size_t len;
+	kb_err err;
+	kb_store *st = fresh_store(dir, sizeof dir);
+
+	cr_assert_eq(kb_store_apply(st, &add, 1, NULL, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kb_export(st, f, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert(strstr(text, "\nresults v1.2 bob games 7 won 3 lost 1\n") != NULL, "%s", text);
+	free(text);
+	kb_store_close(st);
+}
+
 /* Results under a bot version add games to games, wins to wins, losses
  * to losses, through the store. */
 Test(state_rules, results_record_adds_each_count, .timeout = 20)
