@@ -217,6 +217,23 @@ Test(core_rules, svg_move_line_names_the_moved_piece)
 	free(svg);
 }
 
+/* svg holds seat who's two forfeit lines ("forfeited at roll 2
+ * (timeout)", "seat finished by easy") at heights y1 and y2, in colour
+ * and font size size. */
+static void forfeit_lines_at(const char *svg, int y1, int y2, int size, const char *colour,
+			     const char *who)
+{
+	char want[512];
+
+	snprintf(want, sizeof want,
+		 "<text x=\"480\" y=\"%d\" font-size=\"%d\" font-weight=\"bold\" fill=\"%s\">"
+		 "%s forfeited at roll 2 (timeout)</text>\n"
+		 "<text x=\"480\" y=\"%d\" font-size=\"%d\" font-weight=\"normal\" fill=\"%s\">"
+		 "seat finished by easy</text>\n",
+		 y1, size, colour, who, y2, size, colour);
+	cr_assert(strstr(svg, want), "%s\nwanted:\n%s", svg, want);
+}
+
 /* Forfeit lines start 22 below the panel's last line (the last seat row's
  * 205 without a roll), 14 apart; with more lines than room down to 474
  * (KB_SVG_HEIGHT - 6) they come closer, in a smaller font. */
@@ -249,10 +266,7 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 	strcpy(fr.name[0], "ann");
 	strcpy(fr.name[3], "dee");
 	svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"364\" font-size=\"11\" font-weight=\"bold\" "
-			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
-			      "<text x=\"480\" y=\"378\" font-size=\"11\" font-weight=\"normal\" "
-			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
+	forfeit_lines_at(svg, 364, 378, 11, "#d62728", "A ann");
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"462\" font-size=\"11\" font-weight=\"normal\" "
 			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
 	free(svg);
@@ -273,14 +287,8 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 	svg = svg_of_frame(&fr);
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"386\" font-size=\"14\" font-weight=\"bold\" "
 			      "fill=\"#b00\">captures A: sent home</text>\n"), "%s", svg);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"408\" font-size=\"7\" font-weight=\"bold\" "
-			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
-			      "<text x=\"480\" y=\"417\" font-size=\"7\" font-weight=\"normal\" "
-			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"462\" font-size=\"7\" font-weight=\"bold\" "
-			      "fill=\"#e6b800\">D dee forfeited at roll 2 (timeout)</text>\n"
-			      "<text x=\"480\" y=\"471\" font-size=\"7\" font-weight=\"normal\" "
-			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
+	forfeit_lines_at(svg, 408, 417, 7, "#d62728", "A ann");
+	forfeit_lines_at(svg, 462, 471, 7, "#e6b800", "D dee");
 	free(svg);
 
 	/* the same move without a capture ends the panel at its move line,
@@ -288,14 +296,8 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 	 * seat (from 13 px apart on, the full 11 px) */
 	fr.fx.captured = -1;
 	svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"388\" font-size=\"10\" font-weight=\"bold\" "
-			      "fill=\"#d62728\">A ann forfeited at roll 2 (timeout)</text>\n"
-			      "<text x=\"480\" y=\"400\" font-size=\"10\" font-weight=\"normal\" "
-			      "fill=\"#d62728\">seat finished by easy</text>\n"), "%s", svg);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"460\" font-size=\"10\" font-weight=\"bold\" "
-			      "fill=\"#e6b800\">D dee forfeited at roll 2 (timeout)</text>\n"
-			      "<text x=\"480\" y=\"472\" font-size=\"10\" font-weight=\"normal\" "
-			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
+	forfeit_lines_at(svg, 388, 400, 10, "#d62728", "A ann");
+	forfeit_lines_at(svg, 460, 472, 10, "#e6b800", "D dee");
 	free(svg);
 }
 

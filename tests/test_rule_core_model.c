@@ -170,6 +170,20 @@ Test(core_rules, stats_add_keeps_a_fit_unless_a_later_one_exists)
 		cr_assert_eq(a.fit_w[k], k == KB_F_CAPTURE ? -2.0 : 0.0, "feature %d: the later fit", k);
 }
 
+/* st holding only the n samples smp (decisions, faded count n) with the
+ * faded sums the test worked out: log_choices, and the misses of easy's
+ * and hard's rules (every other rule's left at 0). */
+static void stats_of_samples(kb_model_stats *st, const kb_sample *smp, int n, double log_choices,
+			     double easy_misses, double hard_misses)
+{
+	memset(st, 0, sizeof *st);
+	for (int i = 0; i < n; i++)
+		st->sample[i] = smp[i];
+	st->decisions = (uint64_t)n;
+	st->recent = n, st->recent_log_choices = log_choices;
+	st->recent_miss[KB_R_EASY] = easy_misses, st->recent_miss[KB_R_HARD] = hard_misses;
+}
+
 /* A feature that no candidate of any sample has tells the logit nothing:
  * its weight stays exactly at the prior's centre, 0, while the weights of
  * the features that vary move.  (The Newton step's Hessian starts from
@@ -179,17 +193,12 @@ Test(core_rules, model_logit_leaves_unseen_features_at_zero)
 	/* features 0..3 only (foremost, rearmost, capture, leave) */
 	static const uint8_t bits[KB_PIECES] = {0x01, 0x04, 0x08, 0x02};
 	static const uint8_t prog1[KB_PIECES] = {20, 9, 0, 3};
+	const kb_sample smp[] = {decision(0xf, 1, bits, prog1), decision(0x7, 1, bits, prog1),
+				 decision(0xe, 2, bits, prog1), decision(0xb, 1, bits, prog1)};
 	kb_model_stats st;
 	kb_model m;
 
-	memset(&st, 0, sizeof st);
-	st.sample[0] = decision(0xf, 1, bits, prog1);
-	st.sample[1] = decision(0x7, 1, bits, prog1);
-	st.sample[2] = decision(0xe, 2, bits, prog1);
-	st.sample[3] = decision(0xb, 1, bits, prog1);
-	st.decisions = 4;
-	st.recent = 4, st.recent_log_choices = log(4.0) + 2 * log(3.0) + log(3.0);
-	st.recent_miss[KB_R_EASY] = 4, st.recent_miss[KB_R_HARD] = 4;
+	stats_of_samples(&st, smp, 4, log(4.0) + 3 * log(3.0), 4, 4);
 	kb_model_fit(&m, &st);
 	for (int k = KB_F_ENTER_GOAL; k <= KB_F_ESCAPE; k++)
 		cr_assert_eq(m.w[k], 0.0, "feature %d never seen: weight %.17g", k, m.w[k]);
@@ -203,15 +212,11 @@ Test(core_rules, model_logit_of_balanced_choices_is_zero)
 {
 	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
 	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
+	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
 	kb_model_stats st;
 	kb_model m;
 
-	memset(&st, 0, sizeof st);
-	st.sample[0] = decision(0x3, 0, bits, prog1);
-	st.sample[1] = decision(0x3, 1, bits, prog1);
-	st.decisions = 2;
-	st.recent = 2, st.recent_log_choices = 2 * log(2.0);
-	st.recent_miss[KB_R_EASY] = 1, st.recent_miss[KB_R_HARD] = 1;
+	stats_of_samples(&st, smp, 2, 2 * log(2.0), 1, 1);
 	kb_model_fit(&m, &st);
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert_eq(m.w[k], 0.0, "feature %d: weight %.17g", k, m.w[k]);
