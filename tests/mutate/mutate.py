@@ -353,6 +353,14 @@ def same_bytes(a, b):
         return fa.read() == fb.read()
 
 
+def kill_group(pgid):
+    """SIGKILL to process group pgid, which may be gone already."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def run(cmd, cwd, timeout, env=None):
     """(returncode or 'timeout', output) of cmd in its own process group."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
@@ -361,13 +369,23 @@ def run(cmd, cwd, timeout, env=None):
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, out.decode(errors="replace")
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
-        return "timeout", out.decode(errors="replace")
+        exited = proc.poll()
+        kill_group(proc.pid)
+        try:
+            out, _ = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            # a process that left the group (a test's worker in a session
+            # of its own, seen once under user nobody) still holds the
+            # pipe: waiting for its end would wait for ever
+            proc.stdout.close()
+            proc.wait()
+            out = b""
+        # the command itself finished: its status, not a timeout
+        return (exited if exited is not None else "timeout"), out.decode(errors="replace")
     except BaseException:
         # Ctrl-C reaches only this process (the child has its own
         # session): take the build or the tests down with it
-        os.killpg(proc.pid, signal.SIGKILL)
+        kill_group(proc.pid)
         proc.wait()
         raise
 
