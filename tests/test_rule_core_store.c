@@ -350,3 +350,31 @@ Test(core_rules, store_open_out_of_memory)
 	snprintf(want, sizeof want, "store %s: out of memory", dir);
 	cr_assert_str_eq(err.msg, want);
 }
+
+/* kb_store_path copies the path and its terminating NUL, nothing more: a
+ * buffer of exactly the path's size + 1 is enough, and the byte after it
+ * (here the source's next byte is 'Z') is left alone. */
+Test(core_rules, store_path_copies_exactly_the_path)
+{
+	char src[16] = "1234567", buf[16];
+
+	src[8] = 'Z';
+	memset(buf, 'x', sizeof buf);
+	cr_assert_str_eq(kb_store_path(src, buf, 8), "1234567");
+	cr_assert_eq(buf[8], 'x', "byte after the NUL written: %c", buf[8]);
+}
+
+/* A store path longer than the store keeps (511 characters: a 512-byte
+ * buffer less its NUL) is refused with a message naming that bound. */
+Test(core_rules, store_open_names_the_longest_path)
+{
+	char dir[600];
+	kb_store *st = (kb_store *)&st;
+	kb_err err;
+
+	memset(dir, 'd', sizeof dir - 1);
+	dir[sizeof dir - 1] = '\0';
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), KB_STORE_ERROR);
+	cr_assert_null(st);
+	cr_assert(strstr(err.msg, ": expected at most 511 characters"), "%s", err.msg);
+}
