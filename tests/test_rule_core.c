@@ -956,3 +956,21 @@ Test(core_rules, start_with_a_bad_first_version_digit_is_refused_at_once)
 	cr_assert_eq(kb_msg_scan("v0", 2, &m), 0);
 	cr_assert_eq(m.type, KB_MSG_NONE, "a prefix of a start waits for more");
 }
+
+/* A roll in words that is written returns 0 (not a count, not 1) and puts
+ * the line, then a newline, on out. */
+Test(core_rules, facts_line_written_returns_zero)
+{
+	kb_facts fx;
+	char b[KB_BOARD_LEN], *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	memset(b, '0', sizeof b);
+	cr_assert_eq(kb_facts_of(b, 0x3, 1, 2, -1, &fx), 0);
+	cr_assert_eq(kb_draw_facts(f, &fx), 0);
+	fclose(f);
+	cr_assert_str_eq(text, "B rolls 2, no piece can move\n");
+	free(text);
+}

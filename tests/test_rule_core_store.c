@@ -6,6 +6,7 @@
  * slot taken.  Expectations are written out by hand, never computed with the code under
  * test. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <lmdb.h>
 #include <malloc.h>
 #include <string.h>
@@ -17,6 +18,27 @@
 #include "core/record.h"
 #include "core/store.h"
 #include "support.h"
+
+/* A test double for what no test can make LMDB do on demand: another
+ * process growing the map between every one of this process's begins.
+ * While resized_begins is above 0, mdb_txn_begin (this definition takes
+ * the place of LMDB's for the whole test binary) answers MDB_MAP_RESIZED
+ * and counts down; otherwise it hands the call to LMDB. */
+static int resized_begins;
+
+int mdb_txn_begin(MDB_env *env, MDB_txn *parent, unsigned int flags, MDB_txn **txn)
+{
+	static int (*lmdb_begin)(MDB_env *, MDB_txn *, unsigned int, MDB_txn **);
+
+	if (resized_begins > 0) {
+		resized_begins--;
+		*txn = NULL;
+		return MDB_MAP_RESIZED;
+	}
+	if (!lmdb_begin)
+		*(void **)&lmdb_begin = dlsym(RTLD_NEXT, "mdb_txn_begin");
+	return lmdb_begin(env, parent, flags, txn);
+}
 
 /* A new store in a fresh folder dir holding one opponent record: kim,
  * 2 games. */
@@ -349,4 +371,53 @@ Test(core_rules, store_open_out_of_memory)
 	char want[300];
 	snprintf(want, sizeof want, "store %s: out of memory", dir);
 	cr_assert_str_eq(err.msg, want);
+}
+
+/* kb_store_path copies the path and its terminating NUL, nothing more: a
+ * buffer of exactly the path's size + 1 is enough, and the byte after it
+ * (here the source's next byte is 'Z') is left alone. */
+Test(core_rules, store_path_copies_exactly_the_path)
+{
+	char src[16] = "1234567", buf[16];
+
+	src[8] = 'Z';
+	memset(buf, 'x', sizeof buf);
+	cr_assert_str_eq(kb_store_path(src, buf, 8), "1234567");
+	cr_assert_eq(buf[8], 'x', "byte after the NUL written: %c", buf[8]);
+}
+
+/* A store path longer than the store keeps (511 characters: a 512-byte
+ * buffer less its NUL) is refused with a message naming that bound. */
+Test(core_rules, store_open_names_the_longest_path)
+{
+	char dir[600];
+	kb_store *st = (kb_store *)&st;
+	kb_err err;
+
+	memset(dir, 'd', sizeof dir - 1);
+	dir[sizeof dir - 1] = '\0';
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), KB_STORE_ERROR);
+	cr_assert_null(st);
+	cr_assert(strstr(err.msg, ": expected at most 511 characters"), "%s", err.msg);
+}
+
+/* A store rides out three begins in a row that find the map resized by
+ * another process, and gives up on the fourth (its bound of attempts):
+ * kb_store_open then fails naming LMDB's reason. */
+Test(core_rules, store_begin_gives_up_after_four_resized_maps)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	resized_begins = 3;
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(resized_begins, 0);
+	kb_store_close(st);
+	resized_begins = 4;
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), KB_STORE_ERROR);
+	cr_assert_null(st);
+	cr_assert(strstr(err.msg, ": cannot open: MDB_MAP_RESIZED"), "%s", err.msg);
 }
