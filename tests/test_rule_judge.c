@@ -2079,6 +2079,10 @@ Test(judge_rules, svg_frames_of_a_transcript)
 	cr_assert_eq(fr.forfeit[0].roll, 2);
 	cr_assert_str_eq(fr.forfeit[0].reason, "illegal");
 	cr_assert_str_eq(fr.forfeit[0].replacement, "hard");
+	cr_assert_eq(kj_frame_of(&tx, 3, &fr), 0);
+	cr_assert_eq(fr.over, 0, "the last roll's frame is not yet the end");
+	cr_assert_eq(fr.winner, -1);
+	cr_assert_eq(fr.result[0], '\0');
 	cr_assert_eq(kj_frame_of(&tx, 4, &fr), 0);
 	cr_assert_eq(fr.over, 1);
 	cr_assert_eq(fr.winner, 2);
