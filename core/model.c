@@ -22,15 +22,11 @@
 /* Per decision, what is left of the faded statistics' old values. */
 #define FADE (1.0 - 1.0 / KB_MEMORY)
 
-/* Accuracy the learned model's most likely move must have over hard's
- * (on the samples) before kb_model_useful says the model is worth more
- * than the default assumption, and at least USEFUL_ACCURACY: a model that
- * misses more than one move in ten gained nothing even when told exactly
- * (the mixed and switcher players of the learning bench: told - empty
- * -0.012 and +0.003, learned - empty -0.002 and -0.017), so it is as likely
- * to mislead the search as to help it. */
-#define USEFUL_MARGIN 0.03
-#define USEFUL_ACCURACY 0.9
+/* Why KB_MODEL_USEFUL_ACCURACY (model.h): a model that misses more than
+ * one move in ten gained nothing even when told exactly (the mixed and
+ * switcher players of the learning bench: told - empty -0.012 and +0.003,
+ * learned - empty -0.002 and -0.017), so it is as likely to mislead the
+ * search as to help it. */
 /* Faded decisions the bot must have predicted before its own rate is
  * trusted over the samples'. */
 #define JUDGED_ENOUGH 30.0
@@ -680,7 +676,8 @@ void kb_model_fit(kb_model *m, const kb_model_stats *st)
 
 int kb_model_useful(const kb_model *m)
 {
-	return m->accuracy >= m->hard_accuracy + USEFUL_MARGIN && m->accuracy >= USEFUL_ACCURACY;
+	return m->accuracy >= m->hard_accuracy + KB_MODEL_USEFUL_MARGIN &&
+	       m->accuracy >= KB_MODEL_USEFUL_ACCURACY;
 }
 
 void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,

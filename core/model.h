@@ -134,6 +134,11 @@ typedef struct kb_model_stats {
 enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_C_RULE,
 		    KB_COMPONENTS };
 
+/* kb_model_useful's bounds: the model's most likely move must be the move
+ * played at least this often, and this much more often than hard's. */
+#define KB_MODEL_USEFUL_ACCURACY 0.9
+#define KB_MODEL_USEFUL_MARGIN 0.03
+
 /* A fitted model, ready to evaluate. */
 typedef struct kb_model {
 	double weight[KB_COMPONENTS]; /* posterior weights, summing to 1 */

@@ -9,12 +9,15 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-void kb_listing_belief(const kb_model *m, char *out, size_t size)
+void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t size)
 {
 	enum kb_component c = kb_model_belief(m);
 
-	snprintf(out, size, "%s%s%s %.2f", kb_component_name(c), c == KB_C_RULE ? " " : "",
-		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c]);
+	/* a model the bot does not trust is not used: say so, or the belief
+	 * reads as what the bot plays against */
+	snprintf(out, size, "%s%s%s %.2f%s", kb_component_name(c), c == KB_C_RULE ? " " : "",
+		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c],
+		 decisions && !kb_model_useful(m) ? " (unused)" : "");
 }
 
 /* An old record (KB_REC_OLD) is of version 1 when it holds no decisions
@@ -33,8 +36,9 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 		return;
 	}
 	fprintf(out, "\nused by the bot: %s (its most likely move was played %.0f%% of the time,"
-		" hard's %.0f%%; used from 90%% and 3 points above hard's)",
-		kb_model_useful(m) ? "yes" : "no", 100.0 * m->accuracy, 100.0 * m->hard_accuracy);
+		" hard's %.0f%%; used from %.0f%% and %.0f points above hard's)",
+		kb_model_useful(m) ? "yes" : "no", 100.0 * m->accuracy, 100.0 * m->hard_accuracy,
+		100.0 * KB_MODEL_USEFUL_ACCURACY, 100.0 * KB_MODEL_USEFUL_MARGIN);
 }
 
 static const char *status_word(int status)
@@ -53,12 +57,9 @@ static int list_one(void *ctx, const char *name, const kb_opp_rec *r, int status
 		return 0;
 	}
 	kb_model_fit(&m, &r->model);
-	kb_listing_belief(&m, belief, sizeof belief);
-	/* a model the bot does not trust is not used: say so, or the belief
-	 * reads as what the bot plays against */
-	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s%s\n",
+	kb_listing_belief(&m, r->model.decisions, belief, sizeof belief);
+	fprintf(out, "%-20s %8" PRIu64 " %8" PRIu64 " %6.1f%% %8" PRIu64 " %10" PRIu64 "  %s%s\n",
 		name, r->games, r->won, pct(r->won, r->games), r->lost, r->model.decisions, belief,
-		r->model.decisions && !kb_model_useful(&m) ? " (unused)" : "",
 		status == KB_REC_OLD ? old_format(r) : "");
 	return 0;
 }

@@ -18,7 +18,10 @@ int kb_listing_opponents(kb_store *st, FILE *out, kb_err *err);
  * weights and feature weights, results per bot version. */
 int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err);
 
-/* "easy 0.98" style summary of a fitted model into out. */
-void kb_listing_belief(const kb_model *m, char *out, size_t size);
+/* "easy 0.98" style summary of a fitted model into out ("rule
+ * capture>rear 1.00" for a rule), followed by " (unused)" when the model
+ * was fitted to decisions (decisions > 0) and the bot does not play with
+ * it (kb_model_useful). */
+void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t size);
 
 #endif

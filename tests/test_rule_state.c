@@ -692,7 +692,7 @@ Test(state_rules, belief_and_feature_names)
 	m.weight[KB_C_EASY] = 0.05;
 	m.weight[KB_C_LOGIT] = 0.036;
 	char out[64];
-	kb_listing_belief(&m, out, sizeof out);
+	kb_listing_belief(&m, 0, out, sizeof out);
 	cr_assert_str_eq(out, "hard 0.91");
 	cr_assert_eq(kb_model_belief(&m), KB_C_HARD);
 	m.weight[KB_C_LOGIT] = 0.92;

@@ -375,9 +375,7 @@ static void print_row(enum policy pol, const char *name, const kb_model *m, cons
 {
 	char belief[64], d[DIFFS][40], predicted[24];
 
-	kb_listing_belief(m, belief, sizeof belief - 10);
-	if (!kb_model_useful(m))
-		strcat(belief, " (unused)");
+	kb_listing_belief(m, 1, belief, sizeof belief);
 	for (int k = 0; k < DIFFS; k++)
 		snprintf(d[k], sizeof d[k], "%+.3f [%+.3f,%+.3f]", o->mean[k],
 			 o->mean[k] - o->half[k], o->mean[k] + o->half[k]);
