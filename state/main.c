@@ -34,7 +34,8 @@ static const char usage[] =
 	"             the model and why, feature weights and results per bot\n"
 	"             version\n"
 	"    reset    forget NAME (all its records), or everything; a missing\n"
-	"             store is an error (exit 2), never created\n"
+	"             store is an error (exit 2), never created, and so is a\n"
+	"             NAME with no records (exit 4: a mistyped name)\n"
 	"    export   write the store as text to FILE (default standard output)\n"
 	"    import   add an export read from FILE (default standard input) to\n"
 	"             the store: counts add up, so two stores merge; a missing\n"
@@ -48,8 +49,8 @@ static const char usage[] =
 	"EXIT STATUS\n"
 	"    0 done, 2 the store is missing (list, show, export, reset) or\n"
 	"    cannot be opened, read or written, 3 malformed\n"
-	"    import input or a file that cannot be opened, 4 show: no such\n"
-	"    opponent, 64 usage error (unknown option or command, missing\n"
+	"    import input or a file that cannot be opened, 4 show or reset: no\n"
+	"    such opponent, 64 usage error (unknown option or command, missing\n"
 	"    value, missing or invalid NAME).\n"
 	"\n"
 	"EXAMPLES\n"
@@ -146,6 +147,8 @@ static int run(const char *state, const char *cmd, const char *arg)
 		rc = kb_store_reset(st, arg, &deleted, &err);
 		kb_store_close(st);
 		store_failed(rc, &err);
+		if (arg && deleted == 0)
+			die(4, "reset: no records of opponent %s (nothing removed)", arg);
 		fprintf(stderr, "kimble-state: reset: %ld record(s) removed\n", deleted);
 		return 0;
 	}

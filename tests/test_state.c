@@ -966,6 +966,12 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert(file_has(out, "games 8, won 6 (75.0%), lost 2"), "two imports add up");
 	cr_assert_eq(tool(out, "--state", other, "reset", "greedy1"), 0);
 	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 4);
+	char errf[300];
+	snprintf(errf, sizeof errf, "%s/err", dir);
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", "greedy"), 4,
+		     "a mistyped name fails");
+	cr_assert(file_has(errf, "reset: no records of opponent greedy (nothing removed)"));
+	cr_assert_eq(tool(out, "--state", store, "show", "greedy1"), 0, "and removes nothing");
 	cr_assert_eq(tool(out, "--state", other, "frobnicate", NULL), 64);
 	cr_assert_eq(tool(out, "--state", other, "import", out), 3, "not an export");
 	snprintf(other, sizeof other, "%s/not-there", dir);
