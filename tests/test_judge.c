@@ -1270,3 +1270,34 @@ Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
 {
 	stop_hung_games(SIGKILL);
 }
+
+/* A stopped judge says how to resume: the same command, each word as a
+ * POSIX shell reads it back (a word of other characters than letters,
+ * digits and -_./=,:+@% in single quotes, a quote in it as '\'' ). */
+Test(judge_stop, resume_command_quoted_for_the_shell, .timeout = 120)
+{
+	char dir[512], bots[1024], bin[1024], want[4096];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "600000", "-t", "2",
+			      "--pass-env=*", "--bots", bots, "-o", "it's out", "alpha", "hang", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	test_bin("kimble-judge", bin, sizeof bin);
+	cr_assert_eq(strspn(bin, "/-_.0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		     strlen(bin), "this test needs a plain path: %s", bin);
+	cr_assert_eq(strspn(bots, "/-_.0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		     strlen(bots), "this test needs a plain path: %s", bots);
+	pid_t pid = judge_start(dir, "stopped", args);
+	/* the judge, its worker and the game's two bots */
+	cr_assert_eq(await_processes(pid, dir, 4, 4, RUN_MS), 4);
+	kill(pid, SIGTERM);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
+	snprintf(want, sizeof want,
+		 "kimble-judge: stopped by SIGTERM: 0 of 2 games done and kept in it's out\n"
+		 "kimble-judge: to resume, run the same command again:\n"
+		 "  %s -q --no-timing -j1 --move-ms 600000 -t 2 '--pass-env=*' --bots %s -o "
+		 "'it'\\''s out' alpha hang\n", bin, bots);
+	cr_assert_str_eq(test_read_file(dir, "stopped.err"), want);
+}

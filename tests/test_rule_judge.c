@@ -1461,6 +1461,40 @@ Test(judge_rules, bot_home_unless_passed)
 	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
 }
 
+/* --pass-env takes names of letters, digits and '_' (not starting with a
+ * digit) separated by commas, or "*" alone, also as --pass-env=*; at most
+ * 4094 characters of names in all (the comma joining two options' names
+ * not counted). */
+Test(judge_rules, pass_env_names, .timeout = 60)
+{
+	static const char *const good[] = {"--pass-env=*", "A_1,b", "_x", "Z9,,a"};
+	static const char *const bad[] = {"1A", "A-B", "A B", "", "**", "A*", "*,A", "é"};
+	static char big[4096], half[2100];
+	const char *unknown = "unknown option \"--zz-no-such-option\"";
+
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		const char *args[] = {"--pass-env", good[i], "--zz-no-such-option", NULL};
+		test_usage_says("kimble-judge", i ? args : args + 1, unknown);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char says[64];
+		const char *args[] = {"--pass-env", bad[i], "--zz-no-such-option", NULL};
+		snprintf(says, sizeof says, "--pass-env \"%s\": expected variable names", bad[i]);
+		test_usage_says("kimble-judge", args, says);
+	}
+	memset(big, 'A', 4094);
+	const char *most[] = {"--pass-env", big, "--zz-no-such-option", NULL};
+	test_usage_says("kimble-judge", most, unknown);
+	big[4094] = 'A';
+	test_usage_says("kimble-judge", most, "--pass-env: at most 4094 characters of names in all");
+	memset(half, 'B', 2047);
+	big[2047] = '\0'; /* 2047 + 2047 */
+	const char *two[] = {"--pass-env", big, "--pass-env", half, "--zz-no-such-option", NULL};
+	test_usage_says("kimble-judge", two, unknown);
+	half[2047] = 'B';
+	test_usage_says("kimble-judge", two, "--pass-env: at most 4094 characters");
+}
+
 /* ---- more command-line bounds --------------------------------------------- */
 
 Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
@@ -2254,6 +2288,35 @@ Test(judge_rules, rerun_of_a_seat_without_a_name_refused, .timeout = 30)
 	cr_assert(strstr(err, "kimble-judge: seat A: bot  not found; give its directory or --bots DIR"), "%s", err);
 }
 
+/* The message names the seat whose bot is missing, here seat C. */
+Test(judge_rules, rerun_names_the_seat_of_a_missing_bot, .timeout = 30)
+{
+	char dir[256], path[300];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "ghost.tx", "kimble-transcript 1\nseed 42\nseats hard absent external absent\n"
+			     "name C ghost\nroll 1 " EMPTY44 "A6 0 decided\n");
+	snprintf(path, sizeof path, "%s/ghost.tx", dir);
+	const char *args[] = {"replay", "--sandbox", "off", "--rerun", path, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 1, "%s", err);
+	cr_assert_str_eq(err, "kimble-judge: seat C: bot ghost not found; give its directory or "
+			      "--bots DIR\n");
+}
+
+/* kimble-judge without any argument: a tournament of no bots, a usage
+ * error (or, where bots cannot be confined, the sandbox's error first). */
+Test(judge_rules, judge_without_arguments, .timeout = 30)
+{
+	const char *none[] = {NULL}, *out, *err;
+	int st = test_run_prog("kimble-judge", none, &out, &err);
+
+	if (st == 2 && strstr(err, "sandbox"))
+		cr_skip_test("no sandbox here: %s", err);
+	cr_assert_eq(st, 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: no bots: name BOTs or a --bots folder"), "%s", err);
+}
+
 /* ---- kimble-judge's subcommands: their arguments, messages and status ---- */
 
 static void judge_says(const char *const *args, int status, const char *want_err, const char *want_out)
@@ -2340,6 +2403,37 @@ static int judge_long(const char *const *args, const char **err)
 	int st = test_wait(&p, 20000);
 	*err = test_read_file(dir, "err");
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* -d -o NAME: NAME ending in ".tx" after at least one character is the
+ * transcript file; any other NAME (".tx" itself too) is a folder, made
+ * with mode 0755 less the umask when missing, that gets NAME/debug.tx. */
+Test(judge_rules, debug_transcript_file_or_folder, .timeout = 60)
+{
+	static const char *const names[] = {"x.tx", ".tx", "d", "d"};
+	static const char *const files[] = {"x.tx", ".tx/debug.tx", "d/debug.tx", "d/debug.tx"};
+	char dir[256], path[400];
+	struct stat st;
+
+	test_tmpdir(dir, sizeof dir);
+	umask(022);
+	for (int i = 0; i < 4; i++) {
+		const char *args[] = {"--sandbox", "off", "-s", "3", "-d", "hard", "easy", "-o",
+				      names[i], NULL};
+		int ws = test_run_in("kimble-judge", dir, "dbg", args, 20000);
+		cr_assert(ws >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "-o %s: %s", names[i],
+			  test_read_file(dir, "dbg.err"));
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		cr_assert_eq(stat(path, &st), 0, "-o %s: no %s", names[i], files[i]);
+		cr_assert(S_ISREG(st.st_mode), "-o %s: %s", names[i], files[i]);
+		cr_assert(!strncmp(test_read_file(dir, files[i]), "kimble-transcript 1\n", 20));
+		if (i == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		cr_assert_eq(stat(path, &st), 0);
+		cr_assert_eq(st.st_mode & 07777, 0755, "-o %s: folder mode %o", names[i],
+			     st.st_mode & 07777);
+	}
 }
 
 Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
