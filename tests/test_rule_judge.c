@@ -753,6 +753,39 @@ static const char *printed(const kj_report *rep, int timing, int json)
 	return buf;
 }
 
+/* results.json's first "forfeits" object in json: one "reason": count
+ * member for each reason of docs/judge-results.md, separated by ", ",
+ * every count 0 but the one for reason one, which is 1. */
+static void forfeits_object(const char *json, const char *one)
+{
+	static const char *const reasons[] = {"nostart", "startup", "timeout", "crash", "exit",
+					      "garbage", "illegal", "token", "unread", "write"};
+	const char *at = strstr(json, "\"forfeits\": {");
+	int seen[10] = {0};
+
+	cr_assert_not_null(at, "%s", json);
+	at += strlen("\"forfeits\": {");
+	for (int m = 0; m < 10; m++) {
+		char name[16];
+		unsigned count;
+		int used = 0;
+		cr_assert_eq(sscanf(at, "\"%15[a-z]\": %u%n", name, &count, &used), 2,
+			     "member %d: %.60s", m, at);
+		int k = 0;
+		while (k < 10 && strcmp(reasons[k], name))
+			k++;
+		cr_assert(k < 10 && !seen[k]++, "member %s", name);
+		cr_assert_eq(count, !strcmp(name, one) ? 1u : 0u, "%s: %u", name, count);
+		at += used;
+		cr_assert_str_neq(at, "", "cut");
+		if (m < 9) {
+			cr_assert(!strncmp(at, ", ", 2), "after %s: %.20s", name, at);
+			at += 2;
+		}
+	}
+	cr_assert_eq(*at, '}', "more members: %.40s", at);
+}
+
 /* The table and the JSON show each bot's counts, mean place and timing. */
 Test(judge_rules, report_table_and_json)
 {
@@ -782,7 +815,36 @@ Test(judge_rules, report_table_and_json)
 	has(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000");
 	has(j, "\"crash\": 1");
 	has(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3");
+	forfeits_object(j, "crash");
 	kj_report_free(&rep);
+}
+
+/* The report's SPRT line on stdout names the verdict: decided 1 is "H1
+ * accepted", -1 "H0 accepted", 0 (still running when the games ran out)
+ * "inconclusive". */
+Test(judge_rules, report_sprt_verdict_line)
+{
+	static const char *const verdicts[] = {"H0 accepted", "inconclusive", "H1 accepted"};
+	kj_result res[3] = {0};
+	char dir[256], want[200];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	three_games(res);
+	for (int d = -1; d <= 1; d++) {
+		static char *buf;
+		kj_sprt s = {.elo0 = -5, .elo1 = 5, .llr = 1.25, .lower = -2.5, .upper = 2.75,
+			     .deals = 12, .decided = d};
+		FILE *out = stdout;
+		stdout = capture(&buf);
+		int rc = kj_report_write(dir, res, 3, &s, 1, 0, 0, &err);
+		fclose(stdout);
+		stdout = out;
+		cr_assert_eq(rc, 0, "%s", err.msg);
+		snprintf(want, sizeof want, "\nsprt elo0 -5.0 elo1 5.0: LLR 1.250 [-2.500, 2.750] "
+			 "after 12 deals: %s\n", verdicts[d + 1]);
+		has(buf, want);
+	}
 }
 
 /* The fixed format's round lines: a bot that forfeits never wins, even
