@@ -1887,6 +1887,25 @@ Test(judge_rules, learning_curve_windows)
 	kj_report_free(&rep);
 }
 
+/* A fixed lineup of one deal: results.json has its learning curve of one
+ * point (every fixed lineup's JSON has the member); the text, whose curve
+ * is rows from deal 1 to the last, shows none. */
+Test(judge_rules, learning_curve_of_one_deal)
+{
+	kj_result res[1];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 1);
+	cr_assert_eq(kj_report_build(&rep, res, 1, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 1);
+	const char *t = standings_text(&rep, 1);
+	cr_assert(strstr(t, ",\n  \"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, "
+			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
+	cr_assert_null(strstr(standings_text(&rep, 0), "learning curve"));
+	kj_report_free(&rep);
+}
+
 /* 250 deals: 100 points from deal 1 to the last, a window of 25 deals;
  * the text shows every tenth point and the last. */
 Test(judge_rules, learning_curve_of_many_deals)
