@@ -1686,6 +1686,7 @@ Test(judge_rules, html_tables_curve_and_games)
 	snprintf(rep.bots[2].name, 64, "z");
 	rep.bots[0].games = 3, rep.bots[0].wins = 1, rep.bots[0].place_sum = 5, rep.bots[0].decisions = 4;
 	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
+	rep.bots[2].games = 10, rep.bots[2].wins = 5, rep.bots[2].place_sum = 15;
 	st.subject = 0, st.nopp = 2;
 	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
 				  .pair = {.deals = 5, .var = 0.01, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
@@ -1720,6 +1721,9 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "<td>1.67</td><td class=\"l\">crash:1</td><td>2.500</td><td>7.000</td></tr>");
 	has(page, "<tr><td class=\"l\">y</td><td>0</td><td>0</td><td>0.0%</td><td>0.0% &ndash; 100.0%</td>"
 		  "<td>0.00</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
+	/* 5 of 10: Wilson's 95% interval 23.659% to 76.341% */
+	has(page, "<tr><td class=\"l\">z</td><td>10</td><td>5</td><td>50.0%</td><td>23.7% &ndash; 76.3%</td>"
+		  "<td>1.50</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
 	cr_assert_null(strstr(page, "Rating list"), "no rating");
 	has(page, "<tr><td class=\"l\">x</td><td class=\"l\">y</td><td>+88.7</td><td>-85.0 &hellip; +330.2</td>"
 		  "<td>5</td><td>0.625</td></tr>");
@@ -1743,6 +1747,10 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
 	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
 	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#d62728\"/><text x=\"518\" y=\"38\">y (A)</text>");
+	/* one band, line and legend entry per bot, no more */
+	cr_assert_eq(test_count(page, "<polygon "), 3);
+	cr_assert_eq(test_count(page, "<polyline "), 3);
+	cr_assert_eq(test_count(page, "width=\"12\" height=\"12\""), 3);
 
 	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
 		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
