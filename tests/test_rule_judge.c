@@ -2782,6 +2782,28 @@ Test(judge_rules, meta_command_found_in_path)
 
 #define TOKEN64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
+/* kj_html_viewers writes a viewer for each of the n results it is given
+ * whose page is missing, and nothing for a result past them. */
+Test(judge_rules, html_viewers_of_the_results_given)
+{
+	static const char text[] = "kimble-transcript 1\nseed 42\nseats hard absent hard absent\n"
+				   "roll 1 " EMPTY44 "A6 0 auto\nend A 1 win\n";
+	char dir[256], games[300];
+	kj_result res[3] = {{.game = 4}, {.game = 6}, {.game = 7}};
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(games, sizeof games, dir, "games");
+	put(games, "000004.tx", text), put(games, "000006.tx", text), put(games, "000007.tx", text);
+	put(games, "000006.html", "kept");
+	cr_assert_eq(kj_html_viewers(dir, res, 2, &err), 0, "%s", err.msg);
+	cr_assert(strstr(test_read_file(games, "000004.html"), "<html"), "game 4's viewer");
+	cr_assert_str_eq(test_read_file(games, "000006.html"), "kept");
+	char path[400];
+	snprintf(path, sizeof path, "%s/000007.html", games);
+	cr_assert_neq(access(path, F_OK), 0, "a viewer for a result past n");
+}
+
 Test(judge_rules, html_viewer_of_a_game)
 {
 	static const char text[] =
