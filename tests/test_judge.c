@@ -1007,6 +1007,23 @@ static pid_t judge_start(const char *cwd, const char *name, const char *const ar
 	return pid;
 }
 
+/* The fields of /proc/PID/stat after the command's name (state, parent,
+ * group, session, ...), read into text; NULL when the process is gone. */
+static const char *stat_fields(long pid, char text[1024])
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	size_t got = fread(text, 1, 1023, f);
+	fclose(f);
+	text[got] = '\0';
+	const char *after = strrchr(text, ')');
+	return after ? after + 1 : NULL;
+}
+
 /* 1 when live process pid (not a zombie) belongs to the judge of session
  * sid: in the session, or working below folder dir (its bots' folders). */
 static int judges_process(long pid, long sid, const char *dir)
@@ -1014,16 +1031,9 @@ static int judges_process(long pid, long sid, const char *dir)
 	char path[64], text[1024], cwd[1024];
 	long session = 0;
 	char state = 'Z';
-	FILE *f;
+	const char *fields = stat_fields(pid, text);
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	size_t got = fread(text, 1, sizeof text - 1, f);
-	fclose(f);
-	text[got] = '\0';
-	const char *after = strrchr(text, ')');
-	if (!after || sscanf(after + 1, " %c %*d %*d %ld", &state, &session) != 2 || state == 'Z')
+	if (!fields || sscanf(fields, " %c %*d %*d %ld", &state, &session) != 2 || state == 'Z')
 		return 0;
 	snprintf(path, sizeof path, "/proc/%ld/cwd", pid);
 	ssize_t len = readlink(path, cwd, sizeof cwd - 1);
@@ -1276,18 +1286,11 @@ Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
  * the process is gone; its parent in *ppid. */
 static char proc_state(long pid, long *ppid)
 {
-	char path[64], text[1024];
+	char text[1024];
 	char state = 0;
-	FILE *f;
+	const char *fields = stat_fields(pid, text);
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	size_t got = fread(text, 1, sizeof text - 1, f);
-	fclose(f);
-	text[got] = '\0';
-	const char *after = strrchr(text, ')');
-	if (!after || sscanf(after + 1, " %c %ld", &state, ppid) != 2)
+	if (!fields || sscanf(fields, " %c %ld", &state, ppid) != 2)
 		return 0;
 	return state;
 }
