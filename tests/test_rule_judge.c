@@ -676,6 +676,33 @@ Test(judge_rules, result_round_trip_every_winner)
 	}
 }
 
+/* A stream whose first write fails and every later one succeeds. */
+static ssize_t fail_first_write(void *cookie, const char *buf, size_t size)
+{
+	int *writes = cookie;
+
+	(void)buf;
+	return (*writes)++ ? (ssize_t)size : -1;
+}
+
+/* kj_result_write fails when any write of the record failed, not only the
+ * last: a result file missing its first line is not a result. */
+Test(judge_rules, result_write_fails_on_an_earlier_write)
+{
+	int writes = 0;
+	kj_result res = {.winner = 0};
+	cookie_io_functions_t io = {.write = fail_first_write};
+	FILE *f = fopencookie(&writes, "w", io);
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	res.seat[0].present = 1;
+	snprintf(res.seat[0].name, sizeof res.seat[0].name, "x");
+	cr_assert_eq(kj_result_write(f, 1, &res), -1);
+	cr_assert_gt(writes, 1, "the last writes went through");
+	fclose(f);
+}
+
 /* A start board that is not a sound position is refused with the board
  * parser's own reason, naming the file and line. */
 Test(judge_rules, start_file_errors_say_why)
