@@ -2981,6 +2981,79 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 	kb_tx_free(&tx);
 }
 
+/* The rerun's notes come after the fingerprint lines, one "rerun NOTE"
+ * line each, in the order the rerun wrote them (here the forfeit of a bot that exits at once, as
+ * the played game's transcript notes it), then the verdict. */
+Test(judge_rules, rerun_shows_its_notes_line_by_line, .timeout = 30)
+{
+	char dir[256], want[1024];
+	kj_bot quit, hard;
+	kb_err err;
+	kj_result res;
+	kb_transcript tx;
+	char *text = NULL;
+	size_t len = 0, at;
+	int rc;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "quit\n/bin/true\n\n0\n");
+	cr_assert_eq(kj_bot_load(dir, &quit, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&quit, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_match_play(seats, 77, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_eq(kb_tx_parse(text, len, &tx, &err), 0, "%s", err.msg);
+	/* first the external seat's fingerprint check (a bot without state) */
+	at = (size_t)snprintf(want, sizeof want, "seat A: quit's learned state unchanged (fingerprint -)\n");
+	for (const char *p = text; (p = strstr(p, "\nnote ")); p++) {
+		size_t n = strcspn(p + 1, "\n");
+		at += (size_t)snprintf(want + at, sizeof want - at, "rerun %.*s\n", (int)n, p + 1);
+	}
+	cr_assert(strstr(want, "rerun note forfeit A quit "), "the game has a forfeit note: %s", text);
+	free(text);
+	snprintf(want + at, sizeof want - at, "rerun agrees with the transcript: %zu rolls, winner %c\n",
+		 tx.nrolls, tx.winner >= 0 ? 'A' + tx.winner : '-');
+	cr_assert_str_eq(rerun_text(&tx, seats, &rc), want);
+	cr_assert_eq(rc, 0);
+	kb_tx_free(&tx);
+}
+
+/* A transcript the rerun cannot start from: a start board with a piece of
+ * a seat that does not play, seat A absent.  -1 with the reason, nothing
+ * printed. */
+Test(judge_rules, rerun_refuses_what_cannot_be_played, .timeout = 30)
+{
+	static const char *const texts[] = {
+		"kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+		"start B0000000000000000000000000000000000000000000 A 6\n"
+		"roll 1 " EMPTY44 "A6 0 decided\n",
+		"kimble-transcript 1\nseed 5\nseats absent hard hard absent\n"
+		"roll 1 " EMPTY44 "B6 0 decided\n"};
+	static const char *const says[] = {"board position 0: 'B' is a seat that does not play",
+					   "game 5: seat A must be present"};
+	kj_bot hard;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		static char *buf;
+		kb_transcript tx;
+		const kj_bot *seats[KB_SEATS] = {i ? NULL : &hard, i ? &hard : NULL, &hard, NULL};
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+		cr_assert_eq(kb_tx_parse(texts[i], strlen(texts[i]), &tx, &err), 0, "%s", err.msg);
+		FILE *f = capture(&buf);
+		err.msg[0] = '\0';
+		int rc = kj_rerun(f, &tx, seats, &opt, &err);
+		fclose(f);
+		cr_assert_eq(rc, -1, "%d: %s", i, buf);
+		cr_assert_str_eq(buf, "");
+		cr_assert(strstr(err.msg, says[i]), "%s", err.msg);
+		kb_tx_free(&tx);
+	}
+}
+
 /* A bot whose command is found in PATH outside what a confined bot may run
  * is warned about once, however often its command is asked for. */
 Test(judge_rules, confined_command_warned_once)
