@@ -2824,7 +2824,11 @@ Test(judge_rules, html_viewers_of_the_results_given)
 	put(games, "000004.tx", text), put(games, "000006.tx", text), put(games, "000007.tx", text);
 	put(games, "000006.html", "kept");
 	cr_assert_eq(kj_html_viewers(dir, res, 2, &err), 0, "%s", err.msg);
-	cr_assert(strstr(test_read_file(games, "000004.html"), "<html"), "game 4's viewer");
+	const char *page = test_read_file(games, "000004.html");
+	cr_assert(strstr(page, "<html"), "game 4's viewer");
+	/* its last frame names the winner, seat A */
+	cr_assert(strstr(page, "{\"text\":\"final position after 1 rolls: winner A (hard), win\","),
+		  "%s", page);
 	cr_assert_str_eq(test_read_file(games, "000006.html"), "kept");
 	char path[400];
 	snprintf(path, sizeof path, "%s/000007.html", games);
