@@ -2835,6 +2835,24 @@ Test(judge_rules, html_viewers_of_the_results_given)
 	cr_assert_neq(access(path, F_OK), 0, "a viewer for a result past n");
 }
 
+/* A transcript whose last board cannot be played on (a piece of seat B,
+ * which does not play): its final frame cannot be drawn, the viewer fails. */
+Test(judge_rules, html_viewer_of_an_unplayable_board)
+{
+	static const char text[] = "kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+				   "roll 1 B0000000000000000000000000000000000000000000A6 0 decided\n";
+	static char *page;
+	kb_transcript tx;
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(text, strlen(text), &tx, &err), 0, "%s", err.msg);
+	FILE *f = capture(&page);
+	cr_assert_eq(kj_html_game(f, &tx, "t"), -1);
+	fclose(f);
+	cr_assert_null(strstr(page, "</html>"), "the page is cut short");
+	kb_tx_free(&tx);
+}
+
 Test(judge_rules, html_viewer_of_a_game)
 {
 	static const char text[] =
