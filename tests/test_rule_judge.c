@@ -2833,6 +2833,11 @@ Test(judge_rules, html_viewers_of_the_results_given)
 	char path[400];
 	snprintf(path, sizeof path, "%s/000007.html", games);
 	cr_assert_neq(access(path, F_OK), 0, "a viewer for a result past n");
+	/* game 7's transcript is missing: an error that names it */
+	cr_assert_eq(unlink(strcat(strcpy(path, games), "/000007.tx")), 0);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_viewers(dir, res, 3, &err), -1);
+	cr_assert(strstr(err.msg, path) && strstr(err.msg, "No such file"), "%s", err.msg);
 }
 
 /* A transcript whose last board cannot be played on (a piece of seat B,
