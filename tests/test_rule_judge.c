@@ -2858,6 +2858,40 @@ Test(judge_rules, html_viewer_of_an_unplayable_board)
 	kb_tx_free(&tx);
 }
 
+/* kj_html_game_file fails with -1 and a message for a transcript that does
+ * not read (no page then), a page that cannot be created, and a page that
+ * cannot be finished (the unplayable board above). */
+Test(judge_rules, html_viewer_file_errors)
+{
+	char dir[256], tx[300], bad[300], page[300], nowhere[300];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "bad.tx", "kimble-transcript 1\nseed x\n");
+	put(dir, "b.tx", "kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+			 "roll 1 B0000000000000000000000000000000000000000000A6 0 decided\n");
+	put(dir, "good.tx", "kimble-transcript 1\nseed 42\nseats hard absent hard absent\n"
+			    "roll 1 " EMPTY44 "A6 0 auto\nend A 1 win\n");
+	snprintf(bad, sizeof bad, "%s/bad.tx", dir);
+	snprintf(page, sizeof page, "%s/p.html", dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_game_file(bad, page, &err), -1);
+	cr_assert(strstr(err.msg, "seed"), "the transcript's own error: %s", err.msg);
+	cr_assert_neq(access(page, F_OK), 0, "no page for a transcript that does not read");
+
+	snprintf(tx, sizeof tx, "%s/good.tx", dir);
+	snprintf(nowhere, sizeof nowhere, "%s/no/such/p.html", dir);
+	cr_assert_eq(kj_html_game_file(tx, nowhere, &err), -1);
+	char want[400];
+	snprintf(want, sizeof want, "cannot write %s: No such file or directory", nowhere);
+	cr_assert_str_eq(err.msg, want);
+
+	snprintf(tx, sizeof tx, "%s/b.tx", dir);
+	cr_assert_eq(kj_html_game_file(tx, page, &err), -1);
+	snprintf(want, sizeof want, "cannot write %s", page);
+	cr_assert_str_eq(err.msg, want);
+}
+
 Test(judge_rules, html_viewer_of_a_game)
 {
 	static const char text[] =
