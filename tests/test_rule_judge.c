@@ -605,12 +605,88 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	const char *missing[] = {out, "/nonexistent-kimble-shard"};
 	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
 	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
+	/* OUT cannot be made */
+	cr_assert_eq(kj_merge("/nonexistent-kimble-dir/out", dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot create the output folder") &&
+		  strstr(err.msg, "/nonexistent-kimble-dir/out"), "%s", err.msg);
+	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
+	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
 	/* the report cannot be written: results.txt is a folder */
 	char out2[300], txt[400];
 	subdir(txt, sizeof txt, subdir(out2, sizeof out2, dir, "out2"), "results.txt");
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
 	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
+}
+
+/* A shard folder on another file system than OUT (/dev/shm, a tmpfs),
+ * where a hard link cannot be made: its own test folder there, or 0 (the
+ * test is skipped) when both are on one. */
+static int shard_elsewhere(char *shard, size_t size, const char *out_parent)
+{
+	const char *tmp = getenv("TMPDIR");
+	char keep[256];
+	struct stat a, b;
+
+	snprintf(keep, sizeof keep, "%s", tmp ? tmp : "");
+	setenv("TMPDIR", "/dev/shm", 1);
+	test_tmpdir(shard, size);
+	if (tmp)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	return stat(shard, &a) == 0 && stat(out_parent, &b) == 0 && a.st_dev != b.st_dev;
+}
+
+/* Where a shard's files cannot be linked into OUT, they are copied: the
+ * same bytes (here two reads' worth), mode 0644 less the umask. */
+Test(judge_rules, merge_copies_across_file_systems, .timeout = 30)
+{
+	static char text[100000];
+	char dir[256], shard[256], games[300], out[300], path[400];
+	struct stat st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	if (!shard_elsewhere(shard, sizeof shard, dir))
+		cr_skip_test("/dev/shm and %s are one file system", dir);
+	umask(022);
+	subdir(games, sizeof games, shard, "games");
+	for (size_t i = 0; i + 1 < sizeof text; i++)
+		text[i] = (char)('a' + i % 26);
+	put(games, "000000.tx", text);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/games/000000.tx", out);
+	cr_assert_eq(stat(path, &st), 0, "%s not copied", path);
+	cr_assert_eq(st.st_mode & 07777, 0644, "mode %o", st.st_mode & 07777);
+	snprintf(path, sizeof path, "%s/games", out);
+	cr_assert_str_eq(test_read_file(path, "000000.tx"), text);
+}
+
+/* A copy that cannot be created (OUT's games folder read-only to the
+ * user) fails the merge, naming the shard's file. */
+Test(judge_rules, merge_copy_refused, .timeout = 30)
+{
+	char dir[256], shard[256], games[300], out[300], outgames[320];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_drop_root(dir);
+	if (!shard_elsewhere(shard, sizeof shard, dir))
+		cr_skip_test("/dev/shm and %s are one file system", dir);
+	subdir(games, sizeof games, shard, "games");
+	put(games, "000000.tx", "x\n");
+	subdir(outgames, sizeof outgames, subdir(out, sizeof out, dir, "out"), "games");
+	cr_assert_eq(chmod(outgames, 0555), 0);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	int rc = kj_merge(out, dirs, 1, 0, &err);
+	chmod(outgames, 0755); /* for the removal of the test's folder */
+	cr_assert_eq(rc, -1);
+	cr_assert(strstr(err.msg, "cannot copy") && strstr(err.msg, "/games/000000.tx"), "%s", err.msg);
 }
 
 /* OUT's games folder cannot be listed (write and search only): the
