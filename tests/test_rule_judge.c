@@ -639,7 +639,8 @@ static int shard_elsewhere(char *shard, size_t size, const char *out_parent)
 }
 
 /* Where a shard's files cannot be linked into OUT, they are copied: the
- * same bytes (here two reads' worth), mode 0644 less the umask. */
+ * same bytes (here two reads' worth), mode 0644 less the umask; no
+ * descriptor is left open. */
 Test(judge_rules, merge_copies_across_file_systems, .timeout = 30)
 {
 	static char text[100000];
@@ -658,7 +659,9 @@ Test(judge_rules, merge_copies_across_file_systems, .timeout = 30)
 	snprintf(out, sizeof out, "%s/out", dir);
 	const char *dirs[] = {shard};
 	err.msg[0] = '\0';
+	int fds = test_open_fds();
 	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(test_open_fds(), fds, "the merge leaves a descriptor open");
 	snprintf(path, sizeof path, "%s/games/000000.tx", out);
 	cr_assert_eq(stat(path, &st), 0, "%s not copied", path);
 	cr_assert_eq(st.st_mode & 07777, 0644, "mode %o", st.st_mode & 07777);
@@ -667,7 +670,8 @@ Test(judge_rules, merge_copies_across_file_systems, .timeout = 30)
 }
 
 /* A copy that cannot be created (OUT's games folder read-only to the
- * user) fails the merge, naming the shard's file. */
+ * user) fails the merge, naming the shard's file, leaving no descriptor
+ * open. */
 Test(judge_rules, merge_copy_refused, .timeout = 30)
 {
 	char dir[256], shard[256], games[300], out[300], outgames[320];
@@ -683,9 +687,11 @@ Test(judge_rules, merge_copy_refused, .timeout = 30)
 	cr_assert_eq(chmod(outgames, 0555), 0);
 	const char *dirs[] = {shard};
 	err.msg[0] = '\0';
+	int fds = test_open_fds();
 	int rc = kj_merge(out, dirs, 1, 0, &err);
 	chmod(outgames, 0755); /* for the removal of the test's folder */
 	cr_assert_eq(rc, -1);
+	cr_assert_eq(test_open_fds(), fds, "the failed merge leaves a descriptor open");
 	cr_assert(strstr(err.msg, "cannot copy") && strstr(err.msg, "/games/000000.tx"), "%s", err.msg);
 }
 
