@@ -1056,6 +1056,21 @@ static int judge_processes(pid_t sid, const char *dir)
 	return n;
 }
 
+/* Kill what is left of the judge of session sid below folder dir (bots a
+ * worker killed with SIGKILL could not stop; see the test below). */
+static void kill_judges_processes(pid_t sid, const char *dir)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+
+	cr_assert_not_null(proc);
+	while ((e = readdir(proc)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && atol(e->d_name) != (long)getpid() &&
+		    judges_process(atol(e->d_name), (long)sid, dir))
+			kill((pid_t)atol(e->d_name), SIGKILL);
+	closedir(proc);
+}
+
 /* Every file of folder dir as "name size inode mtime\n", sorted by name,
  * and the count of names ending in ext in *count (ext may be NULL). */
 static char *snapshot(const char *dir, const char *ext, int *count)
@@ -1346,6 +1361,7 @@ Test(judge_stop, second_signal_kills_a_worker_that_does_not_stop, .timeout = 120
 	int st = test_wait(&p, RUN_MS);
 	char left = proc_state(worker, &ppid);
 	kill((pid_t)worker, SIGKILL); /* when the judge left it */
+	kill_judges_processes(pid, dir); /* its bots, never told to stop */
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d: %s",
 		  st, test_read_file(dir, "stopped.err"));
 	cr_assert_eq(left, 0, "the judge exited before reaping its worker (state %c)", left);
@@ -1376,6 +1392,7 @@ Test(judge_stop, resume_command_quoted_for_the_shell, .timeout = 120)
 	kill(pid, SIGTERM);
 	test_proc p = {pid, -1, -1};
 	int st = test_wait(&p, RUN_MS);
+	kill_judges_processes(pid, dir); /* none should be left */
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
 	errno = 0;
 	cr_assert(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD,
