@@ -31,7 +31,9 @@
 #include "report.h"
 
 /* Write the viewer of tx to f (title: shown in the heading and the
- * window title).  Returns 0, or -1 on a write error. */
+ * window title).  Returns 0, or -1 on a write error or when a frame cannot
+ * be drawn (the last roll's board holds a piece of a seat that does not
+ * play), the page then cut short. */
 int kj_html_game(FILE *f, const kb_transcript *tx, const char *title);
 
 /* Write the viewer of the transcript file tx_path to html_path.  Returns

@@ -183,3 +183,97 @@ Test(cli, plus_sign_accepted_everywhere, .timeout = 60)
 			  cases[i][1], err);
 	}
 }
+
+/* Whether help text's --name at text[i] takes a value: on a synopsis line
+ * ("usage:" or a program name) when a word other than "[", "|" or an
+ * option follows after one space ("[--at N]", not "[--step]"); on an
+ * option's line (spaces, then "-") when a word follows after exactly one
+ * space ("--cpu-s N --mem-mb N", not "--html           also write"). */
+static int takes_value(const char *after)
+{
+	return after[0] == ' ' && after[1] && !strchr(" -[|]", after[1]);
+}
+
+/* Every --name of the synopsis and option lines of prog's help text with
+ * whether it takes a value (1) or is a flag (0); returns how many.  An
+ * option shown both ways fails the test. */
+static int help_options(const char *prog, const char *text, char names[][32], int values[],
+			int max)
+{
+	int n = 0;
+
+	for (const char *line = text; *line; line = strchr(line, '\n') + 1) {
+		const char *end = strchr(line, '\n'), *p = line + strspn(line, " ");
+		if (!(strncmp(line, "usage:", 6) == 0 || (p > line && (*p == '-' ||
+		      strncmp(p, prog, strlen(prog)) == 0))))
+			continue;
+		for (const char *o = strstr(line, "--"); o && o < end; o = strstr(o + 2, "--")) {
+			size_t len = 2 + strspn(o + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+			if (len == 2 || len >= 32)
+				continue;
+			int k = 0;
+			while (k < n && (strlen(names[k]) != len || strncmp(names[k], o, len)))
+				k++;
+			int value = takes_value(o + len);
+			if (k < n) {
+				cr_assert_eq(values[k], value, "%s --help shows %s both with and "
+					     "without a value", prog, names[k]);
+				continue;
+			}
+			cr_assert_lt(n, max);
+			snprintf(names[n], 32, "%.*s", (int)len, o);
+			values[n++] = value;
+		}
+	}
+	return n;
+}
+
+/* kimble-judge takes each option as its help shows it: one shown with a
+ * value refuses to come last without it, and takes the next word ("--games
+ * 5", not only "--games=5"); a flag takes no value, neither the next word
+ * nor "=1". */
+Test(cli, judge_options_take_values_as_help_shows, .timeout = 120)
+{
+	static char text[1 << 16];
+	char names[64][32], dir[256], with_eq[48];
+	int values[64];
+
+	test_tmpdir(dir, sizeof dir);
+	help_text("kimble-judge", text, sizeof text);
+	int n = help_options("kimble-judge", text, names, values, 64);
+	cr_assert_geq(n, 30, "kimble-judge --help shows %d options", n);
+	for (int k = 0; k < n; k++) {
+		if (!strcmp(names[k], "--help"))
+			continue;
+		int st;
+		const char *err;
+		if (values[k]) {
+			char says[64];
+			const char *alone[] = {names[k], NULL};
+			snprintf(says, sizeof says, "%s: expected a value after it", names[k]);
+			st = run(dir, "kimble-judge", alone);
+			err = test_read_file(dir, err_name);
+			cr_assert(st == KB_EXIT_USAGE && strstr(err, says), "%s alone: exit %d, %s",
+				  names[k], st, err);
+			/* the next word is its value, then the unknown option is refused */
+			const char *next[] = {names[k], "1", UNKNOWN, NULL};
+			st = run(dir, "kimble-judge", next);
+			err = test_read_file(dir, err_name);
+			cr_assert(st == KB_EXIT_USAGE && (strstr(err, "unknown option \"" UNKNOWN) ||
+							  strstr(err, "\"1\"")),
+				  "%s 1 %s: exit %d, %s", names[k], UNKNOWN, st, err);
+			continue;
+		}
+		const char *then[] = {names[k], UNKNOWN, NULL};
+		st = run(dir, "kimble-judge", then);
+		err = test_read_file(dir, err_name);
+		cr_assert(st == KB_EXIT_USAGE && strstr(err, "unknown option \"" UNKNOWN "\""),
+			  "%s %s: exit %d, %s", names[k], UNKNOWN, st, err);
+		snprintf(with_eq, sizeof with_eq, "%s=1", names[k]);
+		const char *eq[] = {with_eq, NULL};
+		st = run(dir, "kimble-judge", eq);
+		err = test_read_file(dir, err_name);
+		cr_assert(st == KB_EXIT_USAGE && strstr(err, "unknown option \"") &&
+			  strstr(err, with_eq), "%s: exit %d, %s", with_eq, st, err);
+	}
+}

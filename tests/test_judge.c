@@ -4,6 +4,7 @@
  * underneath. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -1006,6 +1007,23 @@ static pid_t judge_start(const char *cwd, const char *name, const char *const ar
 	return pid;
 }
 
+/* The fields of /proc/PID/stat after the command's name (state, parent,
+ * group, session, ...), read into text; NULL when the process is gone. */
+static const char *stat_fields(long pid, char text[1024])
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return NULL;
+	size_t got = fread(text, 1, 1023, f);
+	fclose(f);
+	text[got] = '\0';
+	const char *after = strrchr(text, ')');
+	return after ? after + 1 : NULL;
+}
+
 /* 1 when live process pid (not a zombie) belongs to the judge of session
  * sid: in the session, or working below folder dir (its bots' folders). */
 static int judges_process(long pid, long sid, const char *dir)
@@ -1013,16 +1031,9 @@ static int judges_process(long pid, long sid, const char *dir)
 	char path[64], text[1024], cwd[1024];
 	long session = 0;
 	char state = 'Z';
-	FILE *f;
+	const char *fields = stat_fields(pid, text);
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	size_t got = fread(text, 1, sizeof text - 1, f);
-	fclose(f);
-	text[got] = '\0';
-	const char *after = strrchr(text, ')');
-	if (!after || sscanf(after + 1, " %c %*d %*d %ld", &state, &session) != 2 || state == 'Z')
+	if (!fields || sscanf(fields, " %c %*d %*d %ld", &state, &session) != 2 || state == 'Z')
 		return 0;
 	snprintf(path, sizeof path, "/proc/%ld/cwd", pid);
 	ssize_t len = readlink(path, cwd, sizeof cwd - 1);
@@ -1043,6 +1054,21 @@ static int judge_processes(pid_t sid, const char *dir)
 			n += judges_process(atol(e->d_name), (long)sid, dir);
 	closedir(proc);
 	return n;
+}
+
+/* Kill what is left of the judge of session sid below folder dir (bots a
+ * worker killed with SIGKILL could not stop; see the test below). */
+static void kill_judges_processes(pid_t sid, const char *dir)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+
+	cr_assert_not_null(proc);
+	while ((e = readdir(proc)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && atol(e->d_name) != (long)getpid() &&
+		    judges_process(atol(e->d_name), (long)sid, dir))
+			kill((pid_t)atol(e->d_name), SIGKILL);
+	closedir(proc);
 }
 
 /* Every file of folder dir as "name size inode mtime\n", sorted by name,
@@ -1269,4 +1295,112 @@ Test(judge_stop, sigterm_with_hung_bots, .timeout = 120)
 Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
 {
 	stop_hung_games(SIGKILL);
+}
+
+/* Field 3 (state) and 4 (parent) of /proc/PID/stat: the state, or 0 when
+ * the process is gone; its parent in *ppid. */
+static char proc_state(long pid, long *ppid)
+{
+	char text[1024];
+	char state = 0;
+	const char *fields = stat_fields(pid, text);
+
+	if (!fields || sscanf(fields, " %c %ld", &state, ppid) != 2)
+		return 0;
+	return state;
+}
+
+/* The judge's one worker: the live process whose parent is judge. */
+static long worker_of(pid_t judge)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	long found = -1, ppid;
+
+	cr_assert_not_null(proc);
+	while ((e = readdir(proc)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9') {
+			char st = proc_state(atol(e->d_name), &ppid);
+			if (st && st != 'Z' && ppid == (long)judge) {
+				cr_assert_eq(found, -1, "more than one worker");
+				found = atol(e->d_name);
+			}
+		}
+	closedir(proc);
+	cr_assert_gt(found, 0, "no worker");
+	return found;
+}
+
+/* A worker that does not stop when told (here: stopped itself) is killed
+ * at a second stop signal, and reaped before the judge exits (a worker the
+ * judge left would live on, stopped).  Both signals are pending before the judge runs again (it is
+ * stopped meanwhile): SIGINT is taken first (the lowest number), SIGTERM
+ * is the second. */
+Test(judge_stop, second_signal_kills_a_worker_that_does_not_stop, .timeout = 120)
+{
+	char dir[512], bots[1024];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "600000", "-t", "2",
+			      "--bots", bots, "-o", "out", "alpha", "hang", NULL};
+	long ppid;
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	pid_t pid = judge_start(dir, "stopped", args);
+	cr_assert_eq(await_processes(pid, dir, 4, 4, RUN_MS), 4);
+	long worker = worker_of(pid);
+	kill((pid_t)worker, SIGSTOP);
+	double deadline = clock_ms() + RUN_MS;
+	while (proc_state(worker, &ppid) != 'T' && clock_ms() < deadline)
+		poll(NULL, 0, 1); /* polling the worker's state, not synchronising */
+	cr_assert_eq(proc_state(worker, &ppid), 'T', "the worker did not stop");
+	kill(pid, SIGSTOP);
+	kill(pid, SIGINT);
+	kill(pid, SIGTERM);
+	kill(pid, SIGCONT);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	char left = proc_state(worker, &ppid);
+	kill((pid_t)worker, SIGKILL); /* when the judge left it */
+	kill_judges_processes(pid, dir); /* its bots, never told to stop */
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d: %s",
+		  st, test_read_file(dir, "stopped.err"));
+	cr_assert_eq(left, 0, "the judge exited before reaping its worker (state %c)", left);
+}
+
+/* A stopped judge says how to resume: the same command, each word as a
+ * POSIX shell reads it back (a word of other characters than letters,
+ * digits and -_./=,:+@% in single quotes, a quote in it as '\'' ).  And it
+ * has reaped its worker before it exits: with this test process as the
+ * subreaper, a worker the judge left would become our child. */
+Test(judge_stop, resume_command_quoted_for_the_shell, .timeout = 120)
+{
+	char dir[512], bots[1024], bin[1024], want[4096];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "600000", "-t", "2",
+			      "--pass-env=*", "--bots", bots, "-o", "it's out", "alpha", "hang", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	test_bin("kimble-judge", bin, sizeof bin);
+	cr_assert_eq(strspn(bin, "/-_.0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		     strlen(bin), "this test needs a plain path: %s", bin);
+	cr_assert_eq(strspn(bots, "/-_.0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"),
+		     strlen(bots), "this test needs a plain path: %s", bots);
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid_t pid = judge_start(dir, "stopped", args);
+	/* the judge, its worker and the game's two bots */
+	cr_assert_eq(await_processes(pid, dir, 4, 4, RUN_MS), 4);
+	kill(pid, SIGTERM);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	kill_judges_processes(pid, dir); /* none should be left */
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
+	errno = 0;
+	cr_assert(waitpid(-1, NULL, WNOHANG) == -1 && errno == ECHILD,
+		  "the judge exited before reaping its worker");
+	snprintf(want, sizeof want,
+		 "kimble-judge: stopped by SIGTERM: 0 of 2 games done and kept in it's out\n"
+		 "kimble-judge: to resume, run the same command again:\n"
+		 "  %s -q --no-timing -j1 --move-ms 600000 -t 2 '--pass-env=*' --bots %s -o "
+		 "'it'\\''s out' alpha hang\n", bin, bots);
+	cr_assert_str_eq(test_read_file(dir, "stopped.err"), want);
 }

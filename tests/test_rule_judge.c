@@ -605,12 +605,94 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	const char *missing[] = {out, "/nonexistent-kimble-shard"};
 	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
 	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
+	/* OUT cannot be made */
+	cr_assert_eq(kj_merge("/nonexistent-kimble-dir/out", dirs, 1, 0, &err), -1);
+	cr_assert(strstr(err.msg, "cannot create the output folder") &&
+		  strstr(err.msg, "/nonexistent-kimble-dir/out"), "%s", err.msg);
+	cr_assert_eq(kj_merge(out, missing, 2, 0, &err), -1);
+	cr_assert(strstr(err.msg, "/nonexistent-kimble-shard/games") != NULL, "%s", err.msg);
 	/* the report cannot be written: results.txt is a folder */
 	char out2[300], txt[400];
 	subdir(txt, sizeof txt, subdir(out2, sizeof out2, dir, "out2"), "results.txt");
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
 	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
+}
+
+/* A shard folder on another file system than OUT (/dev/shm, a tmpfs),
+ * where a hard link cannot be made: its own test folder there, or 0 (the
+ * test is skipped) when both are on one. */
+static int shard_elsewhere(char *shard, size_t size, const char *out_parent)
+{
+	const char *tmp = getenv("TMPDIR");
+	char keep[256];
+	struct stat a, b;
+
+	snprintf(keep, sizeof keep, "%s", tmp ? tmp : "");
+	setenv("TMPDIR", "/dev/shm", 1);
+	test_tmpdir(shard, size);
+	if (tmp)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	return stat(shard, &a) == 0 && stat(out_parent, &b) == 0 && a.st_dev != b.st_dev;
+}
+
+/* Where a shard's files cannot be linked into OUT, they are copied: the
+ * same bytes (here two reads' worth), mode 0644 less the umask; no
+ * descriptor is left open. */
+Test(judge_rules, merge_copies_across_file_systems, .timeout = 30)
+{
+	static char text[100000];
+	char dir[256], shard[256], games[300], out[300], path[400];
+	struct stat st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	if (!shard_elsewhere(shard, sizeof shard, dir))
+		cr_skip_test("/dev/shm and %s are one file system", dir);
+	umask(022);
+	subdir(games, sizeof games, shard, "games");
+	for (size_t i = 0; i + 1 < sizeof text; i++)
+		text[i] = (char)('a' + i % 26);
+	put(games, "000000.tx", text);
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	int fds = test_open_fds();
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(test_open_fds(), fds, "the merge leaves a descriptor open");
+	snprintf(path, sizeof path, "%s/games/000000.tx", out);
+	cr_assert_eq(stat(path, &st), 0, "%s not copied", path);
+	cr_assert_eq(st.st_mode & 07777, 0644, "mode %o", st.st_mode & 07777);
+	snprintf(path, sizeof path, "%s/games", out);
+	cr_assert_str_eq(test_read_file(path, "000000.tx"), text);
+}
+
+/* A copy that cannot be created (OUT's games folder read-only to the
+ * user) fails the merge, naming the shard's file, leaving no descriptor
+ * open. */
+Test(judge_rules, merge_copy_refused, .timeout = 30)
+{
+	char dir[256], shard[256], games[300], out[300], outgames[320];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_drop_root(dir);
+	if (!shard_elsewhere(shard, sizeof shard, dir))
+		cr_skip_test("/dev/shm and %s are one file system", dir);
+	subdir(games, sizeof games, shard, "games");
+	put(games, "000000.tx", "x\n");
+	subdir(outgames, sizeof outgames, subdir(out, sizeof out, dir, "out"), "games");
+	cr_assert_eq(chmod(outgames, 0555), 0);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	int fds = test_open_fds();
+	int rc = kj_merge(out, dirs, 1, 0, &err);
+	chmod(outgames, 0755); /* for the removal of the test's folder */
+	cr_assert_eq(rc, -1);
+	cr_assert_eq(test_open_fds(), fds, "the failed merge leaves a descriptor open");
+	cr_assert(strstr(err.msg, "cannot copy") && strstr(err.msg, "/games/000000.tx"), "%s", err.msg);
 }
 
 /* OUT's games folder cannot be listed (write and search only): the
@@ -674,6 +756,33 @@ Test(judge_rules, result_round_trip_every_winner)
 		cr_assert_eq(back.seat[3].decisions, 21);
 		free(buf);
 	}
+}
+
+/* A stream whose first write fails and every later one succeeds. */
+static ssize_t fail_first_write(void *cookie, const char *buf, size_t size)
+{
+	int *writes = cookie;
+
+	(void)buf;
+	return (*writes)++ ? (ssize_t)size : -1;
+}
+
+/* kj_result_write fails when any write of the record failed, not only the
+ * last: a result file missing its first line is not a result. */
+Test(judge_rules, result_write_fails_on_an_earlier_write)
+{
+	int writes = 0;
+	kj_result res = {.winner = 0};
+	cookie_io_functions_t io = {.write = fail_first_write};
+	FILE *f = fopencookie(&writes, "w", io);
+
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	res.seat[0].present = 1;
+	snprintf(res.seat[0].name, sizeof res.seat[0].name, "x");
+	cr_assert_eq(kj_result_write(f, 1, &res), -1);
+	cr_assert_gt(writes, 1, "the last writes went through");
+	fclose(f);
 }
 
 /* A start board that is not a sound position is refused with the board
@@ -753,6 +862,39 @@ static const char *printed(const kj_report *rep, int timing, int json)
 	return buf;
 }
 
+/* results.json's first "forfeits" object in json: one "reason": count
+ * member for each reason of docs/judge-results.md, separated by ", ",
+ * every count 0 but the one for reason one, which is 1. */
+static void forfeits_object(const char *json, const char *one)
+{
+	static const char *const reasons[] = {"nostart", "startup", "timeout", "crash", "exit",
+					      "garbage", "illegal", "token", "unread", "write"};
+	const char *at = strstr(json, "\"forfeits\": {");
+	int seen[10] = {0};
+
+	cr_assert_not_null(at, "%s", json);
+	at += strlen("\"forfeits\": {");
+	for (int m = 0; m < 10; m++) {
+		char name[16];
+		unsigned count;
+		int used = 0;
+		cr_assert_eq(sscanf(at, "\"%15[a-z]\": %u%n", name, &count, &used), 2,
+			     "member %d: %.60s", m, at);
+		int k = 0;
+		while (k < 10 && strcmp(reasons[k], name))
+			k++;
+		cr_assert(k < 10 && !seen[k]++, "member %s", name);
+		cr_assert_eq(count, !strcmp(name, one) ? 1u : 0u, "%s: %u", name, count);
+		at += used;
+		cr_assert_str_neq(at, "", "cut");
+		if (m < 9) {
+			cr_assert(!strncmp(at, ", ", 2), "after %s: %.20s", name, at);
+			at += 2;
+		}
+	}
+	cr_assert_eq(*at, '}', "more members: %.40s", at);
+}
+
 /* The table and the JSON show each bot's counts, mean place and timing. */
 Test(judge_rules, report_table_and_json)
 {
@@ -782,7 +924,36 @@ Test(judge_rules, report_table_and_json)
 	has(j, "\"mean_ms\": 2.500, \"max_ms\": 7.000");
 	has(j, "\"crash\": 1");
 	has(j, "{\"a\": \"x\", \"b\": \"y\", \"deals\": 3");
+	forfeits_object(j, "crash");
 	kj_report_free(&rep);
+}
+
+/* The report's SPRT line on stdout names the verdict: decided 1 is "H1
+ * accepted", -1 "H0 accepted", 0 (still running when the games ran out)
+ * "inconclusive". */
+Test(judge_rules, report_sprt_verdict_line)
+{
+	static const char *const verdicts[] = {"H0 accepted", "inconclusive", "H1 accepted"};
+	kj_result res[3] = {0};
+	char dir[256], want[200];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	three_games(res);
+	for (int d = -1; d <= 1; d++) {
+		static char *buf;
+		kj_sprt s = {.elo0 = -5, .elo1 = 5, .llr = 1.25, .lower = -2.5, .upper = 2.75,
+			     .deals = 12, .decided = d};
+		FILE *out = stdout;
+		stdout = capture(&buf);
+		int rc = kj_report_write(dir, res, 3, &s, 1, 0, 0, &err);
+		fclose(stdout);
+		stdout = out;
+		cr_assert_eq(rc, 0, "%s", err.msg);
+		snprintf(want, sizeof want, "\nsprt elo0 -5.0 elo1 5.0: LLR 1.250 [-2.500, 2.750] "
+			 "after 12 deals: %s\n", verdicts[d + 1]);
+		has(buf, want);
+	}
 }
 
 /* The fixed format's round lines: a bot that forfeits never wins, even
@@ -1461,6 +1632,40 @@ Test(judge_rules, bot_home_unless_passed)
 	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
 }
 
+/* --pass-env takes names of letters, digits and '_' (not starting with a
+ * digit) separated by commas, or "*" alone, also as --pass-env=*; at most
+ * 4094 characters of names in all (the comma joining two options' names
+ * not counted). */
+Test(judge_rules, pass_env_names, .timeout = 60)
+{
+	static const char *const good[] = {"--pass-env=*", "A_1,b", "_x", "Z9,,a"};
+	static const char *const bad[] = {"1A", "A-B", "A B", "", "**", "A*", "*,A", "é"};
+	static char big[4096], half[2100];
+	const char *unknown = "unknown option \"--zz-no-such-option\"";
+
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		const char *args[] = {"--pass-env", good[i], "--zz-no-such-option", NULL};
+		test_usage_says("kimble-judge", i ? args : args + 1, unknown);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char says[64];
+		const char *args[] = {"--pass-env", bad[i], "--zz-no-such-option", NULL};
+		snprintf(says, sizeof says, "--pass-env \"%s\": expected variable names", bad[i]);
+		test_usage_says("kimble-judge", args, says);
+	}
+	memset(big, 'A', 4094);
+	const char *most[] = {"--pass-env", big, "--zz-no-such-option", NULL};
+	test_usage_says("kimble-judge", most, unknown);
+	big[4094] = 'A';
+	test_usage_says("kimble-judge", most, "--pass-env: at most 4094 characters of names in all");
+	memset(half, 'B', 2047);
+	big[2047] = '\0'; /* 2047 + 2047 */
+	const char *two[] = {"--pass-env", big, "--pass-env", half, "--zz-no-such-option", NULL};
+	test_usage_says("kimble-judge", two, unknown);
+	half[2047] = 'B';
+	test_usage_says("kimble-judge", two, "--pass-env: at most 4094 characters");
+}
+
 /* ---- more command-line bounds --------------------------------------------- */
 
 Test(judge_rules, judge_limits_and_shards_out_of_range, .timeout = 60)
@@ -1590,6 +1795,7 @@ Test(judge_rules, html_tables_curve_and_games)
 	snprintf(rep.bots[2].name, 64, "z");
 	rep.bots[0].games = 3, rep.bots[0].wins = 1, rep.bots[0].place_sum = 5, rep.bots[0].decisions = 4;
 	rep.bots[0].ms_total = 10, rep.bots[0].ms_max = 7, rep.bots[0].forfeits[KJ_CRASH] = 1;
+	rep.bots[2].games = 10, rep.bots[2].wins = 5, rep.bots[2].place_sum = 15;
 	st.subject = 0, st.nopp = 2;
 	st.opp[0] = (kj_opponent){.bot = 1, .games = 10, .wins = 4, .opp_wins = 3,
 				  .pair = {.deals = 5, .var = 0.01, .elo = 12.3, .lo = -45.6, .hi = 78.9}};
@@ -1624,6 +1830,9 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "<td>1.67</td><td class=\"l\">crash:1</td><td>2.500</td><td>7.000</td></tr>");
 	has(page, "<tr><td class=\"l\">y</td><td>0</td><td>0</td><td>0.0%</td><td>0.0% &ndash; 100.0%</td>"
 		  "<td>0.00</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
+	/* 5 of 10: Wilson's 95% interval 23.659% to 76.341% */
+	has(page, "<tr><td class=\"l\">z</td><td>10</td><td>5</td><td>50.0%</td><td>23.7% &ndash; 76.3%</td>"
+		  "<td>1.50</td><td class=\"l\">-</td><td>0.000</td><td>0.000</td></tr>");
 	cr_assert_null(strstr(page, "Rating list"), "no rating");
 	has(page, "<tr><td class=\"l\">x</td><td class=\"l\">y</td><td>+88.7</td><td>-85.0 &hellip; +330.2</td>"
 		  "<td>5</td><td>0.625</td></tr>");
@@ -1647,6 +1856,10 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "490.0,125.6 242.2,246.0 44.0,223.7 \"/>");
 	has(page, "<rect x=\"502\" y=\"10\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"20\">x (C)</text>");
 	has(page, "<rect x=\"502\" y=\"28\" width=\"12\" height=\"12\" fill=\"#d62728\"/><text x=\"518\" y=\"38\">y (A)</text>");
+	/* one band, line and legend entry per bot, no more */
+	cr_assert_eq(test_count(page, "<polygon "), 3);
+	cr_assert_eq(test_count(page, "<polyline "), 3);
+	cr_assert_eq(test_count(page, "width=\"12\" height=\"12\""), 3);
 
 	has(page, "<tr><td>1</td><td>0</td><td class=\"l\">A&nbsp;x C&nbsp;y </td><td class=\"l\">x</td><td>77</td>"
 		  "<td class=\"l\"><a href=\"games/000001.tx\">transcript</a></td></tr>");
@@ -1788,6 +2001,25 @@ Test(judge_rules, learning_curve_windows)
 	cr_assert(strstr(t, "\"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, \"deals\": 1, "
 			    "\"bots\": [{\"games\": 1, \"wins\": 1, \"win_rate\": 1.0000, \"lo\": 0.2065, \"hi\": 1.0000}, "
 			    "{\"games\": 1, \"wins\": 0,") != NULL, "%s", t);
+	kj_report_free(&rep);
+}
+
+/* A fixed lineup of one deal: results.json has its learning curve of one
+ * point (every fixed lineup's JSON has the member); the text, whose curve
+ * is rows from deal 1 to the last, shows none. */
+Test(judge_rules, learning_curve_of_one_deal)
+{
+	kj_result res[1];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 1);
+	cr_assert_eq(kj_report_build(&rep, res, 1, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 1);
+	const char *t = standings_text(&rep, 1);
+	cr_assert(strstr(t, ",\n  \"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, "
+			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
+	cr_assert_null(strstr(standings_text(&rep, 0), "learning curve"));
 	kj_report_free(&rep);
 }
 
@@ -2254,6 +2486,35 @@ Test(judge_rules, rerun_of_a_seat_without_a_name_refused, .timeout = 30)
 	cr_assert(strstr(err, "kimble-judge: seat A: bot  not found; give its directory or --bots DIR"), "%s", err);
 }
 
+/* The message names the seat whose bot is missing, here seat C. */
+Test(judge_rules, rerun_names_the_seat_of_a_missing_bot, .timeout = 30)
+{
+	char dir[256], path[300];
+	const char *out, *err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "ghost.tx", "kimble-transcript 1\nseed 42\nseats hard absent external absent\n"
+			     "name C ghost\nroll 1 " EMPTY44 "A6 0 decided\n");
+	snprintf(path, sizeof path, "%s/ghost.tx", dir);
+	const char *args[] = {"replay", "--sandbox", "off", "--rerun", path, NULL};
+	cr_assert_eq(test_run_prog("kimble-judge", args, &out, &err), 1, "%s", err);
+	cr_assert_str_eq(err, "kimble-judge: seat C: bot ghost not found; give its directory or "
+			      "--bots DIR\n");
+}
+
+/* kimble-judge without any argument: a tournament of no bots, a usage
+ * error (or, where bots cannot be confined, the sandbox's error first). */
+Test(judge_rules, judge_without_arguments, .timeout = 30)
+{
+	const char *none[] = {NULL}, *out, *err;
+	int st = test_run_prog("kimble-judge", none, &out, &err);
+
+	if (st == 2 && strstr(err, "sandbox"))
+		cr_skip_test("no sandbox here: %s", err);
+	cr_assert_eq(st, 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: no bots: name BOTs or a --bots folder"), "%s", err);
+}
+
 /* ---- kimble-judge's subcommands: their arguments, messages and status ---- */
 
 static void judge_says(const char *const *args, int status, const char *want_err, const char *want_out)
@@ -2340,6 +2601,37 @@ static int judge_long(const char *const *args, const char **err)
 	int st = test_wait(&p, 20000);
 	*err = test_read_file(dir, "err");
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* -d -o NAME: NAME ending in ".tx" after at least one character is the
+ * transcript file; any other NAME (".tx" itself too) is a folder, made
+ * with mode 0755 less the umask when missing, that gets NAME/debug.tx. */
+Test(judge_rules, debug_transcript_file_or_folder, .timeout = 60)
+{
+	static const char *const names[] = {"x.tx", ".tx", "d", "d"};
+	static const char *const files[] = {"x.tx", ".tx/debug.tx", "d/debug.tx", "d/debug.tx"};
+	char dir[256], path[400];
+	struct stat st;
+
+	test_tmpdir(dir, sizeof dir);
+	umask(022);
+	for (int i = 0; i < 4; i++) {
+		const char *args[] = {"--sandbox", "off", "-s", "3", "-d", "hard", "easy", "-o",
+				      names[i], NULL};
+		int ws = test_run_in("kimble-judge", dir, "dbg", args, 20000);
+		cr_assert(ws >= 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "-o %s: %s", names[i],
+			  test_read_file(dir, "dbg.err"));
+		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+		cr_assert_eq(stat(path, &st), 0, "-o %s: no %s", names[i], files[i]);
+		cr_assert(S_ISREG(st.st_mode), "-o %s: %s", names[i], files[i]);
+		cr_assert(!strncmp(test_read_file(dir, files[i]), "kimble-transcript 1\n", 20));
+		if (i == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		cr_assert_eq(stat(path, &st), 0);
+		cr_assert_eq(st.st_mode & 07777, 0755, "-o %s: folder mode %o", names[i],
+			     st.st_mode & 07777);
+	}
 }
 
 Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
@@ -2599,6 +2891,89 @@ Test(judge_rules, meta_command_found_in_path)
 
 #define TOKEN64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
+/* kj_html_viewers writes a viewer for each of the n results it is given
+ * whose page is missing, and nothing for a result past them. */
+Test(judge_rules, html_viewers_of_the_results_given)
+{
+	static const char text[] = "kimble-transcript 1\nseed 42\nseats hard absent hard absent\n"
+				   "roll 1 " EMPTY44 "A6 0 auto\nend A 1 win\n";
+	char dir[256], games[300];
+	kj_result res[3] = {{.game = 4}, {.game = 6}, {.game = 7}};
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(games, sizeof games, dir, "games");
+	put(games, "000004.tx", text), put(games, "000006.tx", text), put(games, "000007.tx", text);
+	put(games, "000006.html", "kept");
+	cr_assert_eq(kj_html_viewers(dir, res, 2, &err), 0, "%s", err.msg);
+	const char *page = test_read_file(games, "000004.html");
+	cr_assert(strstr(page, "<html"), "game 4's viewer");
+	/* its last frame names the winner, seat A */
+	cr_assert(strstr(page, "{\"text\":\"final position after 1 rolls: winner A (hard), win\","),
+		  "%s", page);
+	cr_assert_str_eq(test_read_file(games, "000006.html"), "kept");
+	char path[400];
+	snprintf(path, sizeof path, "%s/000007.html", games);
+	cr_assert_neq(access(path, F_OK), 0, "a viewer for a result past n");
+	/* game 7's transcript is missing: an error that names it */
+	cr_assert_eq(unlink(strcat(strcpy(path, games), "/000007.tx")), 0);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_viewers(dir, res, 3, &err), -1);
+	cr_assert(strstr(err.msg, path) && strstr(err.msg, "No such file"), "%s", err.msg);
+}
+
+/* A transcript whose last board cannot be played on (a piece of seat B,
+ * which does not play): its final frame cannot be drawn, the viewer fails. */
+Test(judge_rules, html_viewer_of_an_unplayable_board)
+{
+	static const char text[] = "kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+				   "roll 1 B0000000000000000000000000000000000000000000A6 0 decided\n";
+	static char *page;
+	kb_transcript tx;
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(text, strlen(text), &tx, &err), 0, "%s", err.msg);
+	FILE *f = capture(&page);
+	cr_assert_eq(kj_html_game(f, &tx, "t"), -1);
+	fclose(f);
+	cr_assert_null(strstr(page, "</html>"), "the page is cut short");
+	kb_tx_free(&tx);
+}
+
+/* kj_html_game_file fails with -1 and a message for a transcript that does
+ * not read (no page then), a page that cannot be created, and a page that
+ * cannot be finished (the unplayable board above). */
+Test(judge_rules, html_viewer_file_errors)
+{
+	char dir[256], tx[300], bad[300], page[300], nowhere[300];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "bad.tx", "kimble-transcript 1\nseed x\n");
+	put(dir, "b.tx", "kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+			 "roll 1 B0000000000000000000000000000000000000000000A6 0 decided\n");
+	put(dir, "good.tx", "kimble-transcript 1\nseed 42\nseats hard absent hard absent\n"
+			    "roll 1 " EMPTY44 "A6 0 auto\nend A 1 win\n");
+	snprintf(bad, sizeof bad, "%s/bad.tx", dir);
+	snprintf(page, sizeof page, "%s/p.html", dir);
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_game_file(bad, page, &err), -1);
+	cr_assert(strstr(err.msg, "seed"), "the transcript's own error: %s", err.msg);
+	cr_assert_neq(access(page, F_OK), 0, "no page for a transcript that does not read");
+
+	snprintf(tx, sizeof tx, "%s/good.tx", dir);
+	snprintf(nowhere, sizeof nowhere, "%s/no/such/p.html", dir);
+	cr_assert_eq(kj_html_game_file(tx, nowhere, &err), -1);
+	char want[400];
+	snprintf(want, sizeof want, "cannot write %s: No such file or directory", nowhere);
+	cr_assert_str_eq(err.msg, want);
+
+	snprintf(tx, sizeof tx, "%s/b.tx", dir);
+	cr_assert_eq(kj_html_game_file(tx, page, &err), -1);
+	snprintf(want, sizeof want, "cannot write %s", page);
+	cr_assert_str_eq(err.msg, want);
+}
+
 Test(judge_rules, html_viewer_of_a_game)
 {
 	static const char text[] =
@@ -2747,6 +3122,79 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 		 kb_how_name(tx.rolls[5].how));
 	cr_assert(strstr(t, want), "want %s in %s", want, t);
 	kb_tx_free(&tx);
+}
+
+/* The rerun's notes come after the fingerprint lines, one "rerun NOTE"
+ * line each, in the order the rerun wrote them (here the forfeit of a bot that exits at once, as
+ * the played game's transcript notes it), then the verdict. */
+Test(judge_rules, rerun_shows_its_notes_line_by_line, .timeout = 30)
+{
+	char dir[256], want[1024];
+	kj_bot quit, hard;
+	kb_err err;
+	kj_result res;
+	kb_transcript tx;
+	char *text = NULL;
+	size_t len = 0, at;
+	int rc;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "quit\n/bin/true\n\n0\n");
+	cr_assert_eq(kj_bot_load(dir, &quit, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&quit, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_match_play(seats, 77, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_eq(kb_tx_parse(text, len, &tx, &err), 0, "%s", err.msg);
+	/* first the external seat's fingerprint check (a bot without state) */
+	at = (size_t)snprintf(want, sizeof want, "seat A: quit's learned state unchanged (fingerprint -)\n");
+	for (const char *p = text; (p = strstr(p, "\nnote ")); p++) {
+		size_t n = strcspn(p + 1, "\n");
+		at += (size_t)snprintf(want + at, sizeof want - at, "rerun %.*s\n", (int)n, p + 1);
+	}
+	cr_assert(strstr(want, "rerun note forfeit A quit "), "the game has a forfeit note: %s", text);
+	free(text);
+	snprintf(want + at, sizeof want - at, "rerun agrees with the transcript: %zu rolls, winner %c\n",
+		 tx.nrolls, tx.winner >= 0 ? 'A' + tx.winner : '-');
+	cr_assert_str_eq(rerun_text(&tx, seats, &rc), want);
+	cr_assert_eq(rc, 0);
+	kb_tx_free(&tx);
+}
+
+/* A transcript the rerun cannot start from: a start board with a piece of
+ * a seat that does not play, seat A absent.  -1 with the reason, nothing
+ * printed. */
+Test(judge_rules, rerun_refuses_what_cannot_be_played, .timeout = 30)
+{
+	static const char *const texts[] = {
+		"kimble-transcript 1\nseed 5\nseats hard absent hard absent\n"
+		"start B0000000000000000000000000000000000000000000 A 6\n"
+		"roll 1 " EMPTY44 "A6 0 decided\n",
+		"kimble-transcript 1\nseed 5\nseats absent hard hard absent\n"
+		"roll 1 " EMPTY44 "B6 0 decided\n"};
+	static const char *const says[] = {"board position 0: 'B' is a seat that does not play",
+					   "game 5: seat A must be present"};
+	kj_bot hard;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	for (int i = 0; i < 2; i++) {
+		static char *buf;
+		kb_transcript tx;
+		const kj_bot *seats[KB_SEATS] = {i ? NULL : &hard, i ? &hard : NULL, &hard, NULL};
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+		cr_assert_eq(kb_tx_parse(texts[i], strlen(texts[i]), &tx, &err), 0, "%s", err.msg);
+		FILE *f = capture(&buf);
+		err.msg[0] = '\0';
+		int rc = kj_rerun(f, &tx, seats, &opt, &err);
+		fclose(f);
+		cr_assert_eq(rc, -1, "%d: %s", i, buf);
+		cr_assert_str_eq(buf, "");
+		cr_assert(strstr(err.msg, says[i]), "%s", err.msg);
+		kb_tx_free(&tx);
+	}
 }
 
 /* A bot whose command is found in PATH outside what a confined bot may run
