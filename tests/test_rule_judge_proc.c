@@ -1,0 +1,243 @@
+/* test_rule_judge_proc.c - the bot process module (judge/proc.h) on its
+ * own, found by make mutate (docs/mutation.md): the write budget of a
+ * confined bot (not started over it, counted at kj_proc_charge, at the
+ * reap and for descendants that kj_proc_sweep reaps) and what a finished
+ * bot leaves.  The bots are /bin/sh scripts that report on stdout after
+ * each step, so the test waits on their lines, never on the clock.
+ * Suite judge_rules. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "judge/proc.h"
+#include "support.h"
+
+#define KIB 1024u
+/* write_bytes counts whole pages dirtied, plus what the file system
+ * writes for the files' metadata: a margin over the bytes written */
+#define SLACK (64u * KIB)
+
+/* A confined bot in a fresh folder of its own: /bin/sh -c script (the
+ * judge appends the opponents and the seed, which become $0 and $1). */
+static void sh_bot(kj_bot *b, const char *script, uint64_t *written)
+{
+	memset(b, 0, sizeof *b);
+	snprintf(b->name, sizeof b->name, "sh");
+	test_tmpdir(b->dir, sizeof b->dir);
+	snprintf(b->cmd, sizeof b->cmd, "/bin/sh");
+	snprintf(b->argbuf, sizeof b->argbuf, "-c");
+	b->argv[0] = b->argbuf;
+	b->argv[1] = (char *)script;
+	b->argc = 2;
+	b->written = written;
+}
+
+static const kj_limits confined_1mb = {.sandbox = 1, .procs = 64, .file_mb = 16, .write_mb = 1};
+
+static void start(kj_proc *p, const kj_bot *b, const kj_limits *lim)
+{
+	kb_err err = {{0}};
+
+	cr_assert_eq(kj_proc_start(p, b, "000", "1", NULL, lim, &err), 0, "%s", err.msg);
+}
+
+/* Wait for the bot's next line, which must be want. */
+static void expect_line(kj_proc *p, const char *want)
+{
+	char *nl;
+
+	while (!(nl = memchr(p->ibuf, '\n', p->ilen)))
+		cr_assert_eq(kj_proc_pump(p, 30000), 1, "no line from the bot (wanted %s)", want);
+	cr_assert_eq((size_t)(nl - p->ibuf), strlen(want), "%.*s", (int)(nl - p->ibuf), p->ibuf);
+	cr_assert_eq(memcmp(p->ibuf, want, strlen(want)), 0, "%.*s", (int)(nl - p->ibuf), p->ibuf);
+	kj_proc_consume(p, strlen(want) + 1);
+}
+
+/* Let the bot go on: a line on its stdin, flushed by the next pump. */
+static void go_on(kj_proc *p)
+{
+	cr_assert_eq(kj_proc_send(p, "x\n", 2), 0);
+}
+
+static void expect_between(uint64_t got, uint64_t least, const char *what)
+{
+	cr_assert(got >= least && got < least + SLACK, "%s: %lu bytes, expected %lu to %lu", what,
+		  (unsigned long)got, (unsigned long)least, (unsigned long)(least + SLACK));
+}
+
+/* "A bot over budget is not started again": a run total one byte over
+ * the budget starts no process, a total at the budget still starts it,
+ * and the start itself adds nothing.  Only confined bots have a budget. */
+Test(judge_rules, proc_over_its_write_budget_is_not_started, .timeout = 60)
+{
+	uint64_t written = 1u << 20;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "read x; exit 7", &written);
+	start(&p, &b, &confined_1mb);
+	cr_assert_gt(p.pid, 0, "at its budget (not over it): started");
+	cr_assert_eq(p.over_budget, 0);
+	cr_assert_eq(kj_proc_charge(&p), 0, "it wrote nothing");
+	cr_assert_eq(written, 1u << 20, "the start and the charge added nothing");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(written, 1u << 20, "the reap added nothing");
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 7, "status %d", p.status);
+
+	written = (1u << 20) + 1;
+	start(&p, &b, &confined_1mb);
+	cr_assert_eq(p.pid, 0, "over its budget: not started");
+	cr_assert_eq(p.over_budget, 1);
+	cr_assert_eq(p.in, -1);
+	cr_assert_eq(p.out, -1);
+	cr_assert_eq(kj_proc_charge(&p), 1, "still over");
+	cr_assert_eq(written, (1u << 20) + 1);
+	kj_proc_finish(&p, 0);
+
+	kj_limits unconfined = confined_1mb;
+	unconfined.sandbox = 0;
+	start(&p, &b, &unconfined);
+	cr_assert_gt(p.pid, 0, "unconfined: no budget");
+	cr_assert_eq(p.over_budget, 0);
+	cr_assert_null(p.written, "an unconfined bot's writes are not counted");
+	kj_proc_finish(&p, 5000);
+}
+
+/* kj_proc_charge adds what the bot wrote since the last charge (twice
+ * 100 KiB: 200 KiB, not 100 + 300), nothing when it wrote nothing, and
+ * answers 1 once the total passes the budget; the reap of a bot that
+ * wrote nothing since its last charge adds nothing. */
+Test(judge_rules, proc_charge_adds_what_the_bot_wrote_since_the_last, .timeout = 60)
+{
+	static const char script[] =
+		"head -c 102400 /dev/zero > a && echo one && read x && "
+		"head -c 102400 /dev/zero > b && echo two && read x && "
+		"head -c 1048576 /dev/zero > c && echo three && read x";
+	uint64_t written = 0, total;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, script, &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "one");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 100 * KIB, "after the first file");
+	cr_assert_eq(p.seen, written, "what was counted of the running process");
+	total = written;
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	cr_assert_eq(written, total, "nothing written since: nothing added");
+
+	go_on(&p);
+	expect_line(&p, "two");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 200 * KIB, "after the second file");
+	cr_assert_eq(p.over_budget, 0);
+
+	go_on(&p);
+	expect_line(&p, "three");
+	cr_assert_eq(kj_proc_charge(&p), 1, "over 1 MiB");
+	cr_assert_eq(p.over_budget, 1);
+	expect_between(written, 1224 * KIB, "after the third file");
+	total = written;
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(p.pid, 0);
+	cr_assert(WIFEXITED(p.status), "status %d", p.status);
+	cr_assert_eq(written, total, "written nothing since the last charge: the reap adds nothing");
+}
+
+/* A bot never charged while it ran: its writes are counted when it is
+ * reaped, its children's included. */
+Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
+{
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "head -c 204800 /dev/zero > a && echo done && read x", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "done");
+	cr_assert_eq(written, 0, "nothing counted before a charge or the reap");
+	kj_proc_finish(&p, 5000);
+	expect_between(written, 200 * KIB, "at the reap");
+	cr_assert_eq(p.over_budget, 0);
+}
+
+/* A child that leaves the bot's session and outlives it is killed and
+ * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
+ * and what it wrote is charged to the bot it came from. */
+Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
+{
+	static const char script[] =
+		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
+		"read x";
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+
+	kj_proc_adopt();
+	sh_bot(&b, script, &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(written, 0, "the bot itself wrote nothing");
+	kj_proc_sweep(ps, 1);
+	expect_between(written, 100 * KIB, "the child's file, at the sweep");
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
+	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
+	expect_between(written, 100 * KIB, "a second sweep");
+}
+
+/* From here on, every vfork of this process fails with EAGAIN (as when
+ * the user is out of processes), through a seccomp filter. */
+static void vfork_fails(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+
+	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+}
+
+/* A bot that cannot be started (no process to be had) fails the start
+ * with the bot's name and the system's error, and leaves nothing behind:
+ * no descriptor open, no process, the stop signals unblocked again. */
+Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30)
+{
+	kj_limits lim = {0};
+	kb_err err = {{0}};
+	sigset_t now;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "exit 0", NULL);
+	int fds = test_open_fds();
+	vfork_fails();
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", NULL, &lim, &err), -1);
+	cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
+	cr_assert_eq(p.pid, 0);
+	cr_assert_eq(p.in, -1);
+	cr_assert_eq(p.out, -1);
+	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+	cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	cr_assert_eq(sigismember(&now, SIGINT), 0, "SIGINT blocked after the start");
+	cr_assert_eq(sigismember(&now, SIGTERM), 0, "SIGTERM blocked after the start");
+	kj_proc_finish(&p, 0); /* nothing to finish: returns at once */
+	cr_assert_eq(p.pid, 0);
+}
