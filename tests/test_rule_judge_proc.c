@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -240,4 +241,104 @@ Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30
 	cr_assert_eq(sigismember(&now, SIGTERM), 0, "SIGTERM blocked after the start");
 	kj_proc_finish(&p, 0); /* nothing to finish: returns at once */
 	cr_assert_eq(p.pid, 0);
+}
+
+static const kj_limits unconfined = {0};
+
+/* A bot that does not read yet: what the judge sends waits in its buffer
+ * once the pipe is full (EAGAIN), with the pipe kept open, and arrives
+ * whole when the bot reads.  The bot waits for a FIFO in its folder
+ * before reading, so the pipe is full when the judge writes. */
+Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
+{
+	static char big[200000];
+	char fifo[600], line[32];
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready && read x < fifo && head -c 200000 | wc -c", NULL);
+	snprintf(fifo, sizeof fifo, "%s/fifo", b.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	memset(big, 'x', sizeof big);
+	cr_assert_eq(kj_proc_send(&p, big, sizeof big), 0);
+	cr_assert_eq(kj_proc_pump(&p, 0), 0, "nothing to read yet");
+	cr_assert_geq(p.in, 0, "a full pipe is no closed one");
+	cr_assert_gt(p.olen, 0, "the rest waits in the buffer");
+	cr_assert_lt(p.olen, sizeof big, "the pipe took some");
+	FILE *go = fopen(fifo, "w");
+	cr_assert_not_null(go);
+	fputs("go\n", go);
+	fclose(go);
+	snprintf(line, sizeof line, "%zu", sizeof big);
+	expect_line(&p, line);
+	cr_assert_eq(p.olen, 0);
+	kj_proc_finish(&p, 5000);
+}
+
+/* The bot's stderr, echoed (KJ_ERR_ECHO) line by line with its tag as it
+ * arrives while the judge waits on the bot (kj_proc_pump): a
+ * line that arrives in pieces (a read of a single byte first) is one
+ * line, and the last line is echoed without a newline too, when the
+ * stream ends, even with errno left at EAGAIN by an earlier read. */
+Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
+{
+	char text[64] = "";
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "printf 'x\\n' >&2; echo ready; read x; printf a >&2; echo set; read x; "
+	       "printf 'b\\none\\ntwo' >&2; echo done; read x", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	p.echo = tmpfile();
+	p.tag = 'B';
+	cr_assert_not_null(p.echo);
+	expect_line(&p, "ready");
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	fflush(p.echo);
+	cr_assert_eq(ftell(p.echo), 5, "the line written before ready: echoed by the pump");
+	go_on(&p);
+	expect_line(&p, "set");
+	cr_assert_eq(kj_proc_pump(&p, 0), 0, "the 'a' alone, a read of one byte");
+	cr_assert_geq(p.err, 0, "one byte read is no end of the stream");
+	go_on(&p);
+	expect_line(&p, "done");
+	errno = EAGAIN;
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(p.err, -1, "closed");
+	rewind(p.echo);
+	size_t n = fread(text, 1, sizeof text - 1, p.echo);
+	text[n] = '\0';
+	cr_assert_str_eq(text, "B! x\nB! ab\nB! one\nB! two\n");
+	fclose(p.echo);
+}
+
+/* Every bot finished is forgotten by kj_proc_kill_all, also one that
+ * someone else reaped (here the kernel: SIGCHLD ignored): after more
+ * such bots than the table of running bots holds (64), a new bot is
+ * still killed and reaped by kj_proc_kill_all. */
+Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60)
+{
+	kj_bot quick, slow;
+	kj_proc p;
+
+	sh_bot(&quick, "exit 0", NULL);
+	sh_bot(&slow, "echo ready; read x", NULL);
+	signal(SIGCHLD, SIG_IGN);
+	for (int i = 0; i < 65; i++) {
+		start(&p, &quick, &unconfined);
+		kj_proc_finish(&p, 5000);
+		cr_assert_eq(p.pid, 0);
+	}
+	signal(SIGCHLD, SIG_DFL);
+	start(&p, &slow, &unconfined);
+	pid_t pid = p.pid;
+	expect_line(&p, "ready");
+	kj_proc_kill_all();
+	errno = 0;
+	cr_assert_eq(kill(pid, 0), -1, "the bot was killed and reaped");
+	cr_assert_eq(errno, ESRCH);
 }
