@@ -45,6 +45,7 @@ static void sh_bot(kj_bot *b, const char *script, uint64_t *written)
 }
 
 static const kj_limits confined_1mb = {.sandbox = 1, .procs = 64, .file_mb = 16, .write_mb = 1};
+static const kj_limits unconfined = {0};
 
 static void start(kj_proc *p, const kj_bot *b, const kj_limits *lim)
 {
@@ -92,8 +93,11 @@ Test(judge_rules, proc_over_its_write_budget_is_not_started, .timeout = 60)
 	cr_assert_eq(p.over_budget, 0);
 	cr_assert_eq(kj_proc_charge(&p), 0, "it wrote nothing");
 	cr_assert_eq(written, 1u << 20, "the start and the charge added nothing");
+	written++; /* what its games in other workers wrote meanwhile */
+	cr_assert_eq(kj_proc_charge(&p), 1, "over budget through its other games");
+	cr_assert_eq(p.over_budget, 1);
 	kj_proc_finish(&p, 5000);
-	cr_assert_eq(written, 1u << 20, "the reap added nothing");
+	cr_assert_eq(written, (1u << 20) + 1, "the reap added nothing");
 	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 7, "status %d", p.status);
 
 	written = (1u << 20) + 1;
@@ -106,9 +110,9 @@ Test(judge_rules, proc_over_its_write_budget_is_not_started, .timeout = 60)
 	cr_assert_eq(written, (1u << 20) + 1);
 	kj_proc_finish(&p, 0);
 
-	kj_limits unconfined = confined_1mb;
-	unconfined.sandbox = 0;
-	start(&p, &b, &unconfined);
+	kj_limits no_sandbox = confined_1mb;
+	no_sandbox.sandbox = 0;
+	start(&p, &b, &no_sandbox);
 	cr_assert_gt(p.pid, 0, "unconfined: no budget");
 	cr_assert_eq(p.over_budget, 0);
 	cr_assert_null(p.written, "an unconfined bot's writes are not counted");
@@ -199,6 +203,17 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 	cr_assert_eq(errno, ECHILD);
 	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
 	expect_between(written, 100 * KIB, "a second sweep");
+
+	/* unconfined, uncounted: the child left is still killed and reaped */
+	sh_bot(&b, script, NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), 0, "the child lives on after its bot");
+	kj_proc_sweep(ps, 1);
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
 }
 
 /* From here on, every vfork of this process fails with EAGAIN (as when
@@ -243,7 +258,6 @@ Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30
 	cr_assert_eq(p.pid, 0);
 }
 
-static const kj_limits unconfined = {0};
 
 /* A bot that does not read yet: what the judge sends waits in its buffer
  * once the pipe is full (EAGAIN), with the pipe kept open, and arrives
@@ -281,7 +295,8 @@ Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
  * arrives while the judge waits on the bot (kj_proc_pump): a
  * line that arrives in pieces (a read of a single byte first) is one
  * line, and the last line is echoed without a newline too, when the
- * stream ends, even with errno left at EAGAIN by an earlier read. */
+ * stream ends (the bot closes it while it runs on), even with errno left
+ * at EAGAIN by an earlier read. */
 Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 {
 	char text[64] = "";
@@ -290,7 +305,7 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 	kb_err err = {{0}};
 
 	sh_bot(&b, "printf 'x\\n' >&2; echo ready; read x; printf a >&2; echo set; read x; "
-	       "printf 'b\\none\\ntwo' >&2; echo done; read x", NULL);
+	       "printf 'b\\none\\ntwo' >&2; exec 2>&-; echo done; read x", NULL);
 	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
 		     err.msg);
 	p.echo = tmpfile();
@@ -307,8 +322,11 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 	go_on(&p);
 	expect_line(&p, "done");
 	errno = EAGAIN;
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	cr_assert_eq(p.err, -1, "the bot closed its stderr (still running): closed here too");
+	fflush(p.echo);
+	cr_assert_eq(ftell(p.echo), 25, "every line echoed, the last without its newline too");
 	kj_proc_finish(&p, 5000);
-	cr_assert_eq(p.err, -1, "closed");
 	rewind(p.echo);
 	size_t n = fread(text, 1, sizeof text - 1, p.echo);
 	text[n] = '\0';
