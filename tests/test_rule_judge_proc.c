@@ -162,7 +162,8 @@ Test(judge_rules, proc_charge_adds_what_the_bot_wrote_since_the_last, .timeout =
 }
 
 /* A bot never charged while it ran: its writes are counted when it is
- * reaped, its children's included. */
+ * reaped, its children's included; one charged while it ran: what it
+ * wrote since. */
 Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 {
 	uint64_t written = 0;
@@ -176,6 +177,19 @@ Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 	kj_proc_finish(&p, 5000);
 	expect_between(written, 200 * KIB, "at the reap");
 	cr_assert_eq(p.over_budget, 0);
+
+	/* charged once while it ran: the reap adds only what came after */
+	written = 0;
+	sh_bot(&b, "head -c 102400 /dev/zero > a && echo one && read x && "
+		   "head -c 102400 /dev/zero > b && echo two && read x", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "one");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 100 * KIB, "the charge");
+	go_on(&p);
+	expect_line(&p, "two");
+	kj_proc_finish(&p, 5000);
+	expect_between(written, 200 * KIB, "the charge and the reap");
 }
 
 /* A child that leaves the bot's session and outlives it is killed and
