@@ -7,14 +7,10 @@
  * Suite judge_rules. */
 #include <criterion/criterion.h>
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -230,21 +226,6 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 	cr_assert_eq(errno, ECHILD);
 }
 
-/* From here on, every vfork of this process fails with EAGAIN (as when
- * the user is out of processes), through a seccomp filter. */
-static void vfork_fails(void)
-{
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-	struct sock_fprog prog = {sizeof code / sizeof *code, code};
-
-	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
-}
-
 /* A bot that cannot be started (no process to be had) fails the start
  * with the bot's name and the system's error, and leaves nothing behind:
  * no descriptor open, no process, the stop signals unblocked again. */
@@ -258,7 +239,7 @@ Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30
 
 	sh_bot(&b, "exit 0", NULL);
 	int fds = test_open_fds();
-	vfork_fails();
+	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
 	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", NULL, &lim, &err), -1);
 	cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
 	cr_assert_eq(p.pid, 0);
