@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -747,14 +749,18 @@ static ssize_t announce_write(void *cookie, const char *buf, size_t size)
 }
 
 /* accept may hand out descriptor 0, which is a connection like any
- * other: served, not taken for a failed accept. */
+ * other: served, not taken for a failed accept.  After a clean shutdown
+ * (SIGTERM), srv_run has closed every descriptor it opened, the HTTP
+ * server's too. */
 Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 {
-	int to_test[2], port = test_free_port();
+	int to_test[2], port = test_free_port(), http_port = test_free_port();
 	char line[200];
 	test_reader r;
 	pid_t kid;
 
+	while (http_port == port) /* two free ports, not the same one twice */
+		http_port = test_free_port();
 	cr_assert_eq(pipe(to_test), 0);
 	kid = fork();
 	cr_assert_geq(kid, 0);
@@ -763,11 +769,18 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
 			      .ttl_ms = 60000};
 		kb_err err;
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no server */
 		close(to_test[0]);
 		announce_pipe = to_test[1];
 		o.announce = fopencookie(NULL, "w", io);
 		srv_limits_defaults(&o.limits);
-		_exit(o.announce && srv_run(&o, &err) == SRV_OK ? 0 : 1);
+		srv_http_defaults(&o.http);
+		o.http.port = http_port;
+		int fds = test_open_fds();
+		if (!o.announce || srv_run(&o, &err) != SRV_OK)
+			_exit(1);
+		/* everything the run opened is closed again (and 0 by us) */
+		_exit(test_open_fds() == fds - 1 ? 0 : 2);
 	}
 	close(to_test[1]);
 	test_reader_init(&r, to_test[0]);
@@ -781,6 +794,7 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 	cr_assert_eq(kill(kid, SIGTERM), 0);
 	int st;
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "the run failed");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run left descriptors open (%d)", st);
 	close(to_test[0]);
 }
