@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -797,4 +798,35 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "the run failed");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run left descriptors open (%d)", st);
 	close(to_test[0]);
+}
+
+/* A server that cannot be set up (no epoll instance: refused by a seccomp
+ * filter) says which call failed and closes every descriptor it opened,
+ * its listening sockets (the game's and the HTTP one) included. */
+Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+{
+	int port = test_free_port(), http_port = test_free_port(), st;
+
+	while (http_port == port)
+		http_port = test_free_port();
+	pid_t kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
+			      .ttl_ms = 60000, .announce = stdout};
+		kb_err err = {{0}};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		srv_limits_defaults(&o.limits);
+		srv_http_defaults(&o.http);
+		o.http.port = http_port;
+		int fds = test_open_fds();
+		test_fail_syscall(SYS_epoll_create1, EMFILE);
+		if (srv_run(&o, &err) != SRV_ESETUP ||
+		    strcmp(err.msg, "signalfd/epoll: Too many open files") != 0)
+			_exit(1);
+		_exit(test_open_fds() == fds ? 0 : 2);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error expected (%d)", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
 }
