@@ -6,9 +6,12 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +177,19 @@ void test_drop_root(const char *dir)
 		perror("test_drop_root");
 		abort();
 	}
+}
+
+void test_fail_syscall(long nr, int err)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+
+	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
 }
 
 void test_limit_memory(size_t extra)

@@ -43,6 +43,11 @@ const char *test_tmpdir(char *buf, size_t size);
  * nothing else is affected).  Aborts the test if the switch fails. */
 void test_drop_root(const char *dir);
 
+/* Fault injection: from here on, system call nr (SYS_...) fails with
+ * error err in this test process and the processes it starts (a seccomp
+ * filter, which cannot be removed again). */
+void test_fail_syscall(long nr, int err);
+
 /* Limit this test process's address space to what it uses now plus extra
  * bytes (RLIMIT_AS), its stack grown by 256 KiB first (a limit would stop
  * it growing).  Skips the test under ASan, whose allocator aborts instead

@@ -7,11 +7,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/rng.h"
@@ -19,6 +23,7 @@
 #include "judge/server/http.h"
 #include "judge/server/limits.h"
 #include "judge/server/request.h"
+#include "judge/server/server.h"
 #include "support.h"
 #include "support_run.h"
 
@@ -727,4 +732,101 @@ Test(judge_rules, http_start_refused_says_why_and_closes_the_socket)
 	cr_assert_str_eq(err.msg, "http: libmicrohttpd would not start (--http-memory too small?)");
 	cr_assert_eq(fcntl(fd, F_GETFD), -1, "the refused descriptor is closed");
 	cr_assert_eq(errno, EBADF);
+}
+
+/* ---- a connection on descriptor 0 ------------------------------------------------ */
+
+static int announce_pipe = -1;
+
+/* The announce stream of the server below: once the server is set up
+ * and says where it listens, its descriptor 0 is closed, so that the next
+ * connection it accepts is descriptor 0 (as in a server started with its
+ * standard input closed); the text goes on to the test. */
+static ssize_t announce_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	close(0);
+	return test_write_all(announce_pipe, buf, size) == 0 ? (ssize_t)size : -1;
+}
+
+/* accept may hand out descriptor 0, which is a connection like any
+ * other: served, not taken for a failed accept.  After a clean shutdown
+ * (SIGTERM), srv_run has closed every descriptor it opened, the HTTP
+ * server's too. */
+Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
+{
+	int to_test[2], port = test_free_port(), http_port = test_free_port();
+	char line[200];
+	test_reader r;
+	pid_t kid;
+
+	while (http_port == port) /* two free ports, not the same one twice */
+		http_port = test_free_port();
+	cr_assert_eq(pipe(to_test), 0);
+	kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		cookie_io_functions_t io = {.write = announce_write};
+		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
+			      .ttl_ms = 60000};
+		kb_err err;
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no server */
+		close(to_test[0]);
+		announce_pipe = to_test[1];
+		o.announce = fopencookie(NULL, "w", io);
+		srv_limits_defaults(&o.limits);
+		srv_http_defaults(&o.http);
+		o.http.port = http_port;
+		int fds = test_open_fds();
+		if (!o.announce || srv_run(&o, &err) != SRV_OK)
+			_exit(1);
+		/* everything the run opened is closed again (and 0 by us) */
+		_exit(test_open_fds() == fds - 1 ? 0 : 2);
+	}
+	close(to_test[1]);
+	test_reader_init(&r, to_test[0]);
+	cr_assert_gt(test_getline(&r, line, sizeof line, 30000), 0, "no announce line");
+	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(test_write_all(c->fd, "?list\n", 6), 0);
+	cr_assert_eq(test_getline(&c->r, line, sizeof line, 20000), 3, "no answer on descriptor 0");
+	cr_assert_str_eq(line, "END");
+	test_conn_close(c);
+	cr_assert_eq(kill(kid, SIGTERM), 0);
+	int st;
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "the run failed");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the run left descriptors open (%d)", st);
+	close(to_test[0]);
+}
+
+/* A server that cannot be set up (no epoll instance: refused by a seccomp
+ * filter) says which call failed and closes every descriptor it opened,
+ * its listening sockets (the game's and the HTTP one) included. */
+Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+{
+	int port = test_free_port(), http_port = test_free_port(), st;
+
+	while (http_port == port)
+		http_port = test_free_port();
+	pid_t kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
+			      .ttl_ms = 60000, .announce = stdout};
+		kb_err err = {{0}};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		srv_limits_defaults(&o.limits);
+		srv_http_defaults(&o.http);
+		o.http.port = http_port;
+		int fds = test_open_fds();
+		test_fail_syscall(SYS_epoll_create1, EMFILE);
+		if (srv_run(&o, &err) != SRV_ESETUP ||
+		    strcmp(err.msg, "signalfd/epoll: Too many open files") != 0)
+			_exit(1);
+		_exit(test_open_fds() == fds ? 0 : 2);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error expected (%d)", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
 }

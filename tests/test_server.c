@@ -925,7 +925,7 @@ Test(server, transcripts_and_shutdown, .timeout = 60)
 	test_tmpdir(dir, sizeof dir);
 	const char *args[] = {"--seed", "77", "--log-dir", dir, NULL};
 	server_start(&s, args);
-	play_game(s.port, "120", 0, 0, all, NULL);
+	int decisions = play_game(s.port, "120", 0, 0, all, NULL);
 	client *c = client_open(s.port);
 	resp *r;
 	while (is_winner(last(r = ask(c, "v001000\n")))) /* an unfinished game */
@@ -944,7 +944,7 @@ Test(server, transcripts_and_shutdown, .timeout = 60)
 	cr_assert_eq(tx.nrolls + 1, (size_t)all->n, "one roll record per state line");
 	for (size_t i = 0; i < tx.nrolls; i++)
 		cr_assert(memcmp(tx.rolls[i].line, all->line[i], KB_ROLL_LINE_LEN) == 0, "roll %zu", i);
-	cr_assert_geq(tx.nmsgs, 1);
+	cr_assert_eq(tx.nmsgs, 1 + (size_t)decisions, "a record of the start and of every move");
 	replay_in_judge(path, tx.winner);
 	kb_tx_free(&tx);
 	int unfinished = 0;

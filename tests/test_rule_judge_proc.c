@@ -1,0 +1,357 @@
+/* test_rule_judge_proc.c - the bot process module (judge/proc.h) on its
+ * own, found by make mutate (docs/mutation.md): the write budget of a
+ * confined bot (not started over it, counted at kj_proc_charge, at the
+ * reap and for descendants that kj_proc_sweep reaps) and what a finished
+ * bot leaves.  The bots are /bin/sh scripts that report on stdout after
+ * each step, so the test waits on their lines, never on the clock.
+ * Suite judge_rules. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "judge/proc.h"
+#include "support.h"
+
+#define KIB 1024u
+/* write_bytes counts whole pages dirtied, plus what the file system
+ * writes for the files' metadata: a margin over the bytes written */
+#define SLACK (64u * KIB)
+
+/* A confined bot in a fresh folder of its own: /bin/sh -c script (the
+ * judge appends the opponents and the seed, which become $0 and $1). */
+static void sh_bot(kj_bot *b, const char *script, uint64_t *written)
+{
+	memset(b, 0, sizeof *b);
+	snprintf(b->name, sizeof b->name, "sh");
+	test_tmpdir(b->dir, sizeof b->dir);
+	snprintf(b->cmd, sizeof b->cmd, "/bin/sh");
+	snprintf(b->argbuf, sizeof b->argbuf, "-c");
+	b->argv[0] = b->argbuf;
+	b->argv[1] = (char *)script;
+	b->argc = 2;
+	b->written = written;
+}
+
+static const kj_limits confined_1mb = {.sandbox = 1, .procs = 64, .file_mb = 16, .write_mb = 1};
+static const kj_limits unconfined = {0};
+
+static void start(kj_proc *p, const kj_bot *b, const kj_limits *lim)
+{
+	kb_err err = {{0}};
+
+	cr_assert_eq(kj_proc_start(p, b, "000", "1", NULL, lim, &err), 0, "%s", err.msg);
+}
+
+/* Wait for the bot's next line, which must be want. */
+static void expect_line(kj_proc *p, const char *want)
+{
+	char *nl;
+
+	while (!(nl = memchr(p->ibuf, '\n', p->ilen)))
+		cr_assert_eq(kj_proc_pump(p, 30000), 1, "no line from the bot (wanted %s)", want);
+	cr_assert_eq((size_t)(nl - p->ibuf), strlen(want), "%.*s", (int)(nl - p->ibuf), p->ibuf);
+	cr_assert_eq(memcmp(p->ibuf, want, strlen(want)), 0, "%.*s", (int)(nl - p->ibuf), p->ibuf);
+	kj_proc_consume(p, strlen(want) + 1);
+}
+
+/* Let the bot go on: a line on its stdin, flushed by the next pump. */
+static void go_on(kj_proc *p)
+{
+	cr_assert_eq(kj_proc_send(p, "x\n", 2), 0);
+}
+
+static void expect_between(uint64_t got, uint64_t least, const char *what)
+{
+	cr_assert(got >= least && got < least + SLACK, "%s: %lu bytes, expected %lu to %lu", what,
+		  (unsigned long)got, (unsigned long)least, (unsigned long)(least + SLACK));
+}
+
+/* "A bot over budget is not started again": a run total one byte over
+ * the budget starts no process, a total at the budget still starts it,
+ * and the start itself adds nothing.  Only confined bots have a budget. */
+Test(judge_rules, proc_over_its_write_budget_is_not_started, .timeout = 60)
+{
+	uint64_t written = 1u << 20;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "read x; exit 7", &written);
+	start(&p, &b, &confined_1mb);
+	cr_assert_gt(p.pid, 0, "at its budget (not over it): started");
+	cr_assert_eq(p.over_budget, 0);
+	cr_assert_eq(kj_proc_charge(&p), 0, "it wrote nothing");
+	cr_assert_eq(written, 1u << 20, "the start and the charge added nothing");
+	written++; /* what its games in other workers wrote meanwhile */
+	cr_assert_eq(kj_proc_charge(&p), 1, "over budget through its other games");
+	cr_assert_eq(p.over_budget, 1);
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(written, (1u << 20) + 1, "the reap added nothing");
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 7, "status %d", p.status);
+
+	written = (1u << 20) + 1;
+	start(&p, &b, &confined_1mb);
+	cr_assert_eq(p.pid, 0, "over its budget: not started");
+	cr_assert_eq(p.over_budget, 1);
+	cr_assert_eq(p.in, -1);
+	cr_assert_eq(p.out, -1);
+	cr_assert_eq(kj_proc_charge(&p), 1, "still over");
+	cr_assert_eq(written, (1u << 20) + 1);
+	kj_proc_finish(&p, 0);
+
+	kj_limits no_sandbox = confined_1mb;
+	no_sandbox.sandbox = 0;
+	start(&p, &b, &no_sandbox);
+	cr_assert_gt(p.pid, 0, "unconfined: no budget");
+	cr_assert_eq(p.over_budget, 0);
+	cr_assert_null(p.written, "an unconfined bot's writes are not counted");
+	kj_proc_finish(&p, 5000);
+}
+
+/* kj_proc_charge adds what the bot wrote since the last charge (twice
+ * 100 KiB: 200 KiB, not 100 + 300), nothing when it wrote nothing, and
+ * answers 1 once the total passes the budget; the reap of a bot that
+ * wrote nothing since its last charge adds nothing. */
+Test(judge_rules, proc_charge_adds_what_the_bot_wrote_since_the_last, .timeout = 60)
+{
+	static const char script[] =
+		"head -c 102400 /dev/zero > a && echo one && read x && "
+		"head -c 102400 /dev/zero > b && echo two && read x && "
+		"head -c 1048576 /dev/zero > c && echo three && read x";
+	uint64_t written = 0, total;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, script, &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "one");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 100 * KIB, "after the first file");
+	cr_assert_eq(p.seen, written, "what was counted of the running process");
+	total = written;
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	cr_assert_eq(written, total, "nothing written since: nothing added");
+
+	go_on(&p);
+	expect_line(&p, "two");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 200 * KIB, "after the second file");
+	cr_assert_eq(p.over_budget, 0);
+
+	go_on(&p);
+	expect_line(&p, "three");
+	cr_assert_eq(kj_proc_charge(&p), 1, "over 1 MiB");
+	cr_assert_eq(p.over_budget, 1);
+	expect_between(written, 1224 * KIB, "after the third file");
+	total = written;
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(p.pid, 0);
+	cr_assert(WIFEXITED(p.status), "status %d", p.status);
+	cr_assert_eq(written, total, "written nothing since the last charge: the reap adds nothing");
+}
+
+/* A bot never charged while it ran: its writes are counted when it is
+ * reaped, its children's included; one charged while it ran: what it
+ * wrote since. */
+Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
+{
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "head -c 204800 /dev/zero > a && echo done && read x", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "done");
+	cr_assert_eq(written, 0, "nothing counted before a charge or the reap");
+	kj_proc_finish(&p, 5000);
+	expect_between(written, 200 * KIB, "at the reap");
+	cr_assert_eq(p.over_budget, 0);
+
+	/* charged once while it ran: the reap adds only what came after */
+	written = 0;
+	sh_bot(&b, "head -c 102400 /dev/zero > a && echo one && read x && "
+		   "head -c 102400 /dev/zero > b && echo two && read x", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "one");
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 100 * KIB, "the charge");
+	go_on(&p);
+	expect_line(&p, "two");
+	kj_proc_finish(&p, 5000);
+	expect_between(written, 200 * KIB, "the charge and the reap");
+}
+
+/* A child that leaves the bot's session and outlives it is killed and
+ * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
+ * and what it wrote is charged to the bot it came from. */
+Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
+{
+	static const char script[] =
+		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
+		"read x";
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+
+	kj_proc_adopt();
+	sh_bot(&b, script, &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(written, 0, "the bot itself wrote nothing");
+	kj_proc_sweep(ps, 1);
+	expect_between(written, 100 * KIB, "the child's file, at the sweep");
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
+	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
+	expect_between(written, 100 * KIB, "a second sweep");
+
+	/* unconfined, uncounted: the child left is still killed and reaped */
+	sh_bot(&b, script, NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), 0, "the child lives on after its bot");
+	kj_proc_sweep(ps, 1);
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
+}
+
+/* A bot that cannot be started (no process to be had) fails the start
+ * with the bot's name and the system's error, and leaves nothing behind:
+ * no descriptor open, no process, the stop signals unblocked again. */
+Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30)
+{
+	kj_limits lim = {0};
+	kb_err err = {{0}};
+	sigset_t now;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "exit 0", NULL);
+	int fds = test_open_fds();
+	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", NULL, &lim, &err), -1);
+	cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
+	cr_assert_eq(p.pid, 0);
+	cr_assert_eq(p.in, -1);
+	cr_assert_eq(p.out, -1);
+	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+	cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	cr_assert_eq(sigismember(&now, SIGINT), 0, "SIGINT blocked after the start");
+	cr_assert_eq(sigismember(&now, SIGTERM), 0, "SIGTERM blocked after the start");
+	kj_proc_finish(&p, 0); /* nothing to finish: returns at once */
+	cr_assert_eq(p.pid, 0);
+}
+
+
+/* A bot that does not read yet: what the judge sends waits in its buffer
+ * once the pipe is full (EAGAIN), with the pipe kept open, and arrives
+ * whole when the bot reads.  The bot waits for a FIFO in its folder
+ * before reading, so the pipe is full when the judge writes. */
+Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
+{
+	static char big[200000];
+	char fifo[600], line[32];
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready && read x < fifo && head -c 200000 | wc -c", NULL);
+	snprintf(fifo, sizeof fifo, "%s/fifo", b.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	memset(big, 'x', sizeof big);
+	cr_assert_eq(kj_proc_send(&p, big, sizeof big), 0);
+	cr_assert_eq(kj_proc_pump(&p, 0), 0, "nothing to read yet");
+	cr_assert_geq(p.in, 0, "a full pipe is no closed one");
+	cr_assert_gt(p.olen, 0, "the rest waits in the buffer");
+	cr_assert_lt(p.olen, sizeof big, "the pipe took some");
+	FILE *go = fopen(fifo, "w");
+	cr_assert_not_null(go);
+	fputs("go\n", go);
+	fclose(go);
+	snprintf(line, sizeof line, "%zu", sizeof big);
+	expect_line(&p, line);
+	cr_assert_eq(p.olen, 0);
+	kj_proc_finish(&p, 5000);
+}
+
+/* The bot's stderr, echoed (KJ_ERR_ECHO) line by line with its tag as it
+ * arrives while the judge waits on the bot (kj_proc_pump): a
+ * line that arrives in pieces (a read of a single byte first) is one
+ * line, and the last line is echoed without a newline too, when the
+ * stream ends (the bot closes it while it runs on), even with errno left
+ * at EAGAIN by an earlier read. */
+Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
+{
+	char text[64] = "";
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "printf 'x\\n' >&2; echo ready; read x; printf a >&2; echo set; read x; "
+	       "printf 'b\\none\\ntwo' >&2; exec 2>&-; echo done; read x", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	p.echo = tmpfile();
+	p.tag = 'B';
+	cr_assert_not_null(p.echo);
+	expect_line(&p, "ready");
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	fflush(p.echo);
+	cr_assert_eq(ftell(p.echo), 5, "the line written before ready: echoed by the pump");
+	go_on(&p);
+	expect_line(&p, "set");
+	cr_assert_eq(kj_proc_pump(&p, 0), 0, "the 'a' alone, a read of one byte");
+	cr_assert_geq(p.err, 0, "one byte read is no end of the stream");
+	go_on(&p);
+	expect_line(&p, "done");
+	errno = EAGAIN;
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	cr_assert_eq(p.err, -1, "the bot closed its stderr (still running): closed here too");
+	fflush(p.echo);
+	cr_assert_eq(ftell(p.echo), 25, "every line echoed, the last without its newline too");
+	kj_proc_finish(&p, 5000);
+	rewind(p.echo);
+	size_t n = fread(text, 1, sizeof text - 1, p.echo);
+	text[n] = '\0';
+	cr_assert_str_eq(text, "B! x\nB! ab\nB! one\nB! two\n");
+	fclose(p.echo);
+}
+
+/* Every bot finished is forgotten by kj_proc_kill_all, also one that
+ * someone else reaped (here the kernel: SIGCHLD ignored): after more
+ * such bots than the table of running bots holds (64), a new bot is
+ * still killed and reaped by kj_proc_kill_all. */
+Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60)
+{
+	kj_bot quick, slow;
+	kj_proc p;
+
+	sh_bot(&quick, "exit 0", NULL);
+	sh_bot(&slow, "echo ready; read x", NULL);
+	signal(SIGCHLD, SIG_IGN);
+	for (int i = 0; i < 65; i++) {
+		start(&p, &quick, &unconfined);
+		kj_proc_finish(&p, 5000);
+		cr_assert_eq(p.pid, 0);
+	}
+	signal(SIGCHLD, SIG_DFL);
+	start(&p, &slow, &unconfined);
+	pid_t pid = p.pid;
+	expect_line(&p, "ready");
+	kj_proc_kill_all();
+	errno = 0;
+	cr_assert_eq(kill(pid, 0), -1, "the bot was killed and reaped");
+	cr_assert_eq(errno, ESRCH);
+}
