@@ -98,7 +98,10 @@ static void exec_bot(const kj_bot *bot, const char *file, char *const argv[], ch
 		     const sigset_t *mask)
 {
 	/* The bot dies with the process that runs it, even one killed with
-	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on). */
+	 * SIGKILL (a judge or worker killed -9 leaves no bot playing on).
+	 * Not a bot confined under a root judge: its exec is a secure one
+	 * (real user nobody, effective root), which clears the signal; the
+	 * judge, the reaper of its workers' orphans, stops those (run.c). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(126);

@@ -477,9 +477,16 @@ static int run_blocked(runner *r, kb_err *err)
 	sigaddset(&block, SIGCHLD);
 	signal(SIGCHLD, SIG_DFL); /* an inherited SIG_IGN would reap workers for us */
 	sigprocmask(SIG_BLOCK, &block, &r->mask);
+	/* bots of a worker killed with SIGKILL (a second stop signal, the
+	 * out-of-memory killer) come to the judge rather than to init: a
+	 * confined bot loses its parent-death signal at its exec (its real
+	 * and effective users differ under a root judge), so only the judge
+	 * can stop it; unknown children are ignored until the sweep below */
+	kj_proc_adopt();
 	rc = run_all(r, err);
 	if (rc || r->signo)
 		stop_workers(r);
+	kj_proc_sweep(NULL, 0);
 	if (rc == 0 && r->signo) {
 		rc = 128 + r->signo;
 		snprintf(err->msg, sizeof err->msg,

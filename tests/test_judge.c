@@ -1360,8 +1360,12 @@ Test(judge_stop, second_signal_kills_a_worker_that_does_not_stop, .timeout = 120
 	test_proc p = {pid, -1, -1};
 	int st = test_wait(&p, RUN_MS);
 	char left = proc_state(worker, &ppid);
+	/* its bots, never told to stop, were the judge's to kill: a confined
+	 * bot under a root judge has no parent-death signal after its exec */
+	int bots_left = judge_processes(pid, dir);
 	kill((pid_t)worker, SIGKILL); /* when the judge left it */
-	kill_judges_processes(pid, dir); /* its bots, never told to stop */
+	kill_judges_processes(pid, dir);
+	cr_assert_eq(bots_left, 0, "bots outlive the worker killed with SIGKILL");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d: %s",
 		  st, test_read_file(dir, "stopped.err"));
 	cr_assert_eq(left, 0, "the judge exited before reaping its worker (state %c)", left);
