@@ -225,7 +225,7 @@ int kj_html_game(FILE *f, const kb_transcript *tx, const char *title)
 	decisions_table(f, tx);
 	fprintf(f, "<script type=\"application/json\" id=\"data\">{");
 	if (frames_json(f, tx))
-		return -1;
+		return KJ_HTML_UNDRAWABLE;
 	msgs_json(f, tx);
 	fprintf(f, "}</script>\n<script>\n%s</script>\n</body></html>\n", viewer_js);
 	return ferror(f) ? -1 : 0;
@@ -255,11 +255,15 @@ int kj_html_game_file(const char *tx_path, const char *html_path, kb_err *err)
 		return -1;
 	}
 	rc = kj_html_game(out, &tx, title);
-	if (html_path && fclose(out))
+	if (html_path && fclose(out) && rc == 0)
 		rc = -1;
 	kb_tx_free(&tx);
-	if (rc)
+	if (rc == KJ_HTML_UNDRAWABLE)
+		snprintf(err->msg, sizeof err->msg, "%.140s: a board of the game cannot be drawn",
+			 tx_path);
+	else if (rc)
 		snprintf(err->msg, sizeof err->msg, "cannot write %.160s",
 			 html_path ? html_path : "stdout");
+	rc = rc ? -1 : 0;
 	return rc;
 }

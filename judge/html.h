@@ -30,10 +30,14 @@
 #include "match.h"
 #include "report.h"
 
+/* kj_html_game's answer when a frame cannot be drawn (a roll's board
+ * holds a piece of a seat that does not play: bad input, not a write
+ * error). */
+#define KJ_HTML_UNDRAWABLE (-2)
+
 /* Write the viewer of tx to f (title: shown in the heading and the
- * window title).  Returns 0, or -1 on a write error or when a frame cannot
- * be drawn (the last roll's board holds a piece of a seat that does not
- * play), the page then cut short. */
+ * window title).  Returns 0, -1 on a write error, or KJ_HTML_UNDRAWABLE
+ * when a frame cannot be drawn, the page then cut short. */
 int kj_html_game(FILE *f, const kb_transcript *tx, const char *title);
 
 /* Write the viewer of the transcript file tx_path to html_path.  Returns

@@ -675,7 +675,11 @@ static int html(cli *c, char **args, int n)
 		die(2, "html: cannot write %s: %s", path, strerror(errno));
 	snprintf(title, sizeof title, "Kimble game %s",
 		 strrchr(args[0], '/') ? strrchr(args[0], '/') + 1 : args[0]);
-	if (kj_html_game(f, &tx, title) || (path && fclose(f)))
+	int rc = kj_html_game(f, &tx, title);
+	if (rc == KJ_HTML_UNDRAWABLE)
+		die(1, "html: %s: a board of the game cannot be drawn (a piece of a seat that "
+		       "does not play)", args[0]);
+	if (rc || (path && fclose(f)))
 		die(2, "html: cannot write %s", path ? path : "stdout");
 	kb_tx_free(&tx);
 	return 0;

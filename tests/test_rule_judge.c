@@ -2934,15 +2934,16 @@ Test(judge_rules, html_viewer_of_an_unplayable_board)
 
 	cr_assert_eq(kb_tx_parse(text, strlen(text), &tx, &err), 0, "%s", err.msg);
 	FILE *f = capture(&page);
-	cr_assert_eq(kj_html_game(f, &tx, "t"), -1);
+	cr_assert_eq(kj_html_game(f, &tx, "t"), KJ_HTML_UNDRAWABLE, "bad input, not a write error");
 	fclose(f);
 	cr_assert_null(strstr(page, "</html>"), "the page is cut short");
 	kb_tx_free(&tx);
 }
 
 /* kj_html_game_file fails with -1 and a message for a transcript that does
- * not read (no page then), a page that cannot be created, and a page that
- * cannot be finished (the unplayable board above). */
+ * not read (no page then), a page that cannot be created, and a transcript
+ * whose board cannot be drawn (the unplayable board above: the message
+ * names the transcript; kimble-judge html exits 1, bad input). */
 Test(judge_rules, html_viewer_file_errors)
 {
 	char dir[256], tx[300], bad[300], page[300], nowhere[300];
@@ -2970,8 +2971,11 @@ Test(judge_rules, html_viewer_file_errors)
 
 	snprintf(tx, sizeof tx, "%s/b.tx", dir);
 	cr_assert_eq(kj_html_game_file(tx, page, &err), -1);
-	snprintf(want, sizeof want, "cannot write %s", page);
-	cr_assert_str_eq(err.msg, want);
+	snprintf(want, sizeof want, "%s: a board of the game cannot be drawn", tx);
+	cr_assert_str_eq(err.msg, want, "bad input, not a write error");
+	judge_says((const char *[]){"html", tx, NULL}, 1,
+		   "b.tx: a board of the game cannot be drawn (a piece of a seat that does not play)",
+		   NULL);
 }
 
 Test(judge_rules, html_viewer_of_a_game)
