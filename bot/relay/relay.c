@@ -272,13 +272,25 @@ static int check_response(relay *r)
 static int spawn(relay *r, char *const argv[])
 {
 	int in[2], out[2];
+	sigset_t stops, old;
 
 	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
 		return -1;
+	/* the stop signals wait until bot_group is set: the bot may run (and
+	 * be seen running) before the parent returns from fork, and a signal
+	 * taken then would end the relay without the bot */
+	sigemptyset(&stops);
+	sigaddset(&stops, SIGINT);
+	sigaddset(&stops, SIGTERM);
+	sigaddset(&stops, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stops, &old);
 	r->pid = fork();
-	if (r->pid < 0)
+	if (r->pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
+	}
 	if (r->pid == 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		setpgid(0, 0); /* a group of its own, killed as one after the grace */
 		dup2(in[0], 0);
 		dup2(out[1], 1);
@@ -289,6 +301,7 @@ static int spawn(relay *r, char *const argv[])
 	}
 	setpgid(r->pid, r->pid); /* also here, so a kill right away hits the group */
 	bot_group = r->pid;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(in[0]);
 	close(out[1]);
 	r->to_bot = in[1];
