@@ -1756,6 +1756,33 @@ Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
 	free(log_text);
 }
 
+/* kimble-tune --spsa N takes N SPSA steps from the starting weights: from
+ * --init's piece values (0.12 per bucket) every value of the first row
+ * moves by +-step (y+ - y-) / (2 x 0.05), y+ and y- as its log says. */
+Test(bot_rules, tune_spsa_option_takes_its_steps, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--init", "--rounds", "0", "--spsa", "1", "--spsa-games", "4",
+			      "--spsa-step", "0.01", "--seed", "7", NULL};
+	double yp, ym, before, after;
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: %lf vs %lf\n"
+			    "kimble-tune: win rate after SPSA %lf\n", &before, &yp, &ym, &after), 4, "%s", err);
+	double g = 0.01 * (yp - ym) / 0.1;
+	cr_assert(fabs(g) > 1e-3, "seed 7 measures a difference: %s", err);
+	const char *row = strstr(out, "\t\t{");
+	cr_assert_not_null(row, "%.300s", out);
+	row += 3;
+	for (int b = 0; b < 8; b++) {
+		char *end;
+		double v = strtod(row, &end);
+		cr_assert(fabs(fabs(v - 0.12 * b) - fabs(g)) < 3e-5, "bucket %d: %f, expected %f +- %f", b, v,
+			  0.12 * b, g);
+		row = end + 2; /* past "f," */
+	}
+}
+
 /* kimble-tune with nothing to do prints the compiled-in weights as
  * bot/weights.h is, with its command line as the comment. */
 Test(bot_rules, tune_prints_the_weights_and_its_command, .timeout = 60)
