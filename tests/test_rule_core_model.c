@@ -221,3 +221,50 @@ Test(core_rules, model_logit_of_balanced_choices_is_zero)
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert_eq(m.w[k], 0.0, "feature %d: weight %.17g", k, m.w[k]);
 }
+
+/* Land-threat of A's piece r moving d (its only legal piece) against pos. */
+static double lands_threatened(kb_pos pos, int r, int d)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	pos.prog[0][0] = (int8_t)r;
+	kb_features(&pos, 0, d, 0x1, f);
+	return f[0][KB_F_LAND_THREAT];
+}
+
+/* An opponent's piece threatens the six ring squares after it (a roll of
+ * 1 to 6), not its own square nor the seventh; the span wraps from ring
+ * square 27 to 0, and stops at the opponent's last ring square (28 and on
+ * are its goal).  A's progress is its ring square. */
+Test(core_rules, model_threat_is_the_six_squares_ahead)
+{
+	/* B's piece at progress 12 is ring 19: 20..25 threatened */
+	kb_pos pos = test_pos(0x3, "", "12", "", "");
+	for (int t = 19; t <= 26; t++)
+		cr_assert_eq(lands_threatened(pos, t < 23 ? 16 : 20, t < 23 ? t - 16 : t - 20), t >= 20 && t <= 25,
+			     "ring %d", t);
+	double f[KB_PIECES][KB_FEATURES];
+	pos.prog[0][0] = 20;
+	kb_features(&pos, 0, 6, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ESCAPE], 1.0, "20 -> 26 escapes B's reach");
+
+	/* B at progress 19 is ring 26: 27 and 0..4 threatened */
+	pos = test_pos(0x3, "", "19", "", "");
+	cr_assert_eq(lands_threatened(pos, 24, 3), 1.0, "ring 27");
+	cr_assert_eq(lands_threatened(pos, KB_HOME, 6), 1.0, "ring 0, out of home");
+	cr_assert_eq(lands_threatened(pos, 1, 3), 1.0, "ring 4");
+	cr_assert_eq(lands_threatened(pos, 1, 4), 0.0, "ring 5");
+	/* A's piece on its start square (progress 0, on the ring) escapes */
+	pos.prog[0][0] = 0;
+	kb_features(&pos, 0, 6, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ESCAPE], 1.0, "0 -> 6 leaves ring 0, which B threatens");
+
+	/* B at progress 24 is ring 3, with three pieces in its goal (none at
+	 * home to threaten its start, ring 7): only its last ring squares
+	 * 25..27, rings 4..6 */
+	pos = test_pos(0x3, "", "24 28 29 30", "", "");
+	cr_assert_eq(lands_threatened(pos, 1, 3), 1.0, "ring 4");
+	cr_assert_eq(lands_threatened(pos, 1, 5), 1.0, "ring 6");
+	cr_assert_eq(lands_threatened(pos, 1, 6), 0.0, "ring 7: B's progress 28 is its goal");
+	cr_assert_eq(lands_threatened(pos, 2, 6), 0.0, "ring 8");
+}
