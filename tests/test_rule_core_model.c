@@ -268,3 +268,27 @@ Test(core_rules, model_threat_is_the_six_squares_ahead)
 	cr_assert_eq(lands_threatened(pos, 1, 6), 0.0, "ring 7: B's progress 28 is its goal");
 	cr_assert_eq(lands_threatened(pos, 2, 6), 0.0, "ring 8");
 }
+
+/* Each rule of model.h plays its preference where plain easy (rearmost)
+ * or hard (foremost) would not:
+ *  - safe: B at progress 23 (ring 2, its other pieces in its goal)
+ *    threatens rings 3..6; with a 4 A's piece 0 goes 10 -> 14 (safe all
+ *    along), piece 1 escapes 3 -> 7;
+ *  - stay/leave: A's piece 0 on 5, piece 1 at home, a 6;
+ *  - goal: A's 28 -> 30 moves inside the goal, 26 -> 28 enters it, 5 -> 7. */
+Test(core_rules, model_rules_play_their_preference)
+{
+	kb_pos safe = test_pos(0x3, "10 3", "23 28 29 30", "", "");
+	kb_pos home = test_pos(0x3, "5", "", "", "");
+	kb_pos goal = test_pos(0x3, "28 26 5", "", "", "");
+
+	cr_assert_eq(kb_rule_pick(KB_R_SAFE_REAR, &safe, 0, 4, 0x3), 1);
+	cr_assert_eq(kb_rule_pick(KB_R_SAFE_FRONT, &safe, 0, 4, 0x3), 1, "the escape, not the foremost");
+	cr_assert_eq(kb_rule_pick(KB_R_STAY_REAR, &home, 0, 6, 0x3), 0, "stays home: not the rearmost");
+	cr_assert_eq(kb_rule_pick(KB_R_LEAVE_FRONT, &home, 0, 6, 0x3), 1, "leaves home: not the foremost");
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_REAR, &goal, 0, 2, 0x7), 1, "enters the goal: not the rearmost");
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_FRONT, &goal, 0, 2, 0x7), 1, "enters the goal: not the foremost");
+	/* no piece has the preference: the plain pick */
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_FRONT, &home, 0, 6, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_REAR, &home, 0, 6, 0x3), 1);
+}
