@@ -292,3 +292,32 @@ Test(core_rules, model_rules_play_their_preference)
 	cr_assert_eq(kb_rule_pick(KB_R_GOAL_FRONT, &home, 0, 6, 0x3), 0);
 	cr_assert_eq(kb_rule_pick(KB_R_GOAL_REAR, &home, 0, 6, 0x3), 1);
 }
+
+/* The last game's fit centres the next one's prior (model.h), unless a
+ * weight is not finite or beyond 1000 (a damaged record): then that
+ * weight's centre is 0, and with every weight so the prediction fit is
+ * the one centred on zero. */
+Test(core_rules, model_fit_ignores_a_damaged_centre)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x04, 0x08, 0x02};
+	static const uint8_t prog1[KB_PIECES] = {20, 9, 0, 3};
+	const kb_sample smp[] = {decision(0xf, 1, bits, prog1), decision(0x7, 1, bits, prog1),
+				 decision(0xe, 2, bits, prog1), decision(0xb, 1, bits, prog1)};
+	const double damaged[] = {1000.0, -1000.0, 1e300, INFINITY, -INFINITY, NAN};
+	kb_model_stats st;
+	kb_model zero, m;
+
+	stats_of_samples(&st, smp, 4, log(4.0) + 3 * log(3.0), 4, 4);
+	kb_model_fit(&zero, &st);
+	for (size_t d = 0; d < sizeof damaged / sizeof damaged[0]; d++) {
+		for (int k = 0; k < KB_FEATURES; k++)
+			st.fit_w[k] = damaged[d];
+		kb_model_fit(&m, &st);
+		for (int k = 0; k < KB_FEATURES; k++)
+			cr_assert_eq(m.w[k], zero.w[k], "centre %g: feature %d", damaged[d], k);
+	}
+	for (int k = 0; k < KB_FEATURES; k++)
+		st.fit_w[k] = 999.0;
+	kb_model_fit(&m, &st);
+	cr_assert_gt(m.w[KB_F_IN_GOAL], 100.0, "a centre of 999 is used: %g", m.w[KB_F_IN_GOAL]);
+}
