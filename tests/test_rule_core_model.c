@@ -321,3 +321,44 @@ Test(core_rules, model_fit_ignores_a_damaged_centre)
 	kb_model_fit(&m, &st);
 	cr_assert_gt(m.w[KB_F_IN_GOAL], 100.0, "a centre of 999 is used: %g", m.w[KB_F_IN_GOAL]);
 }
+
+/* kb_model_pick takes the lowest index on ties (model.h): a model that is
+ * sure only of random play finds every legal piece equally likely. */
+Test(core_rules, model_pick_lowest_index_on_ties)
+{
+	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
+	kb_model m;
+
+	kb_model_prior(&m);
+	memset(m.weight, 0, sizeof m.weight);
+	m.weight[KB_C_RANDOM] = 1;
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 1);
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xc), 2);
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xf), 0);
+}
+
+/* A long history makes every likelihood tiny (2^-2000 for a random player
+ * of 2000 two-way decisions), but the weights are ratios of them: random
+ * 0.2 against the logit's 0.43 e^-6 (balanced samples: its best fit is
+ * all zeros, -log 2 a decision, charged 6), the pure rules, which missed
+ * half the decisions, nothing. */
+Test(core_rules, model_weights_of_a_long_history)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
+	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
+	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
+	kb_model_stats st;
+	kb_model m;
+
+	stats_of_samples(&st, smp, 2, 0, 0, 0);
+	st.recent = 2000, st.recent_log_choices = 2000 * log(2.0);
+	for (int r = 0; r < KB_RULES; r++)
+		st.recent_miss[r] = 1000;
+	kb_model_fit(&m, &st);
+	double logit = 0.43 * exp(-6.0);
+	cr_assert(fabs(m.weight[KB_C_RANDOM] - 0.2 / (0.2 + logit)) < 1e-12, "random %.17g", m.weight[KB_C_RANDOM]);
+	cr_assert(fabs(m.weight[KB_C_LOGIT] - logit / (0.2 + logit)) < 1e-12, "logit %.17g", m.weight[KB_C_LOGIT]);
+	cr_assert_eq(m.weight[KB_C_EASY], 0.0);
+	cr_assert_eq(m.weight[KB_C_HARD], 0.0);
+	cr_assert_eq(m.weight[KB_C_RULE], 0.0);
+}
