@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <signal.h>
@@ -319,6 +320,13 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	err = test_read_file(d.dir, "relay.err");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "could not reconnect within 3000 ms") != NULL, "%s", err);
+	/* between tries the relay waits (50 ms) rather than spinning: its
+	 * 3.2 s of trying cost it (and its bots) little processor time; a
+	 * relay retrying without a pause spends all of it on the processor */
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	cr_assert_lt(cpu, 0.3, "the relays used %.3f s of processor time", cpu);
 }
 
 /* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
