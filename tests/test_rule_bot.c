@@ -4,6 +4,8 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "core/err.h"
 
 #include "bot/client.h"
+#include "bot/relay/relay.h"
 #include "bot/eval.h"
 #include "bot/opponent.h"
 #include "bot/tune/td.h"
@@ -124,26 +127,28 @@ static int listen_any(int *port)
 }
 
 /* Serve with serve (a thread) on a fresh port and run the relay there with
- * --retry-ms retry_ms (NULL: none) and the bot script (sh -c) in folder
- * dir; returns the relay's wait status. */
-static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
-			 const char *script)
+ * the options opts (NULL-terminated, at most 4) and the bot script (sh -c)
+ * in folder dir; returns the relay's wait status. */
+static int relay_against_opts(void *(*serve)(void *), half_server *h, const char *const opts[],
+			      const char *script)
 {
 	char *dir = h->dir;
 	pthread_t th;
 	char relay[512], port[16], errp[300];
-	int p;
+	char *argv[16];
+	int p, n = 0;
 
 	test_tmpdir(dir, sizeof h->dir);
 	h->listen_fd = listen_any(&p);
 	cr_assert_geq(h->listen_fd, 0);
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve, h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
-			"--transcript", "tx", "--retry-ms", (char *)retry_ms, "--", "/bin/sh", "-c",
-			(char *)script, NULL};
-	if (!retry_ms) /* the default */
-		memmove(argv + 5, argv + 7, 5 * sizeof *argv);
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	argv[n++] = "--port", argv[n++] = port, argv[n++] = "--transcript", argv[n++] = "tx";
+	for (int i = 0; opts[i] && i < 4; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--", argv[n++] = "/bin/sh", argv[n++] = "-c", argv[n++] = (char *)script;
+	argv[n] = NULL;
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
@@ -154,6 +159,15 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	if (h->placeholder > 0)
 		close(h->placeholder);
 	return st;
+}
+
+/* As relay_against_opts with --retry-ms retry_ms (NULL: the default). */
+static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
+			 const char *script)
+{
+	const char *opts[] = {"--retry-ms", retry_ms, NULL};
+
+	return relay_against_opts(serve, h, retry_ms ? opts : opts + 2, script);
 }
 
 /* Serve one connection: read the message, then close it and stop
@@ -223,6 +237,107 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	cr_assert(next && strncmp(next, " # connected to 127.0.0.1 port ", 31) == 0 &&
 		  strstr(next, " > v001222\\x0a\n"),
 		  "then at once the reconnection and the message resent:\n%s", tx);
+}
+
+/* Serve one connection: read the message, answer that the game is over
+ * (Voittaja: B), then wait for the relay to hang up. */
+static void *serve_win_at_once(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+	char sink[64];
+	int c = accept_message(h, 0);
+
+	if (c < 0)
+		return NULL;
+	test_write_all(c, win, sizeof win - 1);
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+/* A bot that closed its stdin: the relay's write of the response fails
+ * (EPIPE, not a SIGPIPE that would kill the relay), the game ends as the
+ * server says, and the bot, which does not exit, is killed after the
+ * grace with status 124, as the transcript notes too. */
+Test(bot_rules, relay_outlives_a_bot_without_stdin, .timeout = 60)
+{
+	half_server h = {0};
+	const char *opts[] = {"--grace-ms", "100", NULL};
+
+	int st = relay_against_opts(serve_win_at_once, &h, opts, "exec 0<&-; echo v001222; exec sleep 60");
+	const char *err = test_read_file(h.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d: %s", st, err);
+	cr_assert_str_eq(h.got[0], "v001222\n");
+	cr_assert(strstr(err, "kimble-relay: the bot did not exit within 100 ms after the game; killed\n"),
+		  "%s", err);
+	const char *tx = test_read_file(h.dir, "tx");
+	cr_assert(strstr(tx, " < Voittaja: B\n"), "%s", tx);
+	cr_assert(strstr(tx, " # the bot did not exit within 100 ms after the game; killed\n"), "%s", tx);
+}
+
+/* A test double for what the relay's own signal handlers never cause (they
+ * end the process): a poll() interrupted by a signal.  While poll_eintr is
+ * above 0, poll called from the thread poll_thread (this definition takes
+ * the place of the C library's for the whole test binary) fails with
+ * EINTR and counts down; otherwise it hands the call to the C library. */
+static int poll_eintr;
+static pthread_t poll_thread;
+
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	static int (*libc_poll)(struct pollfd *, nfds_t, int);
+
+	if (poll_eintr > 0 && pthread_equal(pthread_self(), poll_thread)) {
+		poll_eintr--;
+		errno = EINTR;
+		return -1;
+	}
+	if (!libc_poll)
+		*(void **)&libc_poll = dlsym(RTLD_NEXT, "poll");
+	return libc_poll(fds, n, timeout);
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* kb_relay_run in this process: an interrupted poll is tried again (the
+ * bot's message still reaches the server), and when the bot exits before
+ * the game ends the relay returns its status having closed every
+ * descriptor it opened (the server sees the connection end). */
+Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+	char got[64];
+
+	cr_assert_geq(listen_fd, 0);
+	int before = open_fds();
+	poll_thread = pthread_self();
+	poll_eintr = 1;
+	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
+	cr_assert_eq(poll_eintr, 0, "the relay polled");
+	cr_assert_eq(open_fds(), before, "the relay left a descriptor open");
+	int c = accept(listen_fd, NULL, NULL);
+	cr_assert_geq(c, 0);
+	read_message(c, got);
+	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
+	close(c);
+	close(listen_fd);
 }
 
 /* ---- command lines --------------------------------------------------------- */
