@@ -463,3 +463,25 @@ Test(core_rules, svg_squares_of_the_back_layer)
 	cr_assert_eq(circles, KB_BOARD_LEN, "one circle of 12 px per square");
 	free(svg);
 }
+
+/* A piece leaving home: the arrow starts 8 px from the centre of the
+ * seat's first home slot (row 5, column 5 for A: 170, 170), where a home
+ * piece always stands, towards A's start square (row 4, column 4: 142,
+ * 142), and the ring marking the legal piece is on that slot too. */
+Test(core_rules, svg_arrow_from_home_starts_at_the_first_slot)
+{
+	kb_frame fr;
+	char want[200];
+	double off = 8 * 0.70710678118654752; /* 8 px along the diagonal */
+
+	empty_frame(&fr);
+	fr.fx.home[0] = 1;
+	fr.fx.seat = 0, fr.fx.die = 6, fr.fx.legal = 0x1;
+	fr.fx.legal_from[0] = KB_SQ_HOME, fr.fx.legal_to[0] = 0;
+	fr.fx.index = 0, fr.fx.from = KB_SQ_HOME, fr.fx.to = 0;
+	char *svg = svg_of_frame(&fr);
+	snprintf(want, sizeof want, "<line x1=\"%.1f\" y1=\"%.1f\" ", 170 - off, 170 - off);
+	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
+	cr_assert(strstr(svg, "<circle cx=\"170\" cy=\"170\" r=\"14\" fill=\"none\" stroke=\"#222\""), "%s", svg);
+	free(svg);
+}
