@@ -485,3 +485,42 @@ Test(core_rules, svg_arrow_from_home_starts_at_the_first_slot)
 	cr_assert(strstr(svg, "<circle cx=\"170\" cy=\"170\" r=\"14\" fill=\"none\" stroke=\"#222\""), "%s", svg);
 	free(svg);
 }
+
+/* A roll with no legal piece says so where the list of pieces would
+ * start (248 + 22), at 13 px like that list's heading, and lists none. */
+Test(core_rules, svg_roll_that_passes)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	fr.fx.seat = 2, fr.fx.die = 4, fr.fx.legal = 0;
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"16\" font-weight=\"bold\" "
+			      "fill=\"#2ca02c\">C rolls 4</text>\n"
+			      "<text x=\"480\" y=\"270\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">no piece can move: the roll passes</text>\n"), "%s", svg);
+	cr_assert_null(strstr(svg, "piece 0"), "%s", svg);
+	free(svg);
+}
+
+/* How the game ended, wrapped at spaces to the panel's 300 px (38
+ * characters at 13 px): a word longer than a line is not broken but set
+ * smaller on a line of its own (50 characters fit at 10 px), 17 px below
+ * "ended:". */
+Test(core_rules, svg_long_word_of_the_ending_set_smaller)
+{
+	kb_frame fr;
+	char want[300];
+	const char *word = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx";
+
+	empty_frame(&fr);
+	fr.over = 1, fr.winner = 1;
+	snprintf(fr.result, sizeof fr.result, "%s", word);
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">ended:</text>\n"), "%s", svg);
+	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"10\" font-weight=\"normal\" "
+				    "fill=\"#222\">%s</text>\n", word);
+	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
+	free(svg);
+}
