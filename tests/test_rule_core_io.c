@@ -524,3 +524,20 @@ Test(core_rules, svg_long_word_of_the_ending_set_smaller)
 	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
 	free(svg);
 }
+
+/* A game that ended without a winner says so where the winner would
+ * stand (248, 20 px), then how it ended. */
+Test(core_rules, svg_no_winner)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	fr.over = 1;
+	strcpy(fr.result, "roll limit");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
+			      "fill=\"#222\">no winner</text>\n"
+			      "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">ended: roll limit</text>\n"), "%s", svg);
+	free(svg);
+}
