@@ -541,3 +541,24 @@ Test(core_rules, svg_no_winner)
 			      "fill=\"#222\">ended: roll limit</text>\n"), "%s", svg);
 	free(svg);
 }
+
+/* A forfeit line names the seat in the room its other words leave (45
+ * characters at 11 px less 2, less " forfeited at roll 19 (exit)": 15);
+ * a longer name is cut to 14 characters and an ellipsis, 15 in all. */
+Test(core_rules, svg_forfeit_name_cut_to_its_room)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	strcpy(fr.name[2], "abcdefghijklmnopqrstuvwxyz");
+	fr.forfeit[2].roll = 19;
+	strcpy(fr.forfeit[2].reason, "exit");
+	strcpy(fr.forfeit[2].replacement, "hard");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n"), "%s", svg);
+	free(svg);
+	strcpy(fr.name[2], "abcdefghijklmno");
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"), "15 fit whole: %s", svg);
+	free(svg);
+}
