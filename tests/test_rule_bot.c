@@ -477,12 +477,15 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert_eq(d.games, 12);
 	cr_assert_gt(d.n, 12 * 20);
 	unsigned lineups = 0; /* bit l: lineup l (3 x 3 x 3 kinds of B, C, D) seen */
+	unsigned kinds = 0;   /* bit k: an opponent of kind k seen */
 	for (size_t i = 0; i < d.n; i++) {
 		const kb_fit_sample *s = &d.s[i];
 		unsigned want = 1, l = 0;
 		for (int t = 1; t < KB_SEATS; t++) {
 			cr_assert(s->kinds[t] == 0xff || s->kinds[t] == KB_EASY || s->kinds[t] == KB_HARD,
 				  "type %d", s->kinds[t]);
+			if (s->kinds[t] != 0xff)
+				kinds |= 1u << s->kinds[t];
 			if (s->kinds[t] != 0xff)
 				want |= 1u << t;
 			l = 3 * l + (s->kinds[t] == 0xff ? 0 : s->kinds[t]);
@@ -500,6 +503,7 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	 * with seat C or D */
 	cr_assert_geq(__builtin_popcount(lineups), 3, "lineups seen: %#x", lineups);
 	cr_assert(lineups & ~0x7u, "only seat B ever played: %#x", lineups);
+	cr_assert_eq(kinds, 1u << KB_EASY | 1u << KB_HARD, "easy and hard opponents both drawn: %#x", kinds);
 	kb_fit_free(&d);
 
 	/* keep = 3 keeps every third roll: a third of the samples */
@@ -515,6 +519,7 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	size_t held0 = malloc_held();
 	cr_assert_eq(kb_fit_collect(&probe, &kb_weights_default, 0, 1, 9, 1), 0);
 	size_t held1 = malloc_held(), bytes = probe.cap * sizeof *probe.s;
+	cr_assert_eq(probe.cap, (size_t)1 << 16, "the first block holds 65,536 samples (fit.h)");
 	kb_fit_free(&probe);
 	if (held1 >= held0 + bytes)
 		cr_assert_leq(malloc_held() + bytes, held1, "%zu bytes not freed", bytes);
