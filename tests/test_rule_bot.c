@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
@@ -539,6 +540,49 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	kb_fit_free(&zero_keep);
 	kb_fit_free(&every);
 	kb_fit_free(&third);
+}
+
+/* wins counts the games seat A (the bot) won: one game at a time, wins is
+ * 1 exactly when the game's samples name A as the winner (seeds where the
+ * bot wins and where it loses). */
+Test(bot_rules, fit_wins_are_seat_as_wins, .timeout = 60)
+{
+	int won = 0, lost = 0;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		kb_fit_data d = {0};
+		cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, seed, 1), 0);
+		cr_assert_gt(d.n, 0);
+		cr_assert_eq(d.wins, d.s[0].winner == 0, "seed %d: winner %d, wins %ld", (int)seed,
+			     d.s[0].winner, d.wins);
+		won += d.s[0].winner == 0, lost += d.s[0].winner != 0;
+		kb_fit_free(&d);
+	}
+	cr_assert(won && lost, "the bot won %d of 12", won);
+}
+
+/* A game's samples get its winner, and nothing past them does: a buffer
+ * the game fills exactly, followed by a page that may not be touched,
+ * takes the game's samples (those of a fresh collection) and no write
+ * beyond its last one. */
+Test(bot_rules, fit_collect_writes_only_its_samples, .timeout = 60)
+{
+	kb_fit_data probe = {0};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	cr_assert_eq(kb_fit_collect(&probe, &kb_weights_default, 0, 1, 4, 1), 0);
+	size_t bytes = probe.n * sizeof *probe.s, room = (bytes + page - 1) / page * page;
+	char *base = mmap(NULL, room + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(base, MAP_FAILED);
+	cr_assert_eq(mprotect(base + room, page, PROT_NONE), 0);
+	kb_fit_data d = {(kb_fit_sample *)(base + room - bytes), 0, probe.n, 0, 0};
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, 4, 1), 0);
+	cr_assert_eq(d.n, probe.n);
+	cr_assert_eq(memcmp(d.s, probe.s, bytes), 0);
+	for (size_t i = 0; i < d.n; i++)
+		cr_assert_eq(d.s[i].winner, probe.s[d.n - 1].winner, "sample %zu", i);
+	munmap(base, room + page);
+	kb_fit_free(&probe);
 }
 
 /* Alone, the bot wins every game; against opponents, not every one. */
