@@ -585,6 +585,76 @@ Test(bot_rules, fit_collect_writes_only_its_samples, .timeout = 60)
 	kb_fit_free(&probe);
 }
 
+/* The positions of a reference game, one per roll: the k-th game of
+ * seed (rng.h's KB_TAG_GAME stream) with the lineup kinds, the bot at
+ * level 0 without rollouts knowing each opponent's kind (search.h). */
+typedef struct ref_rolls {
+	const kb_game *game;
+	kb_pos pos[4096];
+	size_t n;
+} ref_rolls;
+
+static void ref_rolled(void *ctx, const kb_roll *roll)
+{
+	ref_rolls *r = ctx;
+
+	(void)roll;
+	if (r->n < 4096)
+		r->pos[r->n++] = r->game->pos;
+}
+
+static void ref_collect(ref_rolls *r, uint64_t seed, const uint8_t kinds[KB_SEATS])
+{
+	static const kb_rollout_params off = {0, 0, 0, 0, 0};
+	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+	const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+	kb_game game;
+	kb_search bot;
+
+	for (int s = 1; s < KB_SEATS; s++)
+		if (kinds[s] != 0xff) {
+			ctl[s] = kinds[s];
+			opp[s] = kinds[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+		}
+	uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, 0);
+	kb_game_init(&game, gseed, ctl);
+	kb_search_init(&bot, game.pos.present, opp, gseed, 0);
+	bot.w = &kb_weights_default;
+	bot.rollout = &off;
+	kb_search_set_level(&bot, 0);
+	r->game = &game;
+	r->n = 0;
+	kb_hooks h = {ref_rolled, NULL, r};
+	while (kb_game_advance(&game, &h) == 0)
+		kb_game_decide(&game, kb_search_decide(&bot, &game.pos, game.pending_die,
+						       kb_game_pending_mask(&game), NULL), &h);
+}
+
+/* The bot of the tuner's self-play knows its opponents: each collected
+ * game is the game of a bot told each seat's kind (easy as easy), played
+ * from the same seed (checked on seeds whose lineup has an easy seat). */
+Test(bot_rules, fit_collect_bot_knows_its_opponents, .timeout = 60)
+{
+	static ref_rolls ref;
+	int checked = 0;
+
+	for (uint64_t seed = 1; seed <= 40 && checked < 4; seed++) {
+		kb_fit_data d = {0};
+		cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, seed, 1), 0);
+		const uint8_t *kinds = d.s[0].kinds;
+		if (kinds[1] == KB_EASY || kinds[2] == KB_EASY || kinds[3] == KB_EASY) {
+			ref_collect(&ref, seed, kinds);
+			cr_assert_eq(d.n, ref.n, "seed %d: rolls", (int)seed);
+			for (size_t i = 0; i < d.n; i++)
+				cr_assert(memcmp(&d.s[i].pos, &ref.pos[i], sizeof ref.pos[i]) == 0,
+					  "seed %d roll %zu", (int)seed, i);
+			checked++;
+		}
+		kb_fit_free(&d);
+	}
+	cr_assert_eq(checked, 4);
+}
+
 /* Alone, the bot wins every game; against opponents, not every one. */
 Test(bot_rules, fit_winrate_alone_is_one, .timeout = 60)
 {
