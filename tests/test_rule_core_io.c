@@ -548,12 +548,11 @@ Test(core_rules, svg_no_winner)
 Test(core_rules, svg_forfeit_name_cut_to_its_room)
 {
 	kb_frame fr;
+	const kb_frame_forfeit exit19 = {19, "exit", "hard"};
 
 	empty_frame(&fr);
 	strcpy(fr.name[2], "abcdefghijklmnopqrstuvwxyz");
-	fr.forfeit[2].roll = 19;
-	strcpy(fr.forfeit[2].reason, "exit");
-	strcpy(fr.forfeit[2].replacement, "hard");
+	fr.forfeit[2] = exit19;
 	char *svg = svg_of_frame(&fr);
 	cr_assert(strstr(svg, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n"), "%s", svg);
 	free(svg);

@@ -205,18 +205,28 @@ Test(core_rules, model_logit_leaves_unseen_features_at_zero)
 	cr_assert_gt(m.w[KB_F_CAPTURE], 0.1, "capture chosen whenever legal: %g", m.w[KB_F_CAPTURE]);
 }
 
+/* st holding two decisions between the same two candidates (all else
+ * equal), one taking the foremost, one the rearmost, with the faded sums
+ * given (stats_of_samples). */
+static void balanced_stats(kb_model_stats *st, double log_choices, double easy_misses,
+			   double hard_misses)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
+	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
+	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
+
+	stats_of_samples(st, smp, 2, log_choices, easy_misses, hard_misses);
+}
+
 /* Samples that favour neither of two candidates (each chose the foremost
  * once and the rearmost once, all else equal) leave the logit's best
  * weights at exactly 0: the fit starts there and finds nothing to gain. */
 Test(core_rules, model_logit_of_balanced_choices_is_zero)
 {
-	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
-	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
-	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
 	kb_model_stats st;
 	kb_model m;
 
-	stats_of_samples(&st, smp, 2, 2 * log(2.0), 1, 1);
+	balanced_stats(&st, 2 * log(2.0), 1, 1);
 	kb_model_fit(&m, &st);
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert_eq(m.w[k], 0.0, "feature %d: weight %.17g", k, m.w[k]);
@@ -344,13 +354,10 @@ Test(core_rules, model_pick_lowest_index_on_ties)
  * half the decisions, nothing. */
 Test(core_rules, model_weights_of_a_long_history)
 {
-	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
-	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
-	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
 	kb_model_stats st;
 	kb_model m;
 
-	stats_of_samples(&st, smp, 2, 0, 0, 0);
+	balanced_stats(&st, 0, 0, 0);
 	st.recent = 2000, st.recent_log_choices = 2000 * log(2.0);
 	for (int r = 0; r < KB_RULES; r++)
 		st.recent_miss[r] = 1000;
