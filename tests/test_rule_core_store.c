@@ -25,15 +25,18 @@
  * the place of LMDB's for the whole test binary) answers MDB_MAP_RESIZED
  * and counts down; otherwise it hands the call to LMDB. */
 static int resized_begins;
+/* Likewise: while panicked_begins is above 0, an error no remedy helps. */
+static int panicked_begins;
 
 int mdb_txn_begin(MDB_env *env, MDB_txn *parent, unsigned int flags, MDB_txn **txn)
 {
 	static int (*lmdb_begin)(MDB_env *, MDB_txn *, unsigned int, MDB_txn **);
 
-	if (resized_begins > 0) {
-		resized_begins--;
+	if (resized_begins > 0 || panicked_begins > 0) {
+		int rc = resized_begins > 0 ? MDB_MAP_RESIZED : MDB_PANIC;
+		*(resized_begins > 0 ? &resized_begins : &panicked_begins) -= 1;
 		*txn = NULL;
-		return MDB_MAP_RESIZED;
+		return rc;
 	}
 	if (!lmdb_begin)
 		*(void **)&lmdb_begin = dlsym(RTLD_NEXT, "mdb_txn_begin");
@@ -420,4 +423,25 @@ Test(core_rules, store_begin_gives_up_after_four_resized_maps)
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), KB_STORE_ERROR);
 	cr_assert_null(st);
 	cr_assert(strstr(err.msg, ": cannot open: MDB_MAP_RESIZED"), "%s", err.msg);
+}
+
+/* A transaction that cannot begin for a reason no retry mends (LMDB's
+ * MDB_PANIC here) fails the read at once, with LMDB's message, and leaves
+ * the record empty. */
+Test(core_rules, store_read_fails_when_no_transaction_begins)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_opp_rec rec;
+	kb_err err;
+
+	memset(&rec, 0xab, sizeof rec);
+	panicked_begins = 1;
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), KB_STORE_ERROR);
+	cr_assert_eq(panicked_begins, 0, "one attempt, no retry");
+	cr_assert(strstr(err.msg, ": cannot read: MDB_PANIC"), "%s", err.msg);
+	cr_assert_eq(rec.games, 0);
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), 0, "%s", err.msg);
+	cr_assert_eq(rec.games, 2);
+	kb_store_close(st);
 }
