@@ -6,6 +6,7 @@
  * slot taken.  Expectations are written out by hand, never computed with the code under
  * test. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <lmdb.h>
 #include <malloc.h>
@@ -61,6 +62,25 @@ int mdb_env_info(MDB_env *env, MDB_envinfo *stat)
 		stat->me_last_txnid += 2;
 	}
 	return rc;
+}
+
+/* And for a cursor LMDB cannot open (out of memory): while
+ * failed_cursors is above 0, mdb_cursor_open fails with ENOMEM and counts
+ * down. */
+static int failed_cursors;
+
+int mdb_cursor_open(MDB_txn *txn, MDB_dbi dbi, MDB_cursor **cursor)
+{
+	static int (*lmdb_cursor_open)(MDB_txn *, MDB_dbi, MDB_cursor **);
+
+	if (failed_cursors > 0) {
+		failed_cursors--;
+		*cursor = NULL;
+		return ENOMEM;
+	}
+	if (!lmdb_cursor_open)
+		*(void **)&lmdb_cursor_open = dlsym(RTLD_NEXT, "mdb_cursor_open");
+	return lmdb_cursor_open(txn, dbi, cursor);
 }
 
 /* A new store in a fresh folder dir holding one opponent record: kim,
@@ -498,5 +518,24 @@ Test(core_rules, frozen_read_tried_eight_times)
 	cr_assert_eq(kb_store_digest(st, &changed, &err), KB_STORE_ERROR);
 	cr_assert(strstr(err.msg, ": changed while read (frozen)"), "%s", err.msg);
 	changed_snapshots = 0;
+	kb_store_close(st);
+}
+
+/* A walk whose cursor cannot be opened fails, naming the reason, and ends
+ * its read transaction: the next read in this thread (which LMDB refuses
+ * while the thread holds a read transaction) works. */
+Test(core_rules, store_walk_without_a_cursor_ends_its_read)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_store_visitor vis = {NULL, NULL, NULL};
+	kb_opp_rec rec;
+	kb_err err;
+
+	failed_cursors = 1;
+	cr_assert_eq(kb_store_each(st, &vis, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": cannot read: Cannot allocate memory"), "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), 0, "%s", err.msg);
+	cr_assert_eq(rec.games, 2);
 	kb_store_close(st);
 }
