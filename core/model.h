@@ -123,7 +123,10 @@ typedef struct kb_model_stats {
 	double recent_log_choices;    /* log(number of legal moves) */
 	double recent_miss[KB_RULES]; /* decisions where rule r chose otherwise */
 	double fit_w[KB_FEATURES];    /* the last game's logit fit: the centre of
-					 the next fit's prior (kb_model_fit) */
+					 the next fit's prior (kb_model_fit); a
+					 weight not finite or not within
+					 -1000..1000 (a damaged record) counts
+					 as 0 there */
 	/* the bot's own predictions, faded alike: decisions it predicted with
 	 * the model fitted before the game, and how many it predicted right
 	 * (an out-of-sample accuracy; kb_model_observe_prediction) */

@@ -4,12 +4,16 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +27,7 @@
 #include "core/err.h"
 
 #include "bot/client.h"
+#include "bot/relay/relay.h"
 #include "bot/eval.h"
 #include "bot/opponent.h"
 #include "bot/tune/td.h"
@@ -123,26 +128,28 @@ static int listen_any(int *port)
 }
 
 /* Serve with serve (a thread) on a fresh port and run the relay there with
- * --retry-ms retry_ms (NULL: none) and the bot script (sh -c) in folder
- * dir; returns the relay's wait status. */
-static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
-			 const char *script)
+ * the options opts (NULL-terminated, at most 4) and the bot script (sh -c)
+ * in folder dir; returns the relay's wait status. */
+static int relay_against_opts(void *(*serve)(void *), half_server *h, const char *const opts[],
+			      const char *script)
 {
 	char *dir = h->dir;
 	pthread_t th;
 	char relay[512], port[16], errp[300];
-	int p;
+	char *argv[16];
+	int p, n = 0;
 
 	test_tmpdir(dir, sizeof h->dir);
 	h->listen_fd = listen_any(&p);
 	cr_assert_geq(h->listen_fd, 0);
 	snprintf(port, sizeof port, "%d", p);
 	pthread_create(&th, NULL, serve, h);
-	char *argv[] = {(char *)test_bin("kimble-relay", relay, sizeof relay), "--port", port,
-			"--transcript", "tx", "--retry-ms", (char *)retry_ms, "--", "/bin/sh", "-c",
-			(char *)script, NULL};
-	if (!retry_ms) /* the default */
-		memmove(argv + 5, argv + 7, 5 * sizeof *argv);
+	argv[n++] = (char *)test_bin("kimble-relay", relay, sizeof relay);
+	argv[n++] = "--port", argv[n++] = port, argv[n++] = "--transcript", argv[n++] = "tx";
+	for (int i = 0; opts[i] && i < 4; i++)
+		argv[n++] = (char *)opts[i];
+	argv[n++] = "--", argv[n++] = "/bin/sh", argv[n++] = "-c", argv[n++] = (char *)script;
+	argv[n] = NULL;
 	test_proc proc;
 	snprintf(errp, sizeof errp, "%s/relay.err", dir);
 	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, errp), 0);
@@ -153,6 +160,15 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	if (h->placeholder > 0)
 		close(h->placeholder);
 	return st;
+}
+
+/* As relay_against_opts with --retry-ms retry_ms (NULL: the default). */
+static int relay_against(void *(*serve)(void *), half_server *h, const char *retry_ms,
+			 const char *script)
+{
+	const char *opts[] = {"--retry-ms", retry_ms, NULL};
+
+	return relay_against_opts(serve, h, retry_ms ? opts : opts + 2, script);
 }
 
 /* Serve one connection: read the message, then close it and stop
@@ -222,6 +238,107 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	cr_assert(next && strncmp(next, " # connected to 127.0.0.1 port ", 31) == 0 &&
 		  strstr(next, " > v001222\\x0a\n"),
 		  "then at once the reconnection and the message resent:\n%s", tx);
+}
+
+/* Serve one connection: read the message, answer that the game is over
+ * (Voittaja: B), then wait for the relay to hang up. */
+static void *serve_win_at_once(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+	char sink[64];
+	int c = accept_message(h, 0);
+
+	if (c < 0)
+		return NULL;
+	test_write_all(c, win, sizeof win - 1);
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+/* A bot that closed its stdin: the relay's write of the response fails
+ * (EPIPE, not a SIGPIPE that would kill the relay), the game ends as the
+ * server says, and the bot, which does not exit, is killed after the
+ * grace with status 124, as the transcript notes too. */
+Test(bot_rules, relay_outlives_a_bot_without_stdin, .timeout = 60)
+{
+	half_server h = {0};
+	const char *opts[] = {"--grace-ms", "100", NULL};
+
+	int st = relay_against_opts(serve_win_at_once, &h, opts, "exec 0<&-; echo v001222; exec sleep 60");
+	const char *err = test_read_file(h.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d: %s", st, err);
+	cr_assert_str_eq(h.got[0], "v001222\n");
+	cr_assert(strstr(err, "kimble-relay: the bot did not exit within 100 ms after the game; killed\n"),
+		  "%s", err);
+	const char *tx = test_read_file(h.dir, "tx");
+	cr_assert(strstr(tx, " < Voittaja: B\n"), "%s", tx);
+	cr_assert(strstr(tx, " # the bot did not exit within 100 ms after the game; killed\n"), "%s", tx);
+}
+
+/* A test double for what the relay's own signal handlers never cause (they
+ * end the process): a poll() interrupted by a signal.  While poll_eintr is
+ * above 0, poll called from the thread poll_thread (this definition takes
+ * the place of the C library's for the whole test binary) fails with
+ * EINTR and counts down; otherwise it hands the call to the C library. */
+static int poll_eintr;
+static pthread_t poll_thread;
+
+int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	static int (*libc_poll)(struct pollfd *, nfds_t, int);
+
+	if (poll_eintr > 0 && pthread_equal(pthread_self(), poll_thread)) {
+		poll_eintr--;
+		errno = EINTR;
+		return -1;
+	}
+	if (!libc_poll)
+		*(void **)&libc_poll = dlsym(RTLD_NEXT, "poll");
+	return libc_poll(fds, n, timeout);
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+
+	cr_assert_not_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* kb_relay_run in this process: an interrupted poll is tried again (the
+ * bot's message still reaches the server), and when the bot exits before
+ * the game ends the relay returns its status having closed every
+ * descriptor it opened (the server sees the connection end). */
+Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+	char got[64];
+
+	cr_assert_geq(listen_fd, 0);
+	int before = open_fds();
+	poll_thread = pthread_self();
+	poll_eintr = 1;
+	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
+	cr_assert_eq(poll_eintr, 0, "the relay polled");
+	cr_assert_eq(open_fds(), before, "the relay left a descriptor open");
+	int c = accept(listen_fd, NULL, NULL);
+	cr_assert_geq(c, 0);
+	read_message(c, got);
+	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
+	close(c);
+	close(listen_fd);
 }
 
 /* ---- command lines --------------------------------------------------------- */
@@ -319,6 +436,13 @@ Test(bot_rules, relay_gives_up_after_retry_ms, .timeout = 60)
 	err = test_read_file(d.dir, "relay.err");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 69, "relay status %d: %s", st, err);
 	cr_assert(strstr(err, "could not reconnect within 3000 ms") != NULL, "%s", err);
+	/* between tries the relay waits (50 ms) rather than spinning: its
+	 * 3.2 s of trying cost it (and its bots) little processor time; a
+	 * relay retrying without a pause spends all of it on the processor */
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	cr_assert_lt(cpu, 0.3, "the relays used %.3f s of processor time", cpu);
 }
 
 /* ---- the tuner's self-play data (bot/tune/fit.h) --------------------------------- */
@@ -354,12 +478,15 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	cr_assert_eq(d.games, 12);
 	cr_assert_gt(d.n, 12 * 20);
 	unsigned lineups = 0; /* bit l: lineup l (3 x 3 x 3 kinds of B, C, D) seen */
+	unsigned kinds = 0;   /* bit k: an opponent of kind k seen */
 	for (size_t i = 0; i < d.n; i++) {
 		const kb_fit_sample *s = &d.s[i];
 		unsigned want = 1, l = 0;
 		for (int t = 1; t < KB_SEATS; t++) {
 			cr_assert(s->kinds[t] == 0xff || s->kinds[t] == KB_EASY || s->kinds[t] == KB_HARD,
 				  "type %d", s->kinds[t]);
+			if (s->kinds[t] != 0xff)
+				kinds |= 1u << s->kinds[t];
 			if (s->kinds[t] != 0xff)
 				want |= 1u << t;
 			l = 3 * l + (s->kinds[t] == 0xff ? 0 : s->kinds[t]);
@@ -377,6 +504,7 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	 * with seat C or D */
 	cr_assert_geq(__builtin_popcount(lineups), 3, "lineups seen: %#x", lineups);
 	cr_assert(lineups & ~0x7u, "only seat B ever played: %#x", lineups);
+	cr_assert_eq(kinds, 1u << KB_EASY | 1u << KB_HARD, "easy and hard opponents both drawn: %#x", kinds);
 	kb_fit_free(&d);
 
 	/* keep = 3 keeps every third roll: a third of the samples */
@@ -392,6 +520,7 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	size_t held0 = malloc_held();
 	cr_assert_eq(kb_fit_collect(&probe, &kb_weights_default, 0, 1, 9, 1), 0);
 	size_t held1 = malloc_held(), bytes = probe.cap * sizeof *probe.s;
+	cr_assert_eq(probe.cap, (size_t)1 << 16, "the first block holds 65,536 samples (fit.h)");
 	kb_fit_free(&probe);
 	if (held1 >= held0 + bytes)
 		cr_assert_leq(malloc_held() + bytes, held1, "%zu bytes not freed", bytes);
@@ -411,6 +540,119 @@ Test(bot_rules, fit_samples_match_their_games, .timeout = 60)
 	kb_fit_free(&zero_keep);
 	kb_fit_free(&every);
 	kb_fit_free(&third);
+}
+
+/* wins counts the games seat A (the bot) won: one game at a time, wins is
+ * 1 exactly when the game's samples name A as the winner (seeds where the
+ * bot wins and where it loses). */
+Test(bot_rules, fit_wins_are_seat_as_wins, .timeout = 60)
+{
+	int won = 0, lost = 0;
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		kb_fit_data d = {0};
+		cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, seed, 1), 0);
+		cr_assert_gt(d.n, 0);
+		cr_assert_eq(d.wins, d.s[0].winner == 0, "seed %d: winner %d, wins %ld", (int)seed,
+			     d.s[0].winner, d.wins);
+		won += d.s[0].winner == 0, lost += d.s[0].winner != 0;
+		kb_fit_free(&d);
+	}
+	cr_assert(won && lost, "the bot won %d of 12", won);
+}
+
+/* A game's samples get its winner, and nothing past them does: a buffer
+ * the game fills exactly, followed by a page that may not be touched,
+ * takes the game's samples (those of a fresh collection) and no write
+ * beyond its last one. */
+Test(bot_rules, fit_collect_writes_only_its_samples, .timeout = 60)
+{
+	kb_fit_data probe = {0};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	cr_assert_eq(kb_fit_collect(&probe, &kb_weights_default, 0, 1, 4, 1), 0);
+	size_t bytes = probe.n * sizeof *probe.s, room = (bytes + page - 1) / page * page;
+	char *base = mmap(NULL, room + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(base, MAP_FAILED);
+	cr_assert_eq(mprotect(base + room, page, PROT_NONE), 0);
+	kb_fit_data d = {(kb_fit_sample *)(base + room - bytes), 0, probe.n, 0, 0};
+	cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, 4, 1), 0);
+	cr_assert_eq(d.n, probe.n);
+	cr_assert_eq(memcmp(d.s, probe.s, bytes), 0);
+	for (size_t i = 0; i < d.n; i++)
+		cr_assert_eq(d.s[i].winner, probe.s[d.n - 1].winner, "sample %zu", i);
+	munmap(base, room + page);
+	kb_fit_free(&probe);
+}
+
+/* The positions of a reference game, one per roll: the k-th game of
+ * seed (rng.h's KB_TAG_GAME stream) with the lineup kinds, the bot at
+ * level 0 without rollouts knowing each opponent's kind (search.h). */
+typedef struct ref_rolls {
+	const kb_game *game;
+	kb_pos pos[4096];
+	size_t n;
+} ref_rolls;
+
+static void ref_rolled(void *ctx, const kb_roll *roll)
+{
+	ref_rolls *r = ctx;
+
+	(void)roll;
+	if (r->n < 4096)
+		r->pos[r->n++] = r->game->pos;
+}
+
+static void ref_collect(ref_rolls *r, uint64_t seed, const uint8_t kinds[KB_SEATS])
+{
+	static const kb_rollout_params off = {0, 0, 0, 0, 0};
+	uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+	const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+	kb_game game;
+	kb_search bot;
+
+	for (int s = 1; s < KB_SEATS; s++)
+		if (kinds[s] != 0xff) {
+			ctl[s] = kinds[s];
+			opp[s] = kinds[s] == KB_EASY ? &kb_opponent_easy : &kb_opponent_hard;
+		}
+	uint64_t gseed = kb_stream_seed(seed, KB_TAG_GAME, 0);
+	kb_game_init(&game, gseed, ctl);
+	kb_search_init(&bot, game.pos.present, opp, gseed, 0);
+	bot.w = &kb_weights_default;
+	bot.rollout = &off;
+	kb_search_set_level(&bot, 0);
+	r->game = &game;
+	r->n = 0;
+	kb_hooks h = {ref_rolled, NULL, r};
+	while (kb_game_advance(&game, &h) == 0)
+		kb_game_decide(&game, kb_search_decide(&bot, &game.pos, game.pending_die,
+						       kb_game_pending_mask(&game), NULL), &h);
+}
+
+/* The bot of the tuner's self-play knows its opponents: each collected
+ * game is the game of a bot told each seat's kind (easy as easy), played
+ * from the same seed (checked on seeds whose lineup has an easy seat). */
+Test(bot_rules, fit_collect_bot_knows_its_opponents, .timeout = 60)
+{
+	static ref_rolls ref;
+	int checked = 0;
+
+	for (uint64_t seed = 1; seed <= 40 && checked < 4; seed++) {
+		kb_fit_data d = {0};
+		cr_assert_eq(kb_fit_collect(&d, &kb_weights_default, 0, 1, seed, 1), 0);
+		const uint8_t *kinds = d.s[0].kinds;
+		if (kinds[1] == KB_EASY || kinds[2] == KB_EASY || kinds[3] == KB_EASY) {
+			ref_collect(&ref, seed, kinds);
+			cr_assert_eq(d.n, ref.n, "seed %d: rolls", (int)seed);
+			for (size_t i = 0; i < d.n; i++)
+				cr_assert(memcmp(&d.s[i].pos, &ref.pos[i], sizeof ref.pos[i]) == 0,
+					  "seed %d roll %zu", (int)seed, i);
+			checked++;
+		}
+		kb_fit_free(&d);
+	}
+	cr_assert_eq(checked, 4);
 }
 
 /* Alone, the bot wins every game; against opponents, not every one. */
@@ -1754,6 +1996,33 @@ Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
 	log_text = td_train_logged(&got, &p, &rng);
 	cr_assert_str_eq(log_text, "");
 	free(log_text);
+}
+
+/* kimble-tune --spsa N takes N SPSA steps from the starting weights: from
+ * --init's piece values (0.12 per bucket) every value of the first row
+ * moves by +-step (y+ - y-) / (2 x 0.05), y+ and y- as its log says. */
+Test(bot_rules, tune_spsa_option_takes_its_steps, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--init", "--rounds", "0", "--spsa", "1", "--spsa-games", "4",
+			      "--spsa-step", "0.01", "--seed", "7", NULL};
+	double yp, ym, before, after;
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: %lf vs %lf\n"
+			    "kimble-tune: win rate after SPSA %lf\n", &before, &yp, &ym, &after), 4, "%s", err);
+	double g = 0.01 * (yp - ym) / 0.1;
+	cr_assert(fabs(g) > 1e-3, "seed 7 measures a difference: %s", err);
+	const char *row = strstr(out, "\t\t{");
+	cr_assert_not_null(row, "%.300s", out);
+	row += 3;
+	for (int b = 0; b < 8; b++) {
+		char *end;
+		double v = strtod(row, &end);
+		cr_assert(fabs(fabs(v - 0.12 * b) - fabs(g)) < 3e-5, "bucket %d: %f, expected %f +- %f", b, v,
+			  0.12 * b, g);
+		row = end + 2; /* past "f," */
+	}
 }
 
 /* kimble-tune with nothing to do prints the compiled-in weights as

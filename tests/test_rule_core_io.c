@@ -423,3 +423,141 @@ Test(core_rules, transcript_trailing_space_adds_no_field)
 	cr_assert_str_eq(tx.forfeit[1].detail, "-");
 	kb_tx_free(&tx);
 }
+
+/* The back layer's 44 squares (svg.h: the terminal picture's layout, a
+ * grid cell's centre at 30 + 28 x its number): the ring clockwise from A's
+ * start at row 4, column 4, each seat's start square ringed in its colour
+ * (3 px), the other ring squares white with a grey edge, and each goal
+ * running out of the corner before its seat's start, tinted in the seat's
+ * light colour. */
+Test(core_rules, svg_squares_of_the_back_layer)
+{
+	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
+	static const char *const tint[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
+	/* row, column of each square: ring 0..27, then A's, B's, C's, D's goal */
+	static const int cell[KB_BOARD_LEN][2] = {
+		{4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {4, 9}, {4, 10}, {4, 11},
+		{5, 11}, {6, 11}, {7, 11}, {8, 11}, {9, 11}, {10, 11},
+		{11, 11}, {11, 10}, {11, 9}, {11, 8}, {11, 7}, {11, 6}, {11, 5}, {11, 4},
+		{10, 4}, {9, 4}, {8, 4}, {7, 4}, {6, 4}, {5, 4},
+		{3, 3}, {2, 2}, {1, 1}, {0, 0},
+		{3, 12}, {2, 13}, {1, 14}, {0, 15},
+		{12, 12}, {13, 13}, {14, 14}, {15, 15},
+		{12, 3}, {13, 2}, {14, 1}, {15, 0}};
+	kb_frame fr;
+	char want[200];
+	int circles = 0;
+
+	empty_frame(&fr);
+	char *svg = svg_of_frame(&fr);
+	for (int i = 0; i < KB_BOARD_LEN; i++) {
+		int goal = i >= 28, start = !goal && i % 7 == 0, s = goal ? (i - 28) / 4 : i / 7;
+		snprintf(want, sizeof want,
+			 "<circle cx=\"%d\" cy=\"%d\" r=\"12\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
+			 30 + 28 * cell[i][1], 30 + 28 * cell[i][0], goal ? tint[s] : "#fff",
+			 start ? colour[s] : "#999", start ? 3 : 1);
+		cr_assert(strstr(svg, want), "square %d: %s", i, want);
+	}
+	for (const char *p = svg; (p = strstr(p, "r=\"12\"")) != NULL; p++)
+		circles++;
+	cr_assert_eq(circles, KB_BOARD_LEN, "one circle of 12 px per square");
+	free(svg);
+}
+
+/* A piece leaving home: the arrow starts 8 px from the centre of the
+ * seat's first home slot (row 5, column 5 for A: 170, 170), where a home
+ * piece always stands, towards A's start square (row 4, column 4: 142,
+ * 142), and the ring marking the legal piece is on that slot too. */
+Test(core_rules, svg_arrow_from_home_starts_at_the_first_slot)
+{
+	kb_frame fr;
+	char want[200];
+	double off = 8 * 0.70710678118654752; /* 8 px along the diagonal */
+
+	empty_frame(&fr);
+	fr.fx.home[0] = 1;
+	fr.fx.seat = 0, fr.fx.die = 6, fr.fx.legal = 0x1;
+	fr.fx.legal_from[0] = KB_SQ_HOME, fr.fx.legal_to[0] = 0;
+	fr.fx.index = 0, fr.fx.from = KB_SQ_HOME, fr.fx.to = 0;
+	char *svg = svg_of_frame(&fr);
+	snprintf(want, sizeof want, "<line x1=\"%.1f\" y1=\"%.1f\" ", 170 - off, 170 - off);
+	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
+	cr_assert(strstr(svg, "<circle cx=\"170\" cy=\"170\" r=\"14\" fill=\"none\" stroke=\"#222\""), "%s", svg);
+	free(svg);
+}
+
+/* A roll with no legal piece says so where the list of pieces would
+ * start (248 + 22), at 13 px like that list's heading, and lists none. */
+Test(core_rules, svg_roll_that_passes)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	fr.fx.seat = 2, fr.fx.die = 4, fr.fx.legal = 0;
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"16\" font-weight=\"bold\" "
+			      "fill=\"#2ca02c\">C rolls 4</text>\n"
+			      "<text x=\"480\" y=\"270\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">no piece can move: the roll passes</text>\n"), "%s", svg);
+	cr_assert_null(strstr(svg, "piece 0"), "%s", svg);
+	free(svg);
+}
+
+/* How the game ended, wrapped at spaces to the panel's 300 px (38
+ * characters at 13 px): a word longer than a line is not broken but set
+ * smaller on a line of its own (50 characters fit at 10 px), 17 px below
+ * "ended:". */
+Test(core_rules, svg_long_word_of_the_ending_set_smaller)
+{
+	kb_frame fr;
+	char want[300];
+	const char *word = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx";
+
+	empty_frame(&fr);
+	fr.over = 1, fr.winner = 1;
+	snprintf(fr.result, sizeof fr.result, "%s", word);
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">ended:</text>\n"), "%s", svg);
+	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"10\" font-weight=\"normal\" "
+				    "fill=\"#222\">%s</text>\n", word);
+	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
+	free(svg);
+}
+
+/* A game that ended without a winner says so where the winner would
+ * stand (248, 20 px), then how it ended. */
+Test(core_rules, svg_no_winner)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	fr.over = 1;
+	strcpy(fr.result, "roll limit");
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
+			      "fill=\"#222\">no winner</text>\n"
+			      "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
+			      "fill=\"#222\">ended: roll limit</text>\n"), "%s", svg);
+	free(svg);
+}
+
+/* A forfeit line names the seat in the room its other words leave (45
+ * characters at 11 px less 2, less " forfeited at roll 19 (exit)": 15);
+ * a longer name is cut to 14 characters and an ellipsis, 15 in all. */
+Test(core_rules, svg_forfeit_name_cut_to_its_room)
+{
+	kb_frame fr;
+	const kb_frame_forfeit exit19 = {19, "exit", "hard"};
+
+	empty_frame(&fr);
+	strcpy(fr.name[2], "abcdefghijklmnopqrstuvwxyz");
+	fr.forfeit[2] = exit19;
+	char *svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n"), "%s", svg);
+	free(svg);
+	strcpy(fr.name[2], "abcdefghijklmno");
+	svg = svg_of_frame(&fr);
+	cr_assert(strstr(svg, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"), "15 fit whole: %s", svg);
+	free(svg);
+}

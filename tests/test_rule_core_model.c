@@ -205,19 +205,167 @@ Test(core_rules, model_logit_leaves_unseen_features_at_zero)
 	cr_assert_gt(m.w[KB_F_CAPTURE], 0.1, "capture chosen whenever legal: %g", m.w[KB_F_CAPTURE]);
 }
 
+/* st holding two decisions between the same two candidates (all else
+ * equal), one taking the foremost, one the rearmost, with the faded sums
+ * given (stats_of_samples). */
+static void balanced_stats(kb_model_stats *st, double log_choices, double easy_misses,
+			   double hard_misses)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
+	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
+	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
+
+	stats_of_samples(st, smp, 2, log_choices, easy_misses, hard_misses);
+}
+
 /* Samples that favour neither of two candidates (each chose the foremost
  * once and the rearmost once, all else equal) leave the logit's best
  * weights at exactly 0: the fit starts there and finds nothing to gain. */
 Test(core_rules, model_logit_of_balanced_choices_is_zero)
 {
-	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
-	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
-	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 1, bits, prog1)};
 	kb_model_stats st;
 	kb_model m;
 
-	stats_of_samples(&st, smp, 2, 2 * log(2.0), 1, 1);
+	balanced_stats(&st, 2 * log(2.0), 1, 1);
 	kb_model_fit(&m, &st);
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert_eq(m.w[k], 0.0, "feature %d: weight %.17g", k, m.w[k]);
+}
+
+/* Land-threat of A's piece r moving d (its only legal piece) against pos. */
+static double lands_threatened(kb_pos pos, int r, int d)
+{
+	double f[KB_PIECES][KB_FEATURES];
+
+	pos.prog[0][0] = (int8_t)r;
+	kb_features(&pos, 0, d, 0x1, f);
+	return f[0][KB_F_LAND_THREAT];
+}
+
+/* An opponent's piece threatens the six ring squares after it (a roll of
+ * 1 to 6), not its own square nor the seventh; the span wraps from ring
+ * square 27 to 0, and stops at the opponent's last ring square (28 and on
+ * are its goal).  A's progress is its ring square. */
+Test(core_rules, model_threat_is_the_six_squares_ahead)
+{
+	/* B's piece at progress 12 is ring 19: 20..25 threatened */
+	kb_pos pos = test_pos(0x3, "", "12", "", "");
+	for (int t = 19; t <= 26; t++)
+		cr_assert_eq(lands_threatened(pos, t < 23 ? 16 : 20, t < 23 ? t - 16 : t - 20), t >= 20 && t <= 25,
+			     "ring %d", t);
+	double f[KB_PIECES][KB_FEATURES];
+	pos.prog[0][0] = 20;
+	kb_features(&pos, 0, 6, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ESCAPE], 1.0, "20 -> 26 escapes B's reach");
+
+	/* B at progress 19 is ring 26: 27 and 0..4 threatened */
+	pos = test_pos(0x3, "", "19", "", "");
+	cr_assert_eq(lands_threatened(pos, 24, 3), 1.0, "ring 27");
+	cr_assert_eq(lands_threatened(pos, KB_HOME, 6), 1.0, "ring 0, out of home");
+	cr_assert_eq(lands_threatened(pos, 1, 3), 1.0, "ring 4");
+	cr_assert_eq(lands_threatened(pos, 1, 4), 0.0, "ring 5");
+	/* A's piece on its start square (progress 0, on the ring) escapes */
+	pos.prog[0][0] = 0;
+	kb_features(&pos, 0, 6, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ESCAPE], 1.0, "0 -> 6 leaves ring 0, which B threatens");
+
+	/* B at progress 24 is ring 3, with three pieces in its goal (none at
+	 * home to threaten its start, ring 7): only its last ring squares
+	 * 25..27, rings 4..6 */
+	pos = test_pos(0x3, "", "24 28 29 30", "", "");
+	cr_assert_eq(lands_threatened(pos, 1, 3), 1.0, "ring 4");
+	cr_assert_eq(lands_threatened(pos, 1, 5), 1.0, "ring 6");
+	cr_assert_eq(lands_threatened(pos, 1, 6), 0.0, "ring 7: B's progress 28 is its goal");
+	cr_assert_eq(lands_threatened(pos, 2, 6), 0.0, "ring 8");
+}
+
+/* Each rule of model.h plays its preference where plain easy (rearmost)
+ * or hard (foremost) would not:
+ *  - safe: B at progress 23 (ring 2, its other pieces in its goal)
+ *    threatens rings 3..6; with a 4 A's piece 0 goes 10 -> 14 (safe all
+ *    along), piece 1 escapes 3 -> 7;
+ *  - stay/leave: A's piece 0 on 5, piece 1 at home, a 6;
+ *  - goal: A's 28 -> 30 moves inside the goal, 26 -> 28 enters it, 5 -> 7. */
+Test(core_rules, model_rules_play_their_preference)
+{
+	kb_pos safe = test_pos(0x3, "10 3", "23 28 29 30", "", "");
+	kb_pos home = test_pos(0x3, "5", "", "", "");
+	kb_pos goal = test_pos(0x3, "28 26 5", "", "", "");
+
+	cr_assert_eq(kb_rule_pick(KB_R_SAFE_REAR, &safe, 0, 4, 0x3), 1);
+	cr_assert_eq(kb_rule_pick(KB_R_SAFE_FRONT, &safe, 0, 4, 0x3), 1, "the escape, not the foremost");
+	cr_assert_eq(kb_rule_pick(KB_R_STAY_REAR, &home, 0, 6, 0x3), 0, "stays home: not the rearmost");
+	cr_assert_eq(kb_rule_pick(KB_R_LEAVE_FRONT, &home, 0, 6, 0x3), 1, "leaves home: not the foremost");
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_REAR, &goal, 0, 2, 0x7), 1, "enters the goal: not the rearmost");
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_FRONT, &goal, 0, 2, 0x7), 1, "enters the goal: not the foremost");
+	/* no piece has the preference: the plain pick */
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_FRONT, &home, 0, 6, 0x3), 0);
+	cr_assert_eq(kb_rule_pick(KB_R_GOAL_REAR, &home, 0, 6, 0x3), 1);
+}
+
+/* The last game's fit centres the next one's prior (model.h), unless a
+ * weight is not finite or beyond 1000 (a damaged record): then that
+ * weight's centre is 0, and with every weight so the prediction fit is
+ * the one centred on zero. */
+Test(core_rules, model_fit_ignores_a_damaged_centre)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x04, 0x08, 0x02};
+	static const uint8_t prog1[KB_PIECES] = {20, 9, 0, 3};
+	const kb_sample smp[] = {decision(0xf, 1, bits, prog1), decision(0x7, 1, bits, prog1),
+				 decision(0xe, 2, bits, prog1), decision(0xb, 1, bits, prog1)};
+	const double damaged[] = {1000.0, -1000.0, 1e300, INFINITY, -INFINITY, NAN};
+	kb_model_stats st;
+	kb_model zero, m;
+
+	stats_of_samples(&st, smp, 4, log(4.0) + 3 * log(3.0), 4, 4);
+	kb_model_fit(&zero, &st);
+	for (size_t d = 0; d < sizeof damaged / sizeof damaged[0]; d++) {
+		for (int k = 0; k < KB_FEATURES; k++)
+			st.fit_w[k] = damaged[d];
+		kb_model_fit(&m, &st);
+		for (int k = 0; k < KB_FEATURES; k++)
+			cr_assert_eq(m.w[k], zero.w[k], "centre %g: feature %d", damaged[d], k);
+	}
+	for (int k = 0; k < KB_FEATURES; k++)
+		st.fit_w[k] = 999.0;
+	kb_model_fit(&m, &st);
+	cr_assert_gt(m.w[KB_F_IN_GOAL], 100.0, "a centre of 999 is used: %g", m.w[KB_F_IN_GOAL]);
+}
+
+/* kb_model_pick takes the lowest index on ties (model.h): a model that is
+ * sure only of random play finds every legal piece equally likely. */
+Test(core_rules, model_pick_lowest_index_on_ties)
+{
+	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
+	kb_model m;
+
+	kb_model_prior(&m);
+	memset(m.weight, 0, sizeof m.weight);
+	m.weight[KB_C_RANDOM] = 1;
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 1);
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xc), 2);
+	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xf), 0);
+}
+
+/* A long history makes every likelihood tiny (2^-2000 for a random player
+ * of 2000 two-way decisions), but the weights are ratios of them: random
+ * 0.2 against the logit's 0.43 e^-6 (balanced samples: its best fit is
+ * all zeros, -log 2 a decision, charged 6), the pure rules, which missed
+ * half the decisions, nothing. */
+Test(core_rules, model_weights_of_a_long_history)
+{
+	kb_model_stats st;
+	kb_model m;
+
+	balanced_stats(&st, 0, 0, 0);
+	st.recent = 2000, st.recent_log_choices = 2000 * log(2.0);
+	for (int r = 0; r < KB_RULES; r++)
+		st.recent_miss[r] = 1000;
+	kb_model_fit(&m, &st);
+	double logit = 0.43 * exp(-6.0);
+	cr_assert(fabs(m.weight[KB_C_RANDOM] - 0.2 / (0.2 + logit)) < 1e-12, "random %.17g", m.weight[KB_C_RANDOM]);
+	cr_assert(fabs(m.weight[KB_C_LOGIT] - logit / (0.2 + logit)) < 1e-12, "logit %.17g", m.weight[KB_C_LOGIT]);
+	cr_assert_eq(m.weight[KB_C_EASY], 0.0);
+	cr_assert_eq(m.weight[KB_C_HARD], 0.0);
+	cr_assert_eq(m.weight[KB_C_RULE], 0.0);
 }

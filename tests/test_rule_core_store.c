@@ -6,6 +6,7 @@
  * slot taken.  Expectations are written out by hand, never computed with the code under
  * test. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <lmdb.h>
 #include <malloc.h>
@@ -25,19 +26,61 @@
  * the place of LMDB's for the whole test binary) answers MDB_MAP_RESIZED
  * and counts down; otherwise it hands the call to LMDB. */
 static int resized_begins;
+/* Likewise: while panicked_begins is above 0, an error no remedy helps. */
+static int panicked_begins;
 
 int mdb_txn_begin(MDB_env *env, MDB_txn *parent, unsigned int flags, MDB_txn **txn)
 {
 	static int (*lmdb_begin)(MDB_env *, MDB_txn *, unsigned int, MDB_txn **);
 
-	if (resized_begins > 0) {
-		resized_begins--;
+	if (resized_begins > 0 || panicked_begins > 0) {
+		int rc = resized_begins > 0 ? MDB_MAP_RESIZED : MDB_PANIC;
+		*(resized_begins > 0 ? &resized_begins : &panicked_begins) -= 1;
 		*txn = NULL;
-		return MDB_MAP_RESIZED;
+		return rc;
 	}
 	if (!lmdb_begin)
 		*(void **)&lmdb_begin = dlsym(RTLD_NEXT, "mdb_txn_begin");
 	return lmdb_begin(env, parent, flags, txn);
+}
+
+/* And for another race: writers committing twice while a frozen store
+ * (no lock file, no reader slot) is read.  While changed_snapshots is
+ * above 0, mdb_env_info reports the last transaction two past what LMDB
+ * says, as after two commits, and counts down. */
+static int changed_snapshots;
+
+int mdb_env_info(MDB_env *env, MDB_envinfo *stat)
+{
+	static int (*lmdb_info)(MDB_env *, MDB_envinfo *);
+
+	if (!lmdb_info)
+		*(void **)&lmdb_info = dlsym(RTLD_NEXT, "mdb_env_info");
+	int rc = lmdb_info(env, stat);
+	if (changed_snapshots > 0) {
+		changed_snapshots--;
+		stat->me_last_txnid += 2;
+	}
+	return rc;
+}
+
+/* And for a cursor LMDB cannot open (out of memory): while
+ * failed_cursors is above 0, mdb_cursor_open fails with ENOMEM and counts
+ * down. */
+static int failed_cursors;
+
+int mdb_cursor_open(MDB_txn *txn, MDB_dbi dbi, MDB_cursor **cursor)
+{
+	static int (*lmdb_cursor_open)(MDB_txn *, MDB_dbi, MDB_cursor **);
+
+	if (failed_cursors > 0) {
+		failed_cursors--;
+		*cursor = NULL;
+		return ENOMEM;
+	}
+	if (!lmdb_cursor_open)
+		*(void **)&lmdb_cursor_open = dlsym(RTLD_NEXT, "mdb_cursor_open");
+	return lmdb_cursor_open(txn, dbi, cursor);
 }
 
 /* A new store in a fresh folder dir holding one opponent record: kim,
@@ -420,4 +463,79 @@ Test(core_rules, store_begin_gives_up_after_four_resized_maps)
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), KB_STORE_ERROR);
 	cr_assert_null(st);
 	cr_assert(strstr(err.msg, ": cannot open: MDB_MAP_RESIZED"), "%s", err.msg);
+}
+
+/* A transaction that cannot begin for a reason no retry mends (LMDB's
+ * MDB_PANIC here) fails the read at once, with LMDB's message, and leaves
+ * the record empty. */
+Test(core_rules, store_read_fails_when_no_transaction_begins)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_opp_rec rec;
+	kb_err err;
+
+	memset(&rec, 0xab, sizeof rec);
+	panicked_begins = 1;
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), KB_STORE_ERROR);
+	cr_assert_eq(panicked_begins, 0, "one attempt, no retry");
+	cr_assert(strstr(err.msg, ": cannot read: MDB_PANIC"), "%s", err.msg);
+	cr_assert_eq(rec.games, 0);
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), 0, "%s", err.msg);
+	cr_assert_eq(rec.games, 2);
+	kb_store_close(st);
+}
+
+/* A read of a frozen store whose snapshot writers changed under it (two
+ * commits during the read) is tried again, up to 8 reads in all: with 7
+ * changed it succeeds on the 8th, with 8 it fails, naming the opponent,
+ * and leaves the record empty; the digest alike. */
+Test(core_rules, frozen_read_tried_eight_times)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_opp_rec rec;
+	kb_err err;
+	uint64_t digest, changed;
+
+	kb_store_close(st);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_FROZEN, NULL, &err), 0, "%s", err.msg);
+	changed_snapshots = 7;
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), 0, "%s", err.msg);
+	cr_assert_eq(rec.games, 2);
+	cr_assert_eq(changed_snapshots, 0);
+	memset(&rec, 0xab, sizeof rec);
+	changed_snapshots = 8;
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), KB_STORE_ERROR);
+	cr_assert_eq(changed_snapshots, 0, "eight reads");
+	cr_assert(strstr(err.msg, ": changed while read (frozen), opponent kim"), "%s", err.msg);
+	cr_assert_eq(rec.games, 0);
+	cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	changed_snapshots = 7;
+	cr_assert_eq(kb_store_digest(st, &changed, &err), 0, "%s", err.msg);
+	cr_assert_eq(changed, digest);
+	changed_snapshots = 8;
+	cr_assert_eq(kb_store_digest(st, &changed, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": changed while read (frozen)"), "%s", err.msg);
+	changed_snapshots = 0;
+	kb_store_close(st);
+}
+
+/* A walk whose cursor cannot be opened fails, naming the reason, and ends
+ * its read transaction: the next read in this thread (which LMDB refuses
+ * while the thread holds a read transaction) works. */
+Test(core_rules, store_walk_without_a_cursor_ends_its_read)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_store_visitor vis = {NULL, NULL, NULL};
+	kb_opp_rec rec;
+	kb_err err;
+
+	failed_cursors = 1;
+	cr_assert_eq(kb_store_each(st, &vis, &err), KB_STORE_ERROR);
+	cr_assert(strstr(err.msg, ": cannot read: Cannot allocate memory"), "%s", err.msg);
+	cr_assert_eq(kb_store_get(st, "kim", &rec, &err), 0, "%s", err.msg);
+	cr_assert_eq(rec.games, 2);
+	kb_store_close(st);
 }

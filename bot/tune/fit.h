@@ -33,7 +33,8 @@ typedef struct kb_fit_data {
 } kb_fit_data;
 
 /* Play games seeded from seed and append their samples (every keep-th
- * roll).  Returns 0 or -1. */
+ * roll) to d, whose buffer holds 65,536 samples at first and doubles when
+ * full.  Returns 0 or -1. */
 int kb_fit_collect(kb_fit_data *d, const kb_weights *w, int depth, long games,
 		   uint64_t seed, int keep);
 
