@@ -2840,6 +2840,16 @@ Test(judge_rules, meta_fields_and_errors)
 	args[255] = '\0';
 	snprintf(text, sizeof text, "b\ncmd\n\n0\n%s\n", args);
 	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "255 bytes fit: %s", err.msg);
+	/* lines after the fifth are not read: a long sixth line is no error */
+	memset(args, 'x', 590);
+	args[590] = '\0';
+	snprintf(text, sizeof text, "b\ncmd\n\n0\nst\n%s\n", args);
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "a sixth line: %s", err.msg);
+	cr_assert_str_eq(bot.state, "st");
+	/* a built-in resolved into a used bot keeps nothing of it */
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &bot, &err), 0, "%s", err.msg);
+	cr_assert(bot.builtin > 0 && !bot.cmd[0] && !bot.dir[0] && !bot.state[0] && bot.argc == 0,
+		  "cmd %s dir %s", bot.cmd, bot.dir);
 
 	/* no meta file, no folder; a path over 100 bytes is named by its end */
 	char sub[300];

@@ -620,6 +620,25 @@ Test(sandbox, a_probe_failing_at_an_unnamed_step_says_so, .timeout = 30)
 			 "unconfined (trusted bots only)");
 }
 
+/* A probe failing at a named step other than the first (the user
+ * namespace, refused by a seccomp filter) names that step: the probe's
+ * exit status carries the step's place in the list. */
+Test(sandbox, a_probe_failing_at_the_user_namespace_names_it, .timeout = 30)
+{
+	char dir[512];
+	pid_t self = getpid();
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(chdir(dir), 0);
+	test_fail_syscall(SYS_unshare, EPERM);
+	int rc = kj_sandbox_init(&err);
+	if (getpid() != self)
+		_exit(0);
+	cr_assert_eq(rc, KJ_SANDBOX_UNSUPPORTED, "%s", err.msg);
+	cr_assert(strstr(err.msg, "unshare(CLONE_NEWUSER)"), "%s", err.msg);
+}
+
 /* 1 when descriptor fd is held open on purpose by kj_sandbox_init: a
  * path handle (O_PATH) or a Landlock ruleset. */
 static int held_on_purpose(int fd)

@@ -971,6 +971,9 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", "greedy"), 4,
 		     "a mistyped name fails");
 	cr_assert(file_has(errf, "reset: no records of opponent greedy (nothing removed)"));
+	/* an export that cannot be written (a full device) fails with 2 */
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "export", "/dev/full"), 2);
+	cr_assert(file_has(errf, "export: cannot write: No space left on device"));
 	cr_assert_eq(tool(out, "--state", store, "show", "greedy1"), 0, "and removes nothing");
 	cr_assert_eq(tool(out, "--state", other, "frobnicate", NULL), 64);
 	cr_assert_eq(tool(out, "--state", other, "import", out), 3, "not an export");
