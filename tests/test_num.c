@@ -91,7 +91,8 @@ Test(num, decimals_and_seconds)
 	static const refusal refused[] = {
 		{"nan", KB_NUM_SYNTAX}, {"inf", KB_NUM_SYNTAX}, {"0x1p3", KB_NUM_SYNTAX},
 		{"", KB_NUM_EMPTY}, {".", KB_NUM_SYNTAX}, {"1e", KB_NUM_SYNTAX},
-		{" 0.5", KB_NUM_SYNTAX}, {"0.5s", KB_NUM_SYNTAX}};
+		{" 0.5", KB_NUM_SYNTAX}, {"0.5s", KB_NUM_SYNTAX}, {"e5", KB_NUM_SYNTAX},
+		{"-E3", KB_NUM_SYNTAX}}; /* an exponent needs digits before it */
 	for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
 		cr_assert_eq(kb_num_real("--rate", refused[i].text, 0, INFINITY, &v, &err),
 			     refused[i].status, "\"%s\"", refused[i].text);

@@ -530,6 +530,24 @@ Test(core_rules, game_starts_at_every_present_seat)
 
 /* ---- a roll in words, cut to any buffer (core/facts.h) --------------------- */
 
+/* kb_facts_of answers -1 for a board that does not parse and for a piece
+ * that cannot move (its move fields then say none), 0 for a position
+ * without a roll (s < 0). */
+Test(core_rules, facts_of_refuses_what_it_cannot_describe)
+{
+	char board[KB_BOARD_LEN];
+	kb_facts fx;
+
+	memset(board, '0', sizeof board);
+	board[3] = 'A';
+	cr_assert_eq(kb_facts_of(board, 0x3, 0, 2, 1, &fx), -1, "piece 1 is home: a 2 cannot move it");
+	cr_assert(fx.index == -1 && fx.captured == -1 && fx.legal == 1);
+	cr_assert_eq(kb_facts_of(board, 0x3, -1, 0, -1, &fx), 0, "counts only");
+	board[5] = 'x';
+	cr_assert_eq(kb_facts_of(board, 0x3, 0, 2, 0, &fx), -1, "not a board");
+	cr_assert(fx.index == -1 && fx.legal == 0);
+}
+
 /* kb_facts_text fills at most size bytes: every cut is the full line's
  * prefix, terminated, and nothing after out[size - 1] is written. */
 Test(core_rules, facts_text_cut_to_every_size)
