@@ -43,6 +43,12 @@ Test(wire, prefixes_wait_for_more)
 		cr_assert_eq(kb_msg_scan(mv, n, &m), 0u, "prefix %zu", n);
 		cr_assert_eq(m.type, KB_MSG_NONE);
 	}
+	/* only the bytes received are judged, not what lies after them */
+	char buf[80];
+	memset(buf, 'Z', sizeof buf);
+	memcpy(buf, mv, 10);
+	for (size_t n = 1; n <= 10; n++)
+		cr_assert_eq(kb_msg_scan(buf, n, &m), 0u, "prefix %zu before garbage", n);
 	cr_assert_eq(kb_msg_scan("  \n", 3, &m), 3u, "whitespace is consumed");
 	cr_assert_eq(m.type, KB_MSG_NONE);
 }
