@@ -369,3 +369,24 @@ Test(core_rules, model_weights_of_a_long_history)
 	cr_assert_eq(m.weight[KB_C_HARD], 0.0);
 	cr_assert_eq(m.weight[KB_C_RULE], 0.0);
 }
+
+/* The bot uses a model whose most likely move was played at least
+ * KB_MODEL_USEFUL_ACCURACY of the time and at least KB_MODEL_USEFUL_MARGIN
+ * more often than hard's: both bounds count as met, a hair below either
+ * does not. */
+Test(core_rules, model_useful_at_its_bounds)
+{
+	kb_model m;
+
+	memset(&m, 0, sizeof m);
+	m.hard_accuracy = 0.5;
+	m.accuracy = KB_MODEL_USEFUL_ACCURACY;
+	cr_assert(kb_model_useful(&m), "at the accuracy bound");
+	m.accuracy = nextafter(KB_MODEL_USEFUL_ACCURACY, 0);
+	cr_assert_not(kb_model_useful(&m), "below it");
+	m.hard_accuracy = 0.9;
+	m.accuracy = m.hard_accuracy + KB_MODEL_USEFUL_MARGIN;
+	cr_assert(kb_model_useful(&m), "at the margin over hard's");
+	m.accuracy = nextafter(m.accuracy, 0);
+	cr_assert_not(kb_model_useful(&m), "below it");
+}
