@@ -1475,6 +1475,12 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert_str_eq(r.err.msg, "line \"" TOKEN_LINE_60 "\" after the winner line, expected END");
+	/* a shorter one whole, without the CR that ended it */
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: A\nVirhe: %.52s\r\nEND\n", st,
+		 TOKEN_LINE);
+	run_client(&r, input, 0x3);
+	cr_assert_str_eq(r.err.msg, "line \"Virhe: " "t0123456789abcdef0123456789abcdef0123456789abcdef012"
+		 "\" after the winner line, expected END", "%s", r.err.msg);
 	/* the server's Virhe line up to 100 characters */
 	char virhe[160];
 	memset(virhe, 'v', sizeof virhe);
