@@ -49,6 +49,13 @@ static void set_seat(kb_pos *pos, int s, const char *spec)
 		}
 }
 
+void test_model_sure_of(kb_model *m, int c)
+{
+	kb_model_prior(m);
+	memset(m->weight, 0, sizeof m->weight);
+	m->weight[c] = 1;
+}
+
 kb_pos test_pos(unsigned present, const char *a, const char *b, const char *c, const char *d)
 {
 	kb_pos pos;

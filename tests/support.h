@@ -14,6 +14,11 @@
  * string of progress values separated by spaces, e.g. "29 5" (the rest home). */
 kb_pos test_pos(unsigned present, const char *a, const char *b, const char *c, const char *d);
 
+/* The prior model made sure of one component c (enum kb_component): its
+ * weight 1, the others 0. */
+struct kb_model;
+void test_model_sure_of(struct kb_model *m, int c);
+
 /* Path of a program built for this test run: $KB_BIN/prog (bin/ if unset). */
 const char *test_bin(const char *prog, char *buf, size_t size);
 

@@ -172,6 +172,15 @@ static char *svg_of_frame(const kb_frame *fr)
 	return text;
 }
 
+/* The whole picture of frame fr holds want. */
+static void svg_frame_has(const kb_frame *fr, const char *want)
+{
+	char *svg = svg_of_frame(fr);
+
+	cr_assert(strstr(svg, want), "want %s in: %s", want, svg);
+	free(svg);
+}
+
 /* A frame of four seats, none on the board, no roll yet. */
 static void empty_frame(kb_frame *fr)
 {
@@ -246,12 +255,10 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 	fr.forfeit[2].roll = 19;
 	strcpy(fr.forfeit[2].reason, "exit");
 	strcpy(fr.forfeit[2].replacement, "hard");
-	char *svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"227\" font-size=\"11\" font-weight=\"bold\" "
-			      "fill=\"#2ca02c\">C dier forfeited at roll 19 (exit)</text>\n"
-			      "<text x=\"480\" y=\"241\" font-size=\"11\" font-weight=\"normal\" "
-			      "fill=\"#2ca02c\">seat finished by hard</text>\n"), "%s", svg);
-	free(svg);
+	svg_frame_has(&fr, "<text x=\"480\" y=\"227\" font-size=\"11\" font-weight=\"bold\" "
+		      "fill=\"#2ca02c\">C dier forfeited at roll 19 (exit)</text>\n"
+		      "<text x=\"480\" y=\"241\" font-size=\"11\" font-weight=\"normal\" "
+		      "fill=\"#2ca02c\">seat finished by hard</text>\n");
 
 	/* a roll of four movable pieces and no move ends the panel at 342:
 	 * eight lines from 364 fit 14 apart, the last at 462 */
@@ -265,7 +272,7 @@ Test(core_rules, svg_forfeit_lines_at_their_places)
 	}
 	strcpy(fr.name[0], "ann");
 	strcpy(fr.name[3], "dee");
-	svg = svg_of_frame(&fr);
+	char *svg = svg_of_frame(&fr);
 	forfeit_lines_at(svg, 364, 378, 11, "#d62728", "A ann");
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"462\" font-size=\"11\" font-weight=\"normal\" "
 			      "fill=\"#e6b800\">seat finished by easy</text>\n"), "%s", svg);
@@ -385,9 +392,7 @@ Test(core_rules, svg_name_cut_between_characters)
 
 	empty_frame(&fr);
 	strcpy(fr.name[1], "bbbbbbbbbbbbbbbbbbbbbbb\xc3\xa9");
-	char *svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, ">B bbbbbbbbbbbbbbbbbbbbbbb</text>\n"), "%s", svg);
-	free(svg);
+	svg_frame_has(&fr, ">B bbbbbbbbbbbbbbbbbbbbbbb</text>\n");
 }
 
 /* An end record needs its winner and its roll count: "end A" alone is
@@ -534,12 +539,10 @@ Test(core_rules, svg_no_winner)
 	empty_frame(&fr);
 	fr.over = 1;
 	strcpy(fr.result, "roll limit");
-	char *svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
-			      "fill=\"#222\">no winner</text>\n"
-			      "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
-			      "fill=\"#222\">ended: roll limit</text>\n"), "%s", svg);
-	free(svg);
+	svg_frame_has(&fr, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
+		      "fill=\"#222\">no winner</text>\n"
+		      "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
+		      "fill=\"#222\">ended: roll limit</text>\n");
 }
 
 /* A forfeit line names the seat in the room its other words leave (45
@@ -553,11 +556,7 @@ Test(core_rules, svg_forfeit_name_cut_to_its_room)
 	empty_frame(&fr);
 	strcpy(fr.name[2], "abcdefghijklmnopqrstuvwxyz");
 	fr.forfeit[2] = exit19;
-	char *svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n"), "%s", svg);
-	free(svg);
+	svg_frame_has(&fr, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n");
 	strcpy(fr.name[2], "abcdefghijklmno");
-	svg = svg_of_frame(&fr);
-	cr_assert(strstr(svg, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"), "15 fit whole: %s", svg);
-	free(svg);
+	svg_frame_has(&fr, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"); /* 15 fit whole */
 }

@@ -339,9 +339,7 @@ Test(core_rules, model_pick_lowest_index_on_ties)
 	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
 	kb_model m;
 
-	kb_model_prior(&m);
-	memset(m.weight, 0, sizeof m.weight);
-	m.weight[KB_C_RANDOM] = 1;
+	test_model_sure_of(&m, KB_C_RANDOM);
 	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0x6), 1);
 	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xc), 2);
 	cr_assert_eq(kb_model_pick(&m, &pos, 0, 3, 0xf), 0);

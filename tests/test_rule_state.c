@@ -1894,9 +1894,7 @@ Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
 	kb_pos p = test_pos(0x3, "9 5 2", "", "", "");
 	kb_model m;
 
-	kb_model_prior(&m);
-	memset(m.weight, 0, sizeof m.weight);
-	m.weight[KB_C_LOGIT] = 1.0;
+	test_model_sure_of(&m, KB_C_LOGIT);
 	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "all equal: the lowest legal");
 	m.w[KB_F_REARMOST] = 1.0;
 	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 2, "the rearmost offered");
