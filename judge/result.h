@@ -82,7 +82,8 @@ int kj_file_error(kb_err *err, const char *what, const char *path);
 /* OUT/games/NNNNNN followed by ext (".res", ".tx", "" ...) into buf. */
 void kj_game_path(char *buf, size_t size, const char *out, uint32_t game, const char *ext);
 
-/* Create OUT and OUT/games if missing.  Returns 0, or -1 with err. */
+/* Create OUT and OUT/games if missing (mode 0755 before the umask:
+ * others may read the results).  Returns 0, or -1 with err. */
 int kj_results_mkdir(const char *out, kb_err *err);
 
 /* Read the .res file at path.  Returns 0, or -1 with err (cannot open,

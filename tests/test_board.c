@@ -57,6 +57,8 @@ static void expect_refused(int at, const char *text, unsigned present, const cha
 Test(board, parse_rejects_unknown_character)
 {
 	expect_refused(17, "x", 0xf, "position 17", "'x'");
+	expect_refused(17, "\x01", 0xf, "position 17", "0x01"); /* unprintable: its value */
+	expect_refused(2, "\xe9", 0xf, "position 2", "0xe9");
 }
 
 Test(board, parse_rejects_five_pieces)

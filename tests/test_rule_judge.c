@@ -769,6 +769,24 @@ static ssize_t fail_first_write(void *cookie, const char *buf, size_t size)
 
 /* kj_result_write fails when any write of the record failed, not only the
  * last: a result file missing its first line is not a result. */
+/* The output folder and its games folder are made readable by others
+ * (mode 0755 under umask 022), and an existing one is no error. */
+Test(judge_rules, results_folders_readable_by_others)
+{
+	char dir[256], out[300], games[320];
+	struct stat st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(games, sizeof games, "%s/games", out);
+	umask(022);
+	cr_assert_eq(kj_results_mkdir(out, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_results_mkdir(out, &err), 0, "again: %s", err.msg);
+	cr_assert(stat(out, &st) == 0 && (st.st_mode & 07777) == 0755, "%o", st.st_mode & 07777);
+	cr_assert(stat(games, &st) == 0 && (st.st_mode & 07777) == 0755, "%o", st.st_mode & 07777);
+}
+
 Test(judge_rules, result_write_fails_on_an_earlier_write)
 {
 	int writes = 0;
