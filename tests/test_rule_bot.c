@@ -4,7 +4,6 @@
  * response, then answers the resent message in full.  The bot is a shell
  * script that keeps every line it gets. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
@@ -301,19 +300,6 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return libc_poll(fds, n, timeout);
 }
 
-/* The descriptors this process has open. */
-static int open_fds(void)
-{
-	int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-
-	cr_assert_not_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* kb_relay_run in this process: an interrupted poll is tried again (the
  * bot's message still reaches the server), and when the bot exits before
  * the game ends the relay returns its status having closed every
@@ -327,12 +313,12 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	char got[64];
 
 	cr_assert_geq(listen_fd, 0);
-	int before = open_fds();
+	int before = test_open_fds();
 	poll_thread = pthread_self();
 	poll_eintr = 1;
 	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
 	cr_assert_eq(poll_eintr, 0, "the relay polled");
-	cr_assert_eq(open_fds(), before, "the relay left a descriptor open");
+	cr_assert_eq(test_open_fds(), before, "the relay left a descriptor open");
 	int c = accept(listen_fd, NULL, NULL);
 	cr_assert_geq(c, 0);
 	read_message(c, got);
