@@ -41,6 +41,10 @@ typedef struct relay {
 /* The bot's process group, for a relay stopped by a signal. */
 static volatile sig_atomic_t bot_group;
 
+/* The signals that stop the relay and its bot (on_signal), held back
+ * while the bot is started (spawn). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -280,9 +284,8 @@ static int spawn(relay *r, char *const argv[])
 	 * be seen running) before the parent returns from fork, and a signal
 	 * taken then would end the relay without the bot */
 	sigemptyset(&stops);
-	sigaddset(&stops, SIGINT);
-	sigaddset(&stops, SIGTERM);
-	sigaddset(&stops, SIGHUP);
+	for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+		sigaddset(&stops, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	r->pid = fork();
 	if (r->pid < 0) {
@@ -433,9 +436,8 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 	r.sock = -1;
 	r.t0 = now_s();
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGHUP, on_signal);
+	for (size_t i = 0; i < sizeof stop_signals / sizeof *stop_signals; i++)
+		signal(stop_signals[i], on_signal);
 	if (reconnect(&r)) {
 		if (cfg->port)
 			fprintf(cfg->diag, "kimble-relay: no Kimble server reachable at %s port %d\n",
