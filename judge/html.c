@@ -264,6 +264,5 @@ int kj_html_game_file(const char *tx_path, const char *html_path, kb_err *err)
 	else if (rc)
 		snprintf(err->msg, sizeof err->msg, "cannot write %.160s",
 			 html_path ? html_path : "stdout");
-	rc = rc ? -1 : 0;
-	return rc;
+	return rc ? -1 : 0;
 }
