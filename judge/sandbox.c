@@ -246,9 +246,13 @@ static int open_system_paths(void)
 	for (size_t i = 0; i < sizeof read_exec_paths / sizeof *read_exec_paths; i++)
 		if (keep(read_exec_paths[i], LL_READ_EXEC))
 			return -1;
+	/* /dev/full: under a root judge a bot's programs run in secure mode
+	 * (real and effective users differ), where the C library opens it for
+	 * writing in place of a closed descriptor 0, and ends the program
+	 * when it cannot */
 	if (keep("/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV) ||
 	    keep("/dev/zero", LL_FS_READ_FILE) || keep("/dev/random", LL_FS_READ_FILE) ||
-	    keep("/dev/urandom", LL_FS_READ_FILE))
+	    keep("/dev/urandom", LL_FS_READ_FILE) || keep("/dev/full", LL_FS_WRITE_FILE))
 		return -1;
 	return build_secrets_layer();
 }

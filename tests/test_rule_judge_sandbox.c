@@ -48,6 +48,7 @@ static struct {
 	int tcp_connect, tcp_bind, tcp_port; /* two TCP sockets, a listener's port */
 	int unix_connect, unix_bind;         /* two AF_UNIX stream sockets */
 	struct sockaddr_un abstract;         /* an abstract listener's address */
+	int no_stdin; /* the confined child closes descriptor 0 first */
 } ctx;
 
 /* Each check returns 0 when what it tried worked, else the errno. */
@@ -147,12 +148,36 @@ static int t_exec(const char *path)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/* a bot's descriptor 0 is open (its stdin): under a root judge its
+		 * programs run in secure mode, where the C library would open
+		 * /dev/full in its place, which a bot may not */
+		int null = open("/dev/null", O_RDONLY);
+		if (null > 0)
+			dup2(null, 0);
 		execl(path, path, (char *)NULL);
 		_exit(errno);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return pid < 0 ? errno : ECHILD;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 255;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st); /* 1000 + signal */
+}
+
+/* Run path with descriptor 0 closed (a program the bot starts without
+ * stdin): under a root judge it runs in secure mode, where the C library
+ * opens /dev/full in its place, and ends the program when it cannot. */
+static int t_exec_no_stdin(const char *path)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		close(0);
+		execl(path, path, (char *)NULL);
+		_exit(errno);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return pid < 0 ? errno : ECHILD;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
 }
 
 /* A terminal ioctl on a device: ENOTTY when the ioctl reaches the device
@@ -321,6 +346,9 @@ static check rules[] = {
 	{"write /dev/random", t_write, "/dev/random", EACCES},
 	{"read /dev/urandom", t_read, "/dev/urandom", 0},
 	{"write /dev/urandom", t_write, "/dev/urandom", EACCES},
+	{"write /dev/full", t_write, "/dev/full", 0},
+	{"read /dev/full", t_read, "/dev/full", EACCES},
+	{"execute /bin/true without stdin", t_exec_no_stdin, "/bin/true", 0},
 	/* the bot's own folder: anything */
 	{"create a file in its folder", t_create, "made", 0},
 	{"write it", t_write, "made", 0},
@@ -421,7 +449,7 @@ static report confined(const kj_bot *bot, const kj_limits *lim, const check *che
 	if (pid == 0) {
 		char c;
 		close(data[0]), close(go[1]);
-		if (chdir(bot->dir) != 0)
+		if (chdir(bot->dir) != 0 || (ctx.no_stdin && close(0) != 0))
 			_exit(1);
 		child_report(bot, lim, checks, n, &r);
 		test_write_all(data[1], &r, sizeof r);
@@ -574,6 +602,7 @@ Test(judge_rules, sandbox_confines_a_bot_call_by_call, .timeout = 30)
 	kj_bot bot;
 	kj_limits lim = {.sandbox = 1, .procs = 64, .file_mb = 1};
 
+	close(0); /* a system path held as descriptor 0 is held all the same */
 	init_sandbox();
 	set_up(&bot);
 	set_up_sockets();
@@ -606,6 +635,7 @@ Test(judge_rules, sandbox_sets_a_bots_limits_and_user, .timeout = 30)
 
 	init_sandbox();
 	set_up(&bot);
+	ctx.no_stdin = 1; /* the bot's ruleset becomes descriptor 0 */
 	report r = confined(&bot, &lim, NULL, 0, &real);
 	cr_assert_eq(r.entered, 0, "kj_sandbox_enter failed at %s: %s", r.step, strerror(r.enter_errno));
 	cr_expect(r.nproc.rlim_cur == 37 && r.nproc.rlim_max == 37, "RLIMIT_NPROC %lu/%lu",
@@ -849,6 +879,7 @@ static init_outcome init_failing(long nr, int at_cwd, unsigned set, unsigned cle
 		kb_err e = {{0}};
 		close(fds[0]);
 		fail_calls(nr, at_cwd, set, clear, err);
+		close(0); /* the first descriptor opened is 0: a valid one */
 		o.rc = kj_sandbox_init(&e);
 		snprintf(o.msg, sizeof o.msg, "%s", o.rc ? e.msg : "");
 		_exit(test_write_all(fds[1], &o, sizeof o) ? 1 : 0);
