@@ -15,9 +15,11 @@
 #include <linux/filter.h>
 #include <linux/keyctl.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -936,4 +939,122 @@ Test(judge_rules, sandbox_init_names_a_system_folder_error, .timeout = 30)
 	init_outcome o = init_failing(SYS_newfstatat, 0, 0, 0, EIO);
 	cr_expect_eq(o.rc, KJ_SANDBOX_SYSTEM, "fstat: %d %s", o.rc, o.msg);
 	cr_expect_str_eq(o.msg, "cannot confine bots: system folders: Input/output error");
+}
+
+/* Fault injection by path: openat of exactly the path fail_path (as the
+ * caller spells it) with every flag of fail_flags fails with fail_err,
+ * in this process and its children (the probe).  A seccomp filter hands
+ * every openat to a thread of this process, which reads the path from
+ * the calling process and answers (seccomp's user notification). */
+static const char *fail_path;
+static unsigned fail_flags;
+static int fail_err, notify_fd;
+
+static void *answer_opens(void *unused)
+{
+	(void)unused;
+	for (;;) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp;
+		char path[256] = "";
+		memset(&req, 0, sizeof req);
+		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			return NULL;
+		}
+		struct iovec mine = {path, sizeof path - 1};
+		struct iovec theirs = {(void *)(uintptr_t)req.data.args[1], sizeof path - 1};
+		process_vm_readv((pid_t)req.pid, &mine, 1, &theirs, 1, 0);
+		memset(&resp, 0, sizeof resp);
+		resp.id = req.id;
+		if (!strcmp(path, fail_path) && (req.data.args[2] & fail_flags) == fail_flags)
+			resp.error = -fail_err;
+		else
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+}
+
+static void fail_open_of(const char *path, unsigned flags, int err)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+	pthread_t answerer;
+
+	fail_path = path, fail_flags = flags, fail_err = err;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    (notify_fd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				      SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)) < 0 ||
+	    pthread_create(&answerer, NULL, answer_opens, NULL))
+		_exit(100);
+}
+
+/* kj_sandbox_init in a child where opening path with flags fails with
+ * err: its status and message. */
+static init_outcome init_failing_open(const char *path, unsigned flags, int err)
+{
+	init_outcome o = {0, ""};
+	int fds[2], st;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		kb_err e = {{0}};
+		close(fds[0]);
+		fail_open_of(path, flags, err);
+		o.rc = kj_sandbox_init(&e);
+		snprintf(o.msg, sizeof o.msg, "%s", o.rc ? e.msg : "");
+		_exit(test_write_all(fds[1], &o, sizeof o) ? 1 : 0);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &o, sizeof o), (ssize_t)sizeof o, "no outcome from the child");
+	close(fds[0]);
+	cr_assert(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return o;
+}
+
+/* Every path kj_sandbox_init opens: the system paths of layer 2 (by name,
+ * O_PATH), the folders layer 1 lists (opendir: O_DIRECTORY), an entry of
+ * /etc (opened in its folder by its name), and in the probe the bot's
+ * folder and /proc/self.  A system path not there (ENOENT) is left out,
+ * the bots are confined all the same; another error refuses, naming it.
+ * The bot's folder must open; /proc/self is left out on any error (a
+ * system without /proc). */
+Test(judge_rules, sandbox_init_fails_on_an_error_at_any_system_path, .timeout = 60)
+{
+	static const char probe_msg[] = "cannot confine bots: landlock failed in a probe process (user "
+					"namespaces or seccomp unavailable?); --sandbox off runs bots "
+					"unconfined (trusted bots only)";
+	static const char sys_msg[] = "cannot confine bots: system folders: Input/output error";
+	static const struct {
+		const char *path;
+		unsigned flags;
+		const char *eio, *enoent; /* the message for each error, "": none */
+	} paths[] = {{"/usr", O_PATH, sys_msg, ""}, {"/etc", O_PATH, sys_msg, ""},
+		     {"/dev/null", O_PATH, sys_msg, ""}, {"/dev/zero", O_PATH, sys_msg, ""},
+		     {"/dev/random", O_PATH, sys_msg, ""}, {"/dev/urandom", O_PATH, sys_msg, ""},
+		     {"/dev/full", O_PATH, sys_msg, ""}, {"/", O_DIRECTORY, sys_msg, ""},
+		     {"/etc", O_DIRECTORY, sys_msg, ""}, {"/etc/security", O_DIRECTORY, sys_msg, ""},
+		     {"passwd", O_PATH, sys_msg, ""}, {".", O_PATH, probe_msg, probe_msg},
+		     {"/proc/self", O_PATH, "", ""}};
+
+	if (landlock_abi() < KJ_SANDBOX_MIN_ABI)
+		cr_skip_test("this kernel has Landlock ABI %d", landlock_abi());
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+		if (paths[i].path[0] == '/' && access(paths[i].path, F_OK))
+			continue; /* not on this machine */
+		for (int e = 0; e < 2; e++) {
+			const char *want = e ? paths[i].enoent : paths[i].eio;
+			init_outcome o = init_failing_open(paths[i].path, paths[i].flags, e ? ENOENT : EIO);
+			cr_expect_eq(o.rc, !*want ? 0 : want == sys_msg ? KJ_SANDBOX_SYSTEM :
+				     KJ_SANDBOX_UNSUPPORTED, "%s, %s: %d %s", paths[i].path,
+				     e ? "ENOENT" : "EIO", o.rc, o.msg);
+			cr_expect_str_eq(o.msg, want, "%s, %s", paths[i].path, e ? "ENOENT" : "EIO");
+		}
+	}
 }
