@@ -52,6 +52,8 @@ static struct {
 	int unix_connect, unix_bind;         /* two AF_UNIX stream sockets */
 	struct sockaddr_un abstract;         /* an abstract listener's address */
 	int no_stdin; /* the confined child closes descriptor 0 first */
+	long fail_nr; /* a system call that fails in the confined child (0: none) */
+	int fail_err, fail_arg0; /* with this error, when its first argument is fail_arg0 (-1: any) */
 } ctx;
 
 /* Each check returns 0 when what it tried worked, else the errno. */
@@ -436,6 +438,23 @@ static void child_report(const kj_bot *bot, const kj_limits *lim, const check *c
 	ns_of("mnt", r->mntns, sizeof r->mntns);
 }
 
+/* From here on system call nr fails with err in this process when its
+ * first argument is arg0 (any when arg0 is -1). */
+static void fail_call(long nr, int arg0, int err)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)arg0, 0, arg0 < 0 ? 0 : 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		_exit(100);
+}
+
 /* Fork a child that confines itself as bot in bot->dir with lim, tries
  * checks[0..n) (n <= NRULES) and reports; *real_uid gets its real user outside the namespace (read from
  * /proc while the child waits).  Returns the report. */
@@ -454,6 +473,8 @@ static report confined(const kj_bot *bot, const kj_limits *lim, const check *che
 		close(data[0]), close(go[1]);
 		if (chdir(bot->dir) != 0 || (ctx.no_stdin && close(0) != 0))
 			_exit(1);
+		if (ctx.fail_nr)
+			fail_call(ctx.fail_nr, ctx.fail_arg0, ctx.fail_err);
 		child_report(bot, lim, checks, n, &r);
 		test_write_all(data[1], &r, sizeof r);
 		close(data[1]);
@@ -1056,5 +1077,38 @@ Test(judge_rules, sandbox_init_fails_on_an_error_at_any_system_path, .timeout = 
 				     e ? "ENOENT" : "EIO", o.rc, o.msg);
 			cr_expect_str_eq(o.msg, want, "%s, %s", paths[i].path, e ? "ENOENT" : "EIO");
 		}
+	}
+}
+
+/* A step of kj_sandbox_enter that fails makes it fail, naming the step
+ * and keeping the call's error (here injected by a seccomp filter in the
+ * bot's process, after kj_sandbox_init). */
+Test(judge_rules, sandbox_enter_names_the_step_that_failed, .timeout = 30)
+{
+	static const struct {
+		long nr;
+		int arg0, err;
+		const char *step;
+	} steps[] = {{SYS_setresuid, -1, EAGAIN, "setresuid"},
+		     {SYS_unshare, -1, EPERM, "unshare(CLONE_NEWUSER)"},
+		     {SYS_prlimit64, -1, EPERM, "setrlimit"},
+		     {SYS_prctl, PR_SET_NO_NEW_PRIVS, EINVAL, "prctl(PR_SET_NO_NEW_PRIVS)"},
+		     {SYS_landlock_create_ruleset, -1, ENOMEM, "landlock"},
+		     {SYS_landlock_add_rule, -1, ENOMEM, "landlock"},
+		     {SYS_landlock_restrict_self, -1, E2BIG, "landlock"},
+		     {SYS_prctl, PR_SET_SECCOMP, EFAULT, "seccomp"}};
+	kj_bot bot;
+	kj_limits lim = {.sandbox = 1, .procs = 64, .file_mb = 1};
+
+	init_sandbox();
+	set_up(&bot);
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		if (steps[i].nr == SYS_setresuid && getuid() != 0)
+			continue; /* only a root judge changes its bots' real user */
+		ctx.fail_nr = steps[i].nr, ctx.fail_arg0 = steps[i].arg0, ctx.fail_err = steps[i].err;
+		report r = confined(&bot, &lim, NULL, 0, NULL);
+		cr_expect_eq(r.entered, -1, "%s", steps[i].step);
+		cr_expect_str_eq(r.step, steps[i].step);
+		cr_expect_eq(r.enter_errno, steps[i].err, "%s: %s", steps[i].step, strerror(r.enter_errno));
 	}
 }
