@@ -53,7 +53,7 @@ static struct {
 	struct sockaddr_un abstract;         /* an abstract listener's address */
 	int no_stdin; /* the confined child closes descriptor 0 first */
 	long fail_nr; /* a system call that fails in the confined child (0: none) */
-	int fail_err, fail_arg0; /* with this error, when its first argument is fail_arg0 (-1: any) */
+	int fail_err, fail_argi, fail_arg; /* with this error, when argument fail_argi is fail_arg (-1: any) */
 } ctx;
 
 /* Each check returns 0 when what it tried worked, else the errno. */
@@ -438,15 +438,15 @@ static void child_report(const kj_bot *bot, const kj_limits *lim, const check *c
 	ns_of("mnt", r->mntns, sizeof r->mntns);
 }
 
-/* From here on system call nr fails with err in this process when its
- * first argument is arg0 (any when arg0 is -1). */
-static void fail_call(long nr, int arg0, int err)
+/* From here on system call nr fails with err in this process and its
+ * children when its argument argi is arg (any when arg is -1). */
+static void fail_call(long nr, int argi, int arg, int err)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)arg0, 0, arg0 < 0 ? 0 : 1),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[argi])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)arg, 0, arg < 0 ? 0 : 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 	struct sock_fprog prog = {sizeof code / sizeof *code, code};
@@ -474,7 +474,7 @@ static report confined(const kj_bot *bot, const kj_limits *lim, const check *che
 		if (chdir(bot->dir) != 0 || (ctx.no_stdin && close(0) != 0))
 			_exit(1);
 		if (ctx.fail_nr)
-			fail_call(ctx.fail_nr, ctx.fail_arg0, ctx.fail_err);
+			fail_call(ctx.fail_nr, ctx.fail_argi, ctx.fail_arg, ctx.fail_err);
 		child_report(bot, lim, checks, n, &r);
 		test_write_all(data[1], &r, sizeof r);
 		close(data[1]);
@@ -716,7 +716,9 @@ Test(judge_rules, sandbox_hides_the_folders_inside_a_bots_folder, .timeout = 30)
 	write_file(secret, "the inner bot's state\n", 0644);
 	plain = bot;
 	snprintf(plain.dir, sizeof plain.dir, "%s", away);
-	cr_assert(kj_sandbox_hide(away) == 0 && kj_sandbox_hide(in1) == 0 && kj_sandbox_hide(in2) == 0);
+	/* the first one to hide is nested, and one that is not lies between */
+	cr_assert(kj_sandbox_hide(in1) == 0 && kj_sandbox_hide(away) == 0 && kj_sandbox_hide(in2) == 0);
+	cr_assert_eq(kj_sandbox_hide(in1), 0, "a folder noted twice");
 	init_sandbox();
 	static const check hidden[] = {{"read inner/secret", t_read, "inner/secret", ENOENT},
 				 {"entries of inner (1 unconfined)", t_count, "inner", 0},
@@ -1087,16 +1089,17 @@ Test(judge_rules, sandbox_enter_names_the_step_that_failed, .timeout = 30)
 {
 	static const struct {
 		long nr;
-		int arg0, err;
+		int argi, arg, err;
 		const char *step;
-	} steps[] = {{SYS_setresuid, -1, EAGAIN, "setresuid"},
-		     {SYS_unshare, -1, EPERM, "unshare(CLONE_NEWUSER)"},
-		     {SYS_prlimit64, -1, EPERM, "setrlimit"},
-		     {SYS_prctl, PR_SET_NO_NEW_PRIVS, EINVAL, "prctl(PR_SET_NO_NEW_PRIVS)"},
-		     {SYS_landlock_create_ruleset, -1, ENOMEM, "landlock"},
-		     {SYS_landlock_add_rule, -1, ENOMEM, "landlock"},
-		     {SYS_landlock_restrict_self, -1, E2BIG, "landlock"},
-		     {SYS_prctl, PR_SET_SECCOMP, EFAULT, "seccomp"}};
+	} steps[] = {{SYS_setresuid, 0, -1, EAGAIN, "setresuid"},
+		     {SYS_unshare, 0, -1, EPERM, "unshare(CLONE_NEWUSER)"},
+		     {SYS_prlimit64, 1, RLIMIT_NPROC, EPERM, "setrlimit"},
+		     {SYS_prlimit64, 1, RLIMIT_FSIZE, EINVAL, "setrlimit"},
+		     {SYS_prctl, 0, PR_SET_NO_NEW_PRIVS, EINVAL, "prctl(PR_SET_NO_NEW_PRIVS)"},
+		     {SYS_landlock_create_ruleset, 0, -1, ENOMEM, "landlock"},
+		     {SYS_landlock_add_rule, 0, -1, ENOMEM, "landlock"},
+		     {SYS_landlock_restrict_self, 0, -1, E2BIG, "landlock"},
+		     {SYS_prctl, 0, PR_SET_SECCOMP, EFAULT, "seccomp"}};
 	kj_bot bot;
 	kj_limits lim = {.sandbox = 1, .procs = 64, .file_mb = 1};
 
@@ -1105,10 +1108,70 @@ Test(judge_rules, sandbox_enter_names_the_step_that_failed, .timeout = 30)
 	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
 		if (steps[i].nr == SYS_setresuid && getuid() != 0)
 			continue; /* only a root judge changes its bots' real user */
-		ctx.fail_nr = steps[i].nr, ctx.fail_arg0 = steps[i].arg0, ctx.fail_err = steps[i].err;
+		ctx.fail_nr = steps[i].nr, ctx.fail_argi = steps[i].argi, ctx.fail_arg = steps[i].arg;
+		ctx.fail_err = steps[i].err;
 		report r = confined(&bot, &lim, NULL, 0, NULL);
 		cr_expect_eq(r.entered, -1, "%s", steps[i].step);
 		cr_expect_str_eq(r.step, steps[i].step);
 		cr_expect_eq(r.enter_errno, steps[i].err, "%s: %s", steps[i].step, strerror(r.enter_errno));
+	}
+}
+
+/* The probe of kj_sandbox_init names each of the steps that can fail in
+ * it (made to fail in the probe by a seccomp filter; the landlock step
+ * by landlock_restrict_self, as init itself asks the ABI through
+ * landlock_create_ruleset); after a failed probe kj_sandbox_enter
+ * refuses to confine. */
+Test(judge_rules, sandbox_probe_names_the_step_that_failed, .timeout = 30)
+{
+	static const struct {
+		long nr;
+		int argi, arg;
+		const char *step;
+	} steps[] = {{SYS_setresuid, 0, -1, "setresuid"},
+		     {SYS_unshare, 0, -1, "unshare(CLONE_NEWUSER)"},
+		     {SYS_prlimit64, 1, RLIMIT_FSIZE, "setrlimit"},
+		     {SYS_prctl, 0, PR_SET_NO_NEW_PRIVS, "prctl(PR_SET_NO_NEW_PRIVS)"},
+		     {SYS_landlock_restrict_self, 0, -1, "landlock"},
+		     {SYS_prctl, 0, PR_SET_SECCOMP, "seccomp"}};
+	char want[300];
+
+	if (landlock_abi() < KJ_SANDBOX_MIN_ABI)
+		cr_skip_test("this kernel has Landlock ABI %d", landlock_abi());
+	for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+		int fds[2], st;
+		if (steps[i].nr == SYS_setresuid && getuid() != 0)
+			continue; /* only a root judge changes its bots' real user */
+		cr_assert_eq(pipe(fds), 0);
+		pid_t pid = fork();
+		if (pid == 0) { /* init in a child: the filter cannot be removed */
+			kb_err e = {{0}};
+			kj_bot bot = {.cmd = ""};
+			kj_limits lim = {.sandbox = 1};
+			report r;
+			init_outcome o;
+			const char *step = "";
+			fail_call(steps[i].nr, steps[i].argi, steps[i].arg, EPERM);
+			o.rc = kj_sandbox_init(&e);
+			snprintf(o.msg, sizeof o.msg, "%s", e.msg);
+			memset(&r, 0, sizeof r);
+			r.entered = kj_sandbox_enter(&bot, &lim, &step);
+			snprintf(r.step, sizeof r.step, "%s", step);
+			_exit(test_write_all(fds[1], &o, sizeof o) || test_write_all(fds[1], &r, sizeof r));
+		}
+		close(fds[1]);
+		init_outcome o;
+		report r;
+		cr_assert_eq(read(fds[0], &o, sizeof o), (ssize_t)sizeof o);
+		cr_assert_eq(read(fds[0], &r, sizeof r), (ssize_t)sizeof r);
+		close(fds[0]);
+		cr_assert(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		snprintf(want, sizeof want, "cannot confine bots: %s failed in a probe process (user "
+			 "namespaces or seccomp unavailable?); --sandbox off runs bots unconfined "
+			 "(trusted bots only)", steps[i].step);
+		cr_expect_eq(o.rc, KJ_SANDBOX_UNSUPPORTED, "%s", steps[i].step);
+		cr_expect_str_eq(o.msg, want);
+		cr_expect_eq(r.entered, -1, "%s: kj_sandbox_enter after a failed probe", steps[i].step);
+		cr_expect_str_eq(r.step, "kj_sandbox_init not called");
 	}
 }
