@@ -3229,6 +3229,40 @@ Test(judge_rules, rerun_refuses_what_cannot_be_played, .timeout = 30)
 	}
 }
 
+/* The warning names the bot, its command, the match in PATH and the
+ * system one that runs instead, once per bot folder for all the 64 bots a
+ * run may have (KJ_MAX_BOTS), also asked in turns; not confined, the first
+ * match runs, unwarned. */
+Test(judge_rules, confined_command_warned_once_per_folder)
+{
+	char *text = NULL, want[600];
+	size_t len = 0;
+	static kj_bot bots[KJ_MAX_BOTS];
+	FILE *f = open_memstream(&text, &len);
+
+	for (int i = 0; i < KJ_MAX_BOTS; i++) {
+		snprintf(bots[i].name, sizeof bots[i].name, "b%d", i);
+		snprintf(bots[i].dir, sizeof bots[i].dir, "/srv/bots/b%d", i);
+		snprintf(bots[i].cmd, sizeof bots[i].cmd, "python3");
+		snprintf(bots[i].path, sizeof bots[i].path, "/home/u/.pyenv/shims/python3");
+		snprintf(bots[i].syspath, sizeof bots[i].syspath, "/usr/bin/python3");
+	}
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < KJ_MAX_BOTS; i++) {
+			cr_assert_str_eq(kj_bot_command(&bots[i], 1, f), "/usr/bin/python3");
+			cr_assert_str_eq(kj_bot_command(&bots[i], 0, f), "/home/u/.pyenv/shims/python3");
+		}
+	fclose(f);
+	cr_assert_eq(test_count(text, "kimble-judge: warning: "), KJ_MAX_BOTS, "%s", text);
+	snprintf(want, sizeof want, "kimble-judge: warning: bot b63: its command python3 is "
+		 "/home/u/.pyenv/shims/python3 (first in PATH), which a confined bot may not run "
+		 "(only below /usr, /bin, /sbin, /lib*, /opt, /etc and its own folder); running "
+		 "/usr/bin/python3 instead. Write an absolute system path on line 2 of "
+		 "/srv/bots/b63/meta, or use --sandbox off for trusted bots.\n");
+	cr_assert_eq(test_count(text, want), 1, "%s", text);
+	free(text);
+}
+
 /* A bot whose command is found in PATH outside what a confined bot may run
  * is warned about once, however often its command is asked for. */
 Test(judge_rules, confined_command_warned_once)
