@@ -964,14 +964,16 @@ Test(judge_rules, sandbox_init_names_a_system_folder_error, .timeout = 30)
 	cr_expect_str_eq(o.msg, "cannot confine bots: system folders: Input/output error");
 }
 
-/* Fault injection by path: openat of exactly the path fail_path (as the
- * caller spells it) with every flag of fail_flags fails with fail_err,
- * in this process and its children (the probe).  A seccomp filter hands
- * every openat to a thread of this process, which reads the path from
- * the calling process and answers (seccomp's user notification). */
+/* Fault injection by path or by count: openat of exactly the path
+ * fail_path (as the caller spells it) with every flag of fail_flags, or
+ * (fail_path NULL) the fail_nth-th call of system call fail_nr, fails with
+ * fail_err, in this process and its children (the probe).  A seccomp
+ * filter hands every such call to a thread of this process, which reads
+ * the path from the calling process and answers (seccomp's user
+ * notification). */
 static const char *fail_path;
 static unsigned fail_flags;
-static int fail_err, notify_fd;
+static int fail_err, fail_nth, calls, notify_fd;
 
 static void *answer_opens(void *unused)
 {
@@ -991,7 +993,8 @@ static void *answer_opens(void *unused)
 		process_vm_readv((pid_t)req.pid, &mine, 1, &theirs, 1, 0);
 		memset(&resp, 0, sizeof resp);
 		resp.id = req.id;
-		if (!strcmp(path, fail_path) && (req.data.args[2] & fail_flags) == fail_flags)
+		if (fail_path ? !strcmp(path, fail_path) && (req.data.args[2] & fail_flags) == fail_flags :
+				++calls == fail_nth)
 			resp.error = -fail_err;
 		else
 			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -999,11 +1002,11 @@ static void *answer_opens(void *unused)
 	}
 }
 
-static void fail_open_of(const char *path, unsigned flags, int err)
+static void fail_open_of(long nr, const char *path, unsigned flags, int err)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 	struct sock_fprog prog = {sizeof code / sizeof *code, code};
@@ -1017,9 +1020,10 @@ static void fail_open_of(const char *path, unsigned flags, int err)
 		_exit(100);
 }
 
-/* kj_sandbox_init in a child where opening path with flags fails with
- * err: its status and message. */
-static init_outcome init_failing_open(const char *path, unsigned flags, int err)
+/* kj_sandbox_init in a child where opening path with flags (path NULL:
+ * the flags-th call of system call nr) fails with err: its status and
+ * message. */
+static init_outcome init_failing_open(long nr, const char *path, unsigned flags, int err)
 {
 	init_outcome o = {0, ""};
 	int fds[2], st;
@@ -1029,7 +1033,8 @@ static init_outcome init_failing_open(const char *path, unsigned flags, int err)
 	if (pid == 0) {
 		kb_err e = {{0}};
 		close(fds[0]);
-		fail_open_of(path, flags, err);
+		fail_nth = (int)flags;
+		fail_open_of(nr, path, flags, err);
 		o.rc = kj_sandbox_init(&e);
 		snprintf(o.msg, sizeof o.msg, "%s", o.rc ? e.msg : "");
 		_exit(test_write_all(fds[1], &o, sizeof o) ? 1 : 0);
@@ -1073,7 +1078,8 @@ Test(judge_rules, sandbox_init_fails_on_an_error_at_any_system_path, .timeout = 
 			continue; /* not on this machine */
 		for (int e = 0; e < 2; e++) {
 			const char *want = e ? paths[i].enoent : paths[i].eio;
-			init_outcome o = init_failing_open(paths[i].path, paths[i].flags, e ? ENOENT : EIO);
+			init_outcome o = init_failing_open(SYS_openat, paths[i].path, paths[i].flags,
+							   e ? ENOENT : EIO);
 			cr_expect_eq(o.rc, !*want ? 0 : want == sys_msg ? KJ_SANDBOX_SYSTEM :
 				     KJ_SANDBOX_UNSUPPORTED, "%s, %s: %d %s", paths[i].path,
 				     e ? "ENOENT" : "EIO", o.rc, o.msg);
@@ -1174,4 +1180,15 @@ Test(judge_rules, sandbox_probe_names_the_step_that_failed, .timeout = 30)
 		cr_expect_eq(r.entered, -1, "%s: kj_sandbox_enter after a failed probe", steps[i].step);
 		cr_expect_str_eq(r.step, "kj_sandbox_init not called");
 	}
+}
+
+/* One fstat failing, the first (of /usr, a system path kept for layer 2),
+ * refuses as every fstat failing does: the path is not left out. */
+Test(judge_rules, sandbox_init_fails_on_one_failing_fstat, .timeout = 30)
+{
+	if (landlock_abi() < KJ_SANDBOX_MIN_ABI)
+		cr_skip_test("this kernel has Landlock ABI %d", landlock_abi());
+	init_outcome o = init_failing_open(SYS_newfstatat, NULL, 1, EIO);
+	cr_expect_eq(o.rc, KJ_SANDBOX_SYSTEM, "%d %s", o.rc, o.msg);
+	cr_expect_str_eq(o.msg, "cannot confine bots: system folders: Input/output error");
 }
