@@ -1192,3 +1192,38 @@ Test(judge_rules, sandbox_init_fails_on_one_failing_fstat, .timeout = 30)
 	cr_expect_eq(o.rc, KJ_SANDBOX_SYSTEM, "%d %s", o.rc, o.msg);
 	cr_expect_str_eq(o.msg, "cannot confine bots: system folders: Input/output error");
 }
+
+/* The rule for the bot's command file (a path outside its folder): a
+ * folder named as the command is no error (its exec fails later, as it
+ * would unconfined), nor is a rule the kernel calls invalid (EINVAL);
+ * any other error adding it fails the landlock step.  The rule is the
+ * second landlock_add_rule of the bot's own after the system paths (the
+ * bot's folder first), counted here as the paths there are. */
+Test(judge_rules, sandbox_command_rule_errors, .timeout = 30)
+{
+	static const char *const kept[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+					   "/opt", "/etc", "/dev/null", "/dev/zero", "/dev/random",
+					   "/dev/urandom", "/dev/full"};
+	kj_bot bot;
+	kj_limits lim = {.sandbox = 1, .procs = 64};
+	int nsys = 0;
+
+	init_sandbox();
+	set_up(&bot);
+	snprintf(bot.cmd, sizeof bot.cmd, "%s", ctx.sib); /* a folder */
+	report r = confined(&bot, &lim, NULL, 0, NULL);
+	cr_expect_eq(r.entered, 0, "a folder as the command: %s %s", r.step, strerror(r.enter_errno));
+	for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
+		nsys += access(kept[i], F_OK) == 0;
+	snprintf(bot.cmd, sizeof bot.cmd, "%s", ctx.cmd);
+	fail_nth = nsys + 2;
+	fail_open_of(SYS_landlock_add_rule, NULL, 0, EINVAL);
+	r = confined(&bot, &lim, NULL, 0, NULL);
+	cr_expect_eq(calls, nsys + 3, "the rules added: the system paths, the folder, the command, /proc/self");
+	cr_expect_eq(r.entered, 0, "EINVAL: %s %s", r.step, strerror(r.enter_errno));
+	calls = 0, fail_err = ENOMEM;
+	r = confined(&bot, &lim, NULL, 0, NULL);
+	cr_expect_eq(r.entered, -1, "ENOMEM");
+	cr_expect_str_eq(r.step, "landlock");
+	cr_expect_eq(r.enter_errno, ENOMEM, "%s", strerror(r.enter_errno));
+}
