@@ -1227,3 +1227,66 @@ Test(judge_rules, sandbox_command_rule_errors, .timeout = 30)
 	cr_expect_str_eq(r.step, "landlock");
 	cr_expect_eq(r.enter_errno, ENOMEM, "%s", strerror(r.enter_errno));
 }
+
+/* Take every block malloc has left under the address-space limit of
+ * test_limit_memory, of every size up to 4 KiB (its caches keep blocks
+ * of each size apart); returns them as a list to give back. */
+static void *exhaust_memory(void)
+{
+	void *list = NULL, *block;
+
+	for (size_t size = 4096; size >= 8; size -= size > 256 ? 256 : 8)
+		while ((block = malloc(size))) {
+			*(void **)block = list;
+			list = block;
+		}
+	return list;
+}
+
+static void give_back(void *list)
+{
+	while (list) {
+		void *next = *(void **)list;
+		free(list);
+		list = next;
+	}
+}
+
+/* kj_sandbox_hide out of memory fails with ENOMEM, whether the list of
+ * folders cannot grow (three names fill its first block: a fourth needs
+ * another) or the copy of the name cannot be made (a second name fits the
+ * block the first one took). */
+Test(judge_rules, sandbox_hide_out_of_memory_fails, .timeout = 30)
+{
+	char base[256], path[4][300];
+
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator does not return NULL");
+#endif
+	test_tmpdir(base, sizeof base);
+	for (int i = 0; i < 4; i++) {
+		snprintf(path[i], sizeof path[i], "%s/d%d", base, i);
+		cr_assert_eq(mkdir(path[i], 0755), 0);
+	}
+	for (int round = 0; round < 2; round++) {
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) { /* the limit in a child: the test's process goes on */
+			int first = round ? 3 : 1, rc;
+			for (int i = 0; i < first; i++)
+				if (kj_sandbox_hide(path[i]))
+					_exit(10);
+			test_limit_memory(0);
+			void *taken = exhaust_memory();
+			errno = 0;
+			rc = kj_sandbox_hide(path[first]);
+			int e = errno;
+			give_back(taken);
+			_exit(rc == -1 && e == ENOMEM ? 0 : rc == 0 ? 11 : 12);
+		}
+		int st;
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: status %d",
+			  round ? "the list full" : "the copy", WEXITSTATUS(st));
+	}
+}
