@@ -1650,6 +1650,76 @@ Test(judge_rules, bot_home_unless_passed)
 	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
 }
 
+/* A bot's whole environment, entry by entry, from a judge's environment
+ * written here (botenv.h's list): the bot's HOME first, KIMBLE_LEARN=0
+ * when frozen, then the judge's PATH, LANG, LANGUAGE, LC_*, TZ and
+ * KIMBLE_* in the judge's order, and the names passed; never a name that
+ * only starts like one of those, nor an entry without '='. */
+static void env_is(int learn, const char *pass, const char *want)
+{
+	static kj_env e;
+	kj_bot bot = {0};
+	char got[2048] = "";
+
+	snprintf(bot.dir, sizeof bot.dir, "/bots/b");
+	kj_env_build(&e, &bot, learn, pass);
+	for (int i = 0; e.vars[i]; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", e.vars[i]);
+	cr_expect_str_eq(got, want, "learn %d, pass %s", learn, pass ? pass : "(none)");
+}
+
+extern char **environ;
+
+Test(judge_rules, bot_environment_entry_by_entry)
+{
+	static char *judge_env[] = {
+		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "LANG=C.UTF-8", "LAN=x",
+		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
+		"KIMBLE_=x", "KIMBLE=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
+		NULL};
+
+	environ = judge_env;
+	env_is(1, NULL, "HOME=/bots/b PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC "
+	       "KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	env_is(0, NULL, "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi "
+	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s");
+	env_is(1, "AWS_KEY,HOME", "PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1 AWS_KEY=k");
+	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
+	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
+	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "SECRET_TOKEN=t AWS_KEY=k");
+	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "SECRET_TOKEN=t AWS_KEY=k");
+	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
+	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
+}
+
+/* At most KJ_ENV_MAX entries, the bot's own KIMBLE_LEARN=0 included
+ * (with "*" the judge's HOME, none here, takes the place of the bot's):
+ * the judge's beyond are left out. */
+Test(judge_rules, bot_environment_bounded)
+{
+	static char names[600][16], *judge_env[601];
+	static kj_env e;
+	kj_bot bot = {0};
+	int n = 0;
+
+	for (int i = 0; i < 600; i++) {
+		snprintf(names[i], sizeof names[i], "V%d=x", i);
+		judge_env[i] = names[i];
+	}
+	environ = judge_env;
+	kj_env_build(&e, &bot, 0, "*");
+	while (e.vars[n])
+		n++;
+	cr_assert_eq(n, KJ_ENV_MAX);
+	cr_assert_str_eq(e.vars[0], "KIMBLE_LEARN=0");
+	cr_assert_str_eq(e.vars[KJ_ENV_MAX - 1], "V510=x");
+}
+
 /* --pass-env takes names of letters, digits and '_' (not starting with a
  * digit) separated by commas, or "*" alone, also as --pass-env=*; at most
  * 4094 characters of names in all (the comma joining two options' names
