@@ -1290,3 +1290,25 @@ Test(judge_rules, sandbox_hide_out_of_memory_fails, .timeout = 30)
 			  round ? "the list full" : "the copy", WEXITSTATUS(st));
 	}
 }
+
+/* A probe killed by a signal (here SIGSYS from a seccomp filter that kills
+ * at unshare) names no step: "a confined probe". */
+Test(judge_rules, sandbox_probe_killed_names_no_step, .timeout = 30)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+	struct sock_fprog prog = {sizeof code / sizeof *code, code};
+	kb_err err = {{0}};
+
+	if (landlock_abi() < KJ_SANDBOX_MIN_ABI)
+		cr_skip_test("this kernel has Landlock ABI %d", landlock_abi());
+	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+	cr_assert_eq(kj_sandbox_init(&err), KJ_SANDBOX_UNSUPPORTED, "%s", err.msg);
+	cr_assert_str_eq(err.msg, "cannot confine bots: a confined probe failed in a probe process "
+			 "(user namespaces or seccomp unavailable?); --sandbox off runs bots "
+			 "unconfined (trusted bots only)");
+}
