@@ -1270,6 +1270,22 @@ Test(judge_rules, run_starts_only_where_the_plan_says, .timeout = 60)
 	cr_assert_eq(run_has_start(0, NULL), 0);
 }
 
+/* A child of kj_run's caller that is no worker of the run (here one that
+ * ended before the run, the oldest child, which the first wait for any
+ * child returns) is reaped and ignored: the run plays its games. */
+Test(judge_rules, run_ignores_a_child_that_is_no_worker, .timeout = 60)
+{
+	siginfo_t info;
+	pid_t stray = fork();
+
+	cr_assert_geq(stray, 0);
+	if (stray == 0)
+		_exit(7);
+	cr_assert_eq(waitid(P_PID, (id_t)stray, &info, WEXITED | WNOWAIT), 0, "it has ended");
+	cr_assert_eq(run_has_start(0, NULL), 0, "the run played its game");
+	cr_assert(waitpid(stray, NULL, WNOHANG) < 0 && errno == ECHILD, "reaped by the run");
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
