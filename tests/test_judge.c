@@ -672,6 +672,9 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	const char *msg = test_read_file(dir, "other.err");
 	cr_expect(strstr(msg, "holds another run's games: game 0 has seat") &&
 		  strstr(msg, ", not hard") && strstr(msg, out), "%s", msg);
+	const char *seat = strstr(msg, "game 0 has seat ");
+	cr_expect(seat && seat[16] >= 'B' && seat[16] <= 'D' && !strncmp(seat + 17, " random, not hard", 17),
+		  "the seat of the third bot, a letter: %s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
