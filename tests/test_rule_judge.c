@@ -1286,6 +1286,48 @@ Test(judge_rules, run_ignores_a_child_that_is_no_worker, .timeout = 60)
 	cr_assert(waitpid(stray, NULL, WNOHANG) < 0 && errno == ECHILD, "reaped by the run");
 }
 
+/* Bots whose command cannot run are named after the run, as many as the
+ * message holds (191 characters), and never past it. */
+Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
+{
+	char dir[256], out[300];
+	static kj_bot bots[4];
+	kj_plan plan;
+	struct {
+		kb_err err;
+		char after[256]; /* what follows the message must stay as it is */
+	} e;
+
+	test_tmpdir(dir, sizeof dir);
+	for (int b = 0; b < 4; b++) {
+		memset(&bots[b], 0, sizeof bots[b]);
+		memset(bots[b].name, 'a' + b, 60);
+		snprintf(bots[b].dir, sizeof bots[b].dir, "%s", dir);
+		snprintf(bots[b].cmd, sizeof bots[b].cmd, "/nonexistent-kimble/bot");
+		bots[b].argv[0] = NULL;
+	}
+	plan_of(&plan, KJ_FIXED, 4, 4, 1, 3, 0);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 4, .plan = &plan, .out = out, .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	memset(&e, 'x', sizeof e);
+	FILE *saved = stdout, *saved_err = stderr;
+	stdout = fopen("/dev/null", "w"), stderr = fopen("/dev/null", "w");
+	int rc = kj_run(&ro, &e.err);
+	fclose(stdout), fclose(stderr);
+	stdout = saved, stderr = saved_err;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, 1, "%.191s", e.err.msg);
+	char want[400];
+	snprintf(want, sizeof want, "could not start (see above): %.60s, %.60s, %.60s, %.60s",
+		 bots[0].name, bots[1].name, bots[2].name, bots[3].name);
+	want[sizeof e.err.msg - 1] = '\0';
+	cr_assert_str_eq(e.err.msg, want);
+	for (size_t i = 0; i < sizeof e.after; i++)
+		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
