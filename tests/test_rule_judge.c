@@ -1328,6 +1328,39 @@ Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
 		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
 }
 
+/* An output folder that can be made but whose full path cannot be had
+ * (the run's folder deeper than PATH_MAX: realpath fails) cannot be
+ * hidden from the bots: the run refuses, naming it, and plays nothing. */
+Test(judge_rules, run_refuses_an_output_folder_it_cannot_hide, .timeout = 60)
+{
+	char dir[256], name[251];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err = {{0}};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(chdir(dir), 0);
+	memset(name, 'd', 250);
+	name[250] = '\0';
+	for (int i = 0; i < 20; i++) /* 5,020 characters below dir */
+		cr_assert(mkdir(name, 0755) == 0 && chdir(name) == 0);
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, 0);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .out = "out", .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3};
+	int rc = kj_run(&ro, &err);
+	kj_plan_free(&plan);
+	struct stat st;
+	int games = stat("out/games/000000.res", &st) == 0;
+	rmdir("out/games"), rmdir("out");
+	for (int i = 0; i < 20; i++) /* the test folder's removal cannot reach this deep */
+		cr_assert(chdir("..") == 0 && rmdir(name) == 0);
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "cannot note the output folder out: File name too long");
+	cr_assert_eq(games, 0, "no game was played");
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
