@@ -146,43 +146,39 @@ static int t_refer(const char *path)
 	return failed(rename(path, to));
 }
 
-/* Run path with no arguments: its exit status, or the exec's errno. */
-static int t_exec(const char *path)
+/* Run path with no arguments, its descriptor 0 open (a bot's stdin:
+ * under a root judge its programs run in secure mode, where the C library
+ * would open /dev/full in its place) or closed: the exit status, the
+ * exec's errno, or 1000 + the signal that ended it. */
+static int run_program(const char *path, int stdin_open)
 {
 	int st;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		/* a bot's descriptor 0 is open (its stdin): under a root judge its
-		 * programs run in secure mode, where the C library would open
-		 * /dev/full in its place, which a bot may not */
-		int null = open("/dev/null", O_RDONLY);
+		int null = stdin_open ? open("/dev/null", O_RDONLY) : -1;
 		if (null > 0)
 			dup2(null, 0);
-		execl(path, path, (char *)NULL);
-		_exit(errno);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return pid < 0 ? errno : ECHILD;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st); /* 1000 + signal */
-}
-
-/* Run path with descriptor 0 closed (a program the bot starts without
- * stdin): under a root judge it runs in secure mode, where the C library
- * opens /dev/full in its place, and ends the program when it cannot. */
-static int t_exec_no_stdin(const char *path)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		close(0);
+		else if (!stdin_open)
+			close(0);
 		execl(path, path, (char *)NULL);
 		_exit(errno);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return pid < 0 ? errno : ECHILD;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+}
+
+static int t_exec(const char *path)
+{
+	return run_program(path, 1);
+}
+
+/* A program the bot starts without stdin: the C library opens /dev/full
+ * in its place, and ends the program when it cannot. */
+static int t_exec_no_stdin(const char *path)
+{
+	return run_program(path, 0);
 }
 
 /* A terminal ioctl on a device: ENOTTY when the ioctl reaches the device
@@ -894,7 +890,21 @@ typedef struct init_outcome {
 	char msg[512];
 } init_outcome;
 
-static init_outcome init_failing(long nr, int at_cwd, unsigned set, unsigned clear, int err)
+static void fail_open_of(long nr, const char *path, unsigned flags, int err);
+static int fail_nth;
+
+/* The fault a child injects before kj_sandbox_init: by folder descriptor
+ * and flags (fail_calls, descriptor 0 then closed), or by path or count
+ * (fail_open_of). */
+typedef struct fault {
+	long nr;
+	int by_flags, at_cwd, err;
+	unsigned set, clear;  /* by_flags */
+	const char *path;     /* else: this path with flags, or (NULL) the flags-th call */
+	unsigned flags;
+} fault;
+
+static init_outcome init_with(const fault *f)
 {
 	init_outcome o = {0, ""};
 	int fds[2], st;
@@ -904,8 +914,13 @@ static init_outcome init_failing(long nr, int at_cwd, unsigned set, unsigned cle
 	if (pid == 0) {
 		kb_err e = {{0}};
 		close(fds[0]);
-		fail_calls(nr, at_cwd, set, clear, err);
-		close(0); /* the first descriptor opened is 0: a valid one */
+		if (f->by_flags) {
+			fail_calls(f->nr, f->at_cwd, f->set, f->clear, f->err);
+			close(0); /* the first descriptor opened is 0: a valid one */
+		} else {
+			fail_nth = (int)f->flags;
+			fail_open_of(f->nr, f->path, f->flags, f->err);
+		}
 		o.rc = kj_sandbox_init(&e);
 		snprintf(o.msg, sizeof o.msg, "%s", o.rc ? e.msg : "");
 		_exit(test_write_all(fds[1], &o, sizeof o) ? 1 : 0);
@@ -915,6 +930,13 @@ static init_outcome init_failing(long nr, int at_cwd, unsigned set, unsigned cle
 	close(fds[0]);
 	cr_assert(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	return o;
+}
+
+static init_outcome init_failing(long nr, int at_cwd, unsigned set, unsigned clear, int err)
+{
+	fault f = {.nr = nr, .by_flags = 1, .at_cwd = at_cwd, .err = err, .set = set, .clear = clear};
+
+	return init_with(&f);
 }
 
 /* Where kj_sandbox_init opens what (sandbox.c): keep opens each system
@@ -1025,25 +1047,9 @@ static void fail_open_of(long nr, const char *path, unsigned flags, int err)
  * message. */
 static init_outcome init_failing_open(long nr, const char *path, unsigned flags, int err)
 {
-	init_outcome o = {0, ""};
-	int fds[2], st;
+	fault f = {.nr = nr, .err = err, .path = path, .flags = flags};
 
-	cr_assert_eq(pipe(fds), 0);
-	pid_t pid = fork();
-	if (pid == 0) {
-		kb_err e = {{0}};
-		close(fds[0]);
-		fail_nth = (int)flags;
-		fail_open_of(nr, path, flags, err);
-		o.rc = kj_sandbox_init(&e);
-		snprintf(o.msg, sizeof o.msg, "%s", o.rc ? e.msg : "");
-		_exit(test_write_all(fds[1], &o, sizeof o) ? 1 : 0);
-	}
-	close(fds[1]);
-	cr_assert_eq(read(fds[0], &o, sizeof o), (ssize_t)sizeof o, "no outcome from the child");
-	close(fds[0]);
-	cr_assert(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	return o;
+	return init_with(&f);
 }
 
 /* Every path kj_sandbox_init opens: the system paths of layer 2 (by name,
