@@ -63,6 +63,7 @@ struct ll_path_beneath {
 #define LL_FS_WRITE_FILE (1ULL << 1)
 #define LL_FS_READ_FILE (1ULL << 2)
 #define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REFER (1ULL << 13)     /* ABI 2 */
 #define LL_FS_TRUNCATE (1ULL << 14)  /* ABI 3 */
 #define LL_FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #define LL_FS_ALL_ABI5 ((1ULL << 16) - 1)
@@ -76,12 +77,16 @@ struct ll_path_beneath {
 			LL_FS_IOCTL_DEV)
 #define LL_READ_EXEC (LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR)
 
-/* Two Landlock layers; a bot may do what both allow.  Layer 1 handles
- * READ_FILE only and grants it everywhere but the secrets under /etc (every
- * entry of / and of /etc is a rule of its own, a hundred and more): it is
- * built once, in the judge, and each bot puts it on itself with one call
- * (the kernel copies its rules; adding them one by one per bot cost as
- * much again as the rest of the confinement).  It is not put on the judge
+/* Two Landlock layers; a bot may do what both allow.  Layer 1 grants
+ * READ_FILE everywhere but the secrets under /etc (every entry of / and of
+ * /etc is a rule of its own, a hundred and more), and REFER on every folder
+ * among them: a ruleset denies a rename or link into another folder
+ * wherever it does not grant REFER, handled or not, so without it a bot
+ * could not move a file between two folders of its own (layer 2 decides,
+ * granting REFER in the bot's folder only).  It handles these two rights
+ * only, is built once, in the judge, and each bot puts it on itself with
+ * one call (the kernel copies its rules; adding them one by one per bot
+ * cost as much again as the rest of the confinement).  It is not put on the judge
  * itself: Landlock denies mount(2) under a domain, children included, and
  * a bot whose folder holds another's needs a mount (kj_sandbox_hide).
  * Layer 2, built per bot from a dozen rules, is the policy proper, and can
@@ -160,14 +165,16 @@ static int keep(const char *path, uint64_t rights)
 
 static int add_rule(int ruleset, int fd, uint64_t rights);
 
-/* Layer 1: grant READ_FILE on dirfd/name. */
+/* Layer 1: grant READ_FILE on dirfd/name, and REFER when it is a folder. */
 static int grant_read(int ruleset, int dirfd, const char *name)
 {
 	int fd = openat(dirfd, name, O_PATH | O_CLOEXEC), rc;
+	struct stat st;
 
 	if (fd < 0)
 		return missing() ? 0 : -1;
-	rc = add_rule(ruleset, fd, LL_FS_READ_FILE);
+	rc = fstat(fd, &st) ? -1 : add_rule(ruleset, fd, S_ISDIR(st.st_mode) ?
+					    LL_FS_READ_FILE | LL_FS_REFER : LL_FS_READ_FILE);
 	close(fd);
 	return rc;
 }
@@ -219,7 +226,7 @@ static int grant_entries(int ruleset, const char *dir, const char *rel)
 /* Layer 1, built once; each bot restricts itself with it. */
 static int build_secrets_layer(void)
 {
-	struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_READ_FILE};
+	struct ll_ruleset_attr attr = {.handled_access_fs = LL_FS_READ_FILE | LL_FS_REFER};
 	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
 
 	if (ruleset < 0)
@@ -239,9 +246,13 @@ static int open_system_paths(void)
 	for (size_t i = 0; i < sizeof read_exec_paths / sizeof *read_exec_paths; i++)
 		if (keep(read_exec_paths[i], LL_READ_EXEC))
 			return -1;
+	/* /dev/full: under a root judge a bot's programs run in secure mode
+	 * (real and effective users differ), where the C library opens it for
+	 * writing in place of a closed descriptor 0, and ends the program
+	 * when it cannot */
 	if (keep("/dev/null", LL_FS_READ_FILE | LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV) ||
 	    keep("/dev/zero", LL_FS_READ_FILE) || keep("/dev/random", LL_FS_READ_FILE) ||
-	    keep("/dev/urandom", LL_FS_READ_FILE))
+	    keep("/dev/urandom", LL_FS_READ_FILE) || keep("/dev/full", LL_FS_WRITE_FILE))
 		return -1;
 	return build_secrets_layer();
 }

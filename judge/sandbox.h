@@ -19,7 +19,8 @@
  *   - is under a Landlock domain of its own: it may read and execute /usr,
  *     /bin, /sbin, /lib*, /opt and /etc (except secrets such as /etc/shadow,
  *     /etc/ssh, /etc/ssl/private), read /proc/self, read and write
- *     /dev/null (and read /dev/zero, /dev/random, /dev/urandom), read and
+ *     /dev/null (and read /dev/zero, /dev/random, /dev/urandom, write
+ *     /dev/full), read and
  *     execute its command file, and do anything inside its own folder;
  *     Landlock also denies TCP bind and connect, signals to processes
  *     outside the domain (its own children are inside), connecting to

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -420,6 +421,51 @@ Test(judge, debug_game_writes_its_transcript, .timeout = 60)
 	cr_assert_eq(judge(dir, "quiet", quiet), 64);
 }
 
+/* -d fails with exit status 2 (the judge's own failure, sandbox.md's and
+ * the man page's "2: the run failed") when its transcript cannot be
+ * written (a full device) and when its bot cannot be started (the judge's
+ * user may start no more processes: RLIMIT_NPROC, which binds a user
+ * other than root). */
+Test(judge, debug_game_that_fails_exits_2, .timeout = 60)
+{
+	char dir[512], tx[1024], want[1200], bin[1024], bot[1024], err[1024];
+	const char *full[] = {"-d", "easy", "--no-timing", "-s", "7", "-o", tx, "random", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tx, sizeof tx, "%s/full.tx", dir);
+	cr_assert_eq(symlink("/dev/full", tx), 0);
+	cr_assert_eq(judge(dir, "full", full), 2);
+	snprintf(want, sizeof want, "kimble-judge: -d -o: cannot write %s: %s\n", tx, strerror(ENOSPC));
+	char *text = printed(dir, "full", "err");
+	cr_expect_str_eq(text, want);
+	free(text);
+
+	test_drop_root(dir);
+	make_bot(dir, "b", "hard");
+	snprintf(bot, sizeof bot, "%s/b", dir);
+	snprintf(err, sizeof err, "%s/nproc.err", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "--sandbox", "off", "-d",
+			bot, "--no-timing", NULL};
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct rlimit one = {1, 1}; /* this user runs the test already */
+		int null = open("/dev/null", O_RDWR), e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(null, 0), dup2(null, 1), dup2(e, 2);
+		/* an ASan build's leak check at exit needs a task of its own */
+		setenv("ASAN_OPTIONS", "abort_on_error=0:detect_leaks=0", 1);
+		if (setrlimit(RLIMIT_NPROC, &one) == 0)
+			execv(argv[0], argv);
+		_exit(99);
+	}
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st), "the judge did not exit");
+	cr_expect_eq(WEXITSTATUS(st), 2, "%s", test_read_file(NULL, err));
+	snprintf(want, sizeof want, "kimble-judge: bot b: cannot start: %s\n", strerror(EAGAIN));
+	cr_expect_str_eq(test_read_file(NULL, err), want);
+}
+
 /* Expects want in file name of folder dir (which must exist). */
 static void expect_file_has(const char *dir, const char *name, const char *want)
 {
@@ -628,6 +674,9 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	const char *msg = test_read_file(dir, "other.err");
 	cr_expect(strstr(msg, "holds another run's games: game 0 has seat") &&
 		  strstr(msg, ", not hard") && strstr(msg, out), "%s", msg);
+	const char *seat = strstr(msg, "game 0 has seat ");
+	cr_expect(seat && seat[16] >= 'B' && seat[16] <= 'D' && !strncmp(seat + 17, " random, not hard", 17),
+		  "the seat of the third bot, a letter: %s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
@@ -1184,6 +1233,13 @@ static void check_stopped(pid_t pid, int sig, const char *dir, const char *out)
 	ntmp = files_ending(games, ".tmp");
 	cr_assert_eq(ntmp, 0, "temporary files left");
 	cr_assert_eq(ntx, nres, "%d transcripts but %d results", ntx, nres);
+	if (sig != SIGKILL) { /* the count it says is the count it kept */
+		char said[80];
+		snprintf(said, sizeof said, "stopped by %s: %d of ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+			 nres);
+		cr_expect_not_null(strstr(test_read_file(dir, "stopped.err"), said), "\"%s\" in %s", said,
+				   test_read_file(dir, "stopped.err"));
+	}
 }
 
 /* Every file of folders a and b (names and contents) is the same. */

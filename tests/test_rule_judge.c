@@ -1270,6 +1270,97 @@ Test(judge_rules, run_starts_only_where_the_plan_says, .timeout = 60)
 	cr_assert_eq(run_has_start(0, NULL), 0);
 }
 
+/* A child of kj_run's caller that is no worker of the run (here one that
+ * ended before the run, the oldest child, which the first wait for any
+ * child returns) is reaped and ignored: the run plays its games. */
+Test(judge_rules, run_ignores_a_child_that_is_no_worker, .timeout = 60)
+{
+	siginfo_t info;
+	pid_t stray = fork();
+
+	cr_assert_geq(stray, 0);
+	if (stray == 0)
+		_exit(7);
+	cr_assert_eq(waitid(P_PID, (id_t)stray, &info, WEXITED | WNOWAIT), 0, "it has ended");
+	cr_assert_eq(run_has_start(0, NULL), 0, "the run played its game");
+	cr_assert(waitpid(stray, NULL, WNOHANG) < 0 && errno == ECHILD, "reaped by the run");
+}
+
+/* Bots whose command cannot run are named after the run, as many as the
+ * message holds (191 characters), and never past it. */
+Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
+{
+	char dir[256], out[300];
+	static kj_bot bots[4];
+	kj_plan plan;
+	struct {
+		kb_err err;
+		char after[256]; /* what follows the message must stay as it is */
+	} e;
+
+	test_tmpdir(dir, sizeof dir);
+	for (int b = 0; b < 4; b++) {
+		memset(&bots[b], 0, sizeof bots[b]);
+		memset(bots[b].name, 'a' + b, 60);
+		snprintf(bots[b].dir, sizeof bots[b].dir, "%s", dir);
+		snprintf(bots[b].cmd, sizeof bots[b].cmd, "/nonexistent-kimble/bot");
+		bots[b].argv[0] = NULL;
+	}
+	plan_of(&plan, KJ_FIXED, 4, 4, 1, 3, 0);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 4, .plan = &plan, .out = out, .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	memset(&e, 'x', sizeof e);
+	FILE *saved = stdout, *saved_err = stderr;
+	stdout = fopen("/dev/null", "w"), stderr = fopen("/dev/null", "w");
+	int rc = kj_run(&ro, &e.err);
+	fclose(stdout), fclose(stderr);
+	stdout = saved, stderr = saved_err;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, 1, "%.191s", e.err.msg);
+	char want[400];
+	snprintf(want, sizeof want, "could not start (see above): %.60s, %.60s, %.60s, %.60s",
+		 bots[0].name, bots[1].name, bots[2].name, bots[3].name);
+	want[sizeof e.err.msg - 1] = '\0';
+	cr_assert_str_eq(e.err.msg, want);
+	for (size_t i = 0; i < sizeof e.after; i++)
+		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
+}
+
+/* An output folder that can be made but whose full path cannot be had
+ * (the run's folder deeper than PATH_MAX: realpath fails) cannot be
+ * hidden from the bots: the run refuses, naming it, and plays nothing. */
+Test(judge_rules, run_refuses_an_output_folder_it_cannot_hide, .timeout = 60)
+{
+	char dir[256], name[251];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err = {{0}};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(chdir(dir), 0);
+	memset(name, 'd', 250);
+	name[250] = '\0';
+	for (int i = 0; i < 20; i++) /* 5,020 characters below dir */
+		cr_assert(mkdir(name, 0755) == 0 && chdir(name) == 0);
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, 0);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .out = "out", .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3};
+	int rc = kj_run(&ro, &err);
+	kj_plan_free(&plan);
+	struct stat st;
+	int games = stat("out/games/000000.res", &st) == 0;
+	rmdir("out/games"), rmdir("out");
+	for (int i = 0; i < 20; i++) /* the test folder's removal cannot reach this deep */
+		cr_assert(chdir("..") == 0 && rmdir(name) == 0);
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "cannot note the output folder out: File name too long");
+	cr_assert_eq(games, 0, "no game was played");
+}
+
 /* Three bots, two seats (A and C), two deals per pair: the pairs 01, 02,
  * 12, each deal played twice with the seats swapped. */
 Test(judge_rules, plan_round_robin_of_pairs)
@@ -1648,6 +1739,76 @@ Test(judge_rules, bot_home_unless_passed)
 	cr_assert_str_eq(env_home("HOM"), "HOME=/bots/b");
 	cr_assert_str_eq(env_home("HOMER"), "HOME=/bots/b");
 	cr_assert_str_eq(env_home("*"), "HOME=/judge/home");
+}
+
+/* A bot's whole environment, entry by entry, from a judge's environment
+ * written here (botenv.h's list): the bot's HOME first, KIMBLE_LEARN=0
+ * when frozen, then the judge's PATH, LANG, LANGUAGE, LC_*, TZ and
+ * KIMBLE_* in the judge's order, and the names passed; never a name that
+ * only starts like one of those, nor an entry without '='. */
+static void env_is(int learn, const char *pass, const char *want)
+{
+	static kj_env e;
+	kj_bot bot = {0};
+	char got[2048] = "";
+
+	snprintf(bot.dir, sizeof bot.dir, "/bots/b");
+	kj_env_build(&e, &bot, learn, pass);
+	for (int i = 0; e.vars[i]; i++)
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? " " : "", e.vars[i]);
+	cr_expect_str_eq(got, want, "learn %d, pass %s", learn, pass ? pass : "(none)");
+}
+
+extern char **environ;
+
+Test(judge_rules, bot_environment_entry_by_entry)
+{
+	static char *judge_env[] = {
+		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "LANG=C.UTF-8", "LAN=x",
+		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
+		"KIMBLE_=x", "KIMBLE=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
+		NULL};
+
+	environ = judge_env;
+	env_is(1, NULL, "HOME=/bots/b PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC "
+	       "KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	env_is(0, NULL, "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi "
+	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s");
+	env_is(1, "AWS_KEY,HOME", "PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1 AWS_KEY=k");
+	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
+	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
+	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "SECRET_TOKEN=t AWS_KEY=k");
+	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "SECRET_TOKEN=t AWS_KEY=k");
+	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
+	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
+}
+
+/* At most KJ_ENV_MAX entries, the bot's own KIMBLE_LEARN=0 included
+ * (with "*" the judge's HOME, none here, takes the place of the bot's):
+ * the judge's beyond are left out. */
+Test(judge_rules, bot_environment_bounded)
+{
+	static char names[600][16], *judge_env[601];
+	static kj_env e;
+	kj_bot bot = {0};
+	int n = 0;
+
+	for (int i = 0; i < 600; i++) {
+		snprintf(names[i], sizeof names[i], "V%d=x", i);
+		judge_env[i] = names[i];
+	}
+	environ = judge_env;
+	kj_env_build(&e, &bot, 0, "*");
+	while (e.vars[n])
+		n++;
+	cr_assert_eq(n, KJ_ENV_MAX);
+	cr_assert_str_eq(e.vars[0], "KIMBLE_LEARN=0");
+	cr_assert_str_eq(e.vars[KJ_ENV_MAX - 1], "V510=x");
 }
 
 /* --pass-env takes names of letters, digits and '_' (not starting with a
@@ -3227,6 +3388,40 @@ Test(judge_rules, rerun_refuses_what_cannot_be_played, .timeout = 30)
 		cr_assert(strstr(err.msg, says[i]), "%s", err.msg);
 		kb_tx_free(&tx);
 	}
+}
+
+/* The warning names the bot, its command, the match in PATH and the
+ * system one that runs instead, once per bot folder for all the 64 bots a
+ * run may have (KJ_MAX_BOTS), also asked in turns; not confined, the first
+ * match runs, unwarned. */
+Test(judge_rules, confined_command_warned_once_per_folder)
+{
+	char *text = NULL, want[600];
+	size_t len = 0;
+	static kj_bot bots[KJ_MAX_BOTS];
+	FILE *f = open_memstream(&text, &len);
+
+	for (int i = 0; i < KJ_MAX_BOTS; i++) {
+		snprintf(bots[i].name, sizeof bots[i].name, "b%d", i);
+		snprintf(bots[i].dir, sizeof bots[i].dir, "/srv/bots/b%d", i);
+		snprintf(bots[i].cmd, sizeof bots[i].cmd, "python3");
+		snprintf(bots[i].path, sizeof bots[i].path, "/home/u/.pyenv/shims/python3");
+		snprintf(bots[i].syspath, sizeof bots[i].syspath, "/usr/bin/python3");
+	}
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < KJ_MAX_BOTS; i++) {
+			cr_assert_str_eq(kj_bot_command(&bots[i], 1, f), "/usr/bin/python3");
+			cr_assert_str_eq(kj_bot_command(&bots[i], 0, f), "/home/u/.pyenv/shims/python3");
+		}
+	fclose(f);
+	cr_assert_eq(test_count(text, "kimble-judge: warning: "), KJ_MAX_BOTS, "%s", text);
+	snprintf(want, sizeof want, "kimble-judge: warning: bot b63: its command python3 is "
+		 "/home/u/.pyenv/shims/python3 (first in PATH), which a confined bot may not run "
+		 "(only below /usr, /bin, /sbin, /lib*, /opt, /etc and its own folder); running "
+		 "/usr/bin/python3 instead. Write an absolute system path on line 2 of "
+		 "/srv/bots/b63/meta, or use --sandbox off for trusted bots.\n");
+	cr_assert_eq(test_count(text, want), 1, "%s", text);
+	free(text);
 }
 
 /* A bot whose command is found in PATH outside what a confined bot may run
