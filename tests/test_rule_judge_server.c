@@ -710,6 +710,29 @@ Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
 	close(fd);
 }
 
+/* --port-range FIRST-LAST: each side a port; FIRST of at most 15
+ * characters (the parser's buffer), a missing side or dash is refused
+ * with the expected form.  The --seed after it is malformed, so a range
+ * taken ends in that error, not in a server. */
+Test(judge_rules, server_port_range_forms, .timeout = 30)
+{
+	static const char *const cases[][2] = {
+		{"000000000065430-65439", "--seed \"x\": malformed"},
+		{"65430-65430", "--seed \"x\": malformed"},
+		{"0000000000065430-65439", "\"0000000000065430-65439\": expected FIRST-LAST, e.g. 65430-65439"},
+		{"-65439", "\"-65439\": expected FIRST-LAST"},
+		{"65430", "\"65430\": expected FIRST-LAST"},
+		{"65430-", "--port-range \"\": nothing given; expected a whole number from 1 to 65535"},
+		{"0-5", "--port-range \"0\": out of range"},
+		{"5-65536", "--port-range \"65536\": out of range"},
+		{"65431-65430", "\"65431-65430\": LAST is below FIRST"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = {"--port-range", cases[i][0], "--seed", "x", NULL};
+		test_usage_says("kimble-server", args, cases[i][1]);
+	}
+}
+
 /* ---- the HTTP server's start --------------------------------------------------- */
 
 /* A descriptor libmicrohttpd cannot listen on (a regular file: its epoll
