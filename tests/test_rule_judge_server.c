@@ -108,6 +108,16 @@ Test(judge_rules, spectator_command_length_bound)
 	buf[64] = 'x', buf[65] = '\n';
 	cr_assert_eq(srv_req_next(buf, 100, &r), 100);
 	cr_assert_eq(r.type, SRV_REQ_TOO_LONG);
+	/* only the len bytes given are read: a line end just past them
+	 * (left in the buffer from before) ends nothing */
+	for (size_t len = 1; len <= 66; len++) {
+		memset(buf, 'x', sizeof buf);
+		buf[0] = '?';
+		buf[len] = '\n';
+		size_t used = srv_req_next(buf, len, &r);
+		cr_assert_eq(used, len <= 64 ? 0 : len, "%zu bytes", len);
+		cr_assert_eq(r.type, len <= 64 ? SRV_REQ_NONE : SRV_REQ_TOO_LONG, "%zu bytes", len);
+	}
 	/* after leading blanks, the bound counts from the '?' */
 	memset(buf, 'x', sizeof buf);
 	memcpy(buf, "   ?", 4);
