@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -741,6 +742,102 @@ Test(judge_rules, server_port_range_forms, .timeout = 30)
 		const char *args[] = {"--port-range", cases[i][0], "--seed", "x", NULL};
 		test_usage_says("kimble-server", args, cases[i][1]);
 	}
+}
+
+/* ---- out of descriptors ------------------------------------------------------------ */
+
+/* Whether a connection is served: "?list" answered (END, no games), not
+ * closed at once. */
+static int served(test_conn *c)
+{
+	char line[64];
+
+	if (test_write_all(c->fd, "?list\n", 6) != 0)
+		return 0;
+	return test_getline(&c->r, line, sizeof line, 20000) == 3 && strcmp(line, "END") == 0;
+}
+
+/* Every descriptor of process pid but 0..2 is close-on-exec (/proc's
+ * fdinfo). */
+static void all_close_on_exec(pid_t pid)
+{
+	char path[64];
+	int fds = 0;
+
+	for (int fd = 3; fd < 64; fd++) {
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
+		FILE *f = fopen(path, "r");
+		char line[128];
+		unsigned flags = 0;
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f))
+			sscanf(line, "flags: %o", &flags);
+		fclose(f);
+		cr_assert(flags & O_CLOEXEC, "descriptor %d is not close-on-exec (flags %o)", fd, flags);
+		fds++;
+	}
+	cr_assert_geq(fds, 4, "the listener, signalfd, epoll and the spare descriptor");
+}
+
+/* With every descriptor taken, the server closes each further connection
+ * at once (it keeps a spare descriptor for that, open again afterwards)
+ * instead of leaving it waiting; a descriptor freed serves exactly one
+ * more client; every descriptor the server holds is close-on-exec. */
+Test(judge_rules, server_out_of_descriptors_closes_new_connections, .timeout = 60)
+{
+	char bin[512], port[16], line[200];
+	struct rlimit few = {16, 16};
+	test_conn *c[24];
+	test_proc p = {.in = -1};
+	test_reader r;
+	int out[2], n = 0;
+
+	snprintf(port, sizeof port, "%d", test_free_port());
+	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
+			"--port", port, NULL};
+	cr_assert_eq(pipe(out), 0);
+	p.pid = fork();
+	cr_assert_geq(p.pid, 0);
+	if (p.pid == 0) {
+		/* 16 descriptors in all, and only 0..2 from us (not the
+		 * test runner's) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
+		    setrlimit(RLIMIT_NOFILE, &few) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	p.out = out[0];
+	test_reader_init(&r, p.out);
+	cr_assert_gt(test_getline(&r, line, sizeof line, 20000), 0, "no announce line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+	for (;;) {
+		cr_assert_lt(n, 24, "16 descriptors hold at most 13 connections");
+		c[n] = test_conn_open(NULL, atoi(port), 10000);
+		if (!served(c[n++]))
+			break;
+	}
+	cr_assert_geq(n, 3, "some connections served before the limit");
+	for (int i = 0; i < n - 1; i++) /* those served still are */
+		cr_assert(served(c[i]), "connection %d", i);
+	all_close_on_exec(p.pid);
+	test_conn_close(c[n - 1]);
+	for (int round = 0; round < 2; round++) {
+		test_conn_close(c[0]);
+		c[0] = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert(served(c[0]), "round %d: a freed descriptor serves the next client", round);
+		test_conn *more = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert_not(served(more), "round %d: and only that one", round);
+		test_conn_close(more);
+	}
+	all_close_on_exec(p.pid);
+	for (int i = 0; i < n - 1; i++)
+		test_conn_close(c[i]);
+	test_kill(&p, SIGTERM);
+	cr_assert_eq(test_wait(&p, 20000), 0);
 }
 
 /* ---- the HTTP server's start --------------------------------------------------- */
