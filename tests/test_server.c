@@ -407,6 +407,25 @@ Test(server, invalid_index_repeats_decision, .timeout = 60)
 	server_stop(&s);
 }
 
+/* A read that ends inside a request keeps its start for the next read:
+ * "?list" answered, then the "?wa" sent with it and the rest sent after
+ * its answer make one "?watch" (of an unknown game). */
+Test(server, request_split_across_reads, .timeout = 60)
+{
+	server s;
+	server_start(&s, NULL);
+	client *c = client_open(s.port);
+	resp *r = ask(c, "?list\n?wa");
+	cr_assert_eq(r->n, 0, "no games: %s", r->line[0]);
+	free(r);
+	r = ask(c, "tch g0123456789abcdef\n");
+	cr_assert_eq(r->n, 1);
+	cr_assert_str_eq(r->line[0], "Virhe: tuntematon katsojatunnus");
+	free(r);
+	test_conn_close(c);
+	server_stop(&s);
+}
+
 Test(server, unknown_token_and_bad_messages, .timeout = 60)
 {
 	static const char *const cases[][2] = {
