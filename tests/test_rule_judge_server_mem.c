@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@ static struct {
 	size_t calloc_bytes;
 	int calloc_skip, calloc_fails;
 	size_t realloc_above;
+	int add_skip, add_fails;  /* the same for epoll_ctl's EPOLL_CTL_ADD */
 } refuse;
 
 #ifndef __SANITIZE_ADDRESS__
@@ -60,6 +63,22 @@ void *realloc(void *p, size_t size)
 	return __libc_realloc(p, size);
 }
 #endif
+
+/* A full epoll set (ENOSPC: the user's max_user_watches) cannot be made
+ * on purpose either. */
+int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
+{
+	if (op == EPOLL_CTL_ADD && refuse.add_fails > 0) {
+		if (refuse.add_skip > 0) {
+			refuse.add_skip--;
+		} else {
+			refuse.add_fails--;
+			errno = ENOSPC;
+			return -1;
+		}
+	}
+	return (int)syscall(SYS_epoll_ctl, ep, op, fd, ev);
+}
 
 static void need_own_allocator(void)
 {
@@ -131,13 +150,17 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
 
 /* ---- the server ------------------------------------------------------------------ */
 
-/* srv_run in a child process of this test, with refuse as set now: its
- * process id; *port is where it listens. */
-static pid_t start_server(int *port)
+/* srv_run in a child process of this test, runs times (each ended by
+ * next_run, the last by stop_server), with refuse as set now: its process
+ * id; *port is where it listens.  The child fails (exit status 2) when a
+ * run after the first keeps memory. */
+static test_reader announced;
+
+static pid_t start_runs(int *port, int runs)
 {
 	int to_test[2];
 	char line[200];
-	test_reader r;
+	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
 	*port = test_free_port();
@@ -152,14 +175,47 @@ static pid_t start_server(int *port)
 		o.announce = fdopen(to_test[1], "w");
 		srv_limits_defaults(&o.limits);
 		o.limits.max_games = SRV_MAX_GAMES;
-		_exit(o.announce && srv_run(&o, &err) == SRV_OK ? 0 : 1);
+		if (!o.announce)
+			_exit(1);
+		setvbuf(o.announce, NULL, _IONBF, 0); /* no buffer kept between runs */
+		for (int run = 0; run < runs; run++) {
+			/* the first run loads what the C library keeps (name
+			 * service, stdio); a second one must give back all */
+			size_t before = in_use();
+			if (srv_run(&o, &err) != SRV_OK)
+				_exit(1);
+			if (run > 0 && in_use() > before + 2048)
+				_exit(2);
+			/* the run's SIGTERM stays pending (blocked; the
+			 * server does not read its signalfd): take it */
+			sigset_t term;
+			struct timespec now = {0, 0};
+			sigemptyset(&term);
+			sigaddset(&term, SIGTERM);
+			sigtimedwait(&term, NULL, &now);
+		}
+		_exit(0);
 	}
 	close(to_test[1]);
-	test_reader_init(&r, to_test[0]);
-	cr_assert_gt(test_getline(&r, line, sizeof line, 30000), 0, "no announce line");
+	test_reader_init(r, to_test[0]);
+	cr_assert_gt(test_getline(r, line, sizeof line, 30000), 0, "no announce line");
 	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
-	close(to_test[0]);
 	return kid;
+}
+
+static pid_t start_server(int *port)
+{
+	return start_runs(port, 1);
+}
+
+/* End this run of the server and wait for the next one's announce line. */
+static void next_run(pid_t kid)
+{
+	char line[200];
+
+	cr_assert_eq(kill(kid, SIGTERM), 0);
+	cr_assert_gt(test_getline(&announced, line, sizeof line, 30000), 0, "no second run");
+	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
 }
 
 static void stop_server(pid_t kid)
@@ -168,7 +224,9 @@ static void stop_server(pid_t kid)
 
 	cr_assert_eq(kill(kid, SIGTERM), 0);
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 2, "the server's run kept memory");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server's run failed (%d)", st);
+	close(announced.fd);
 }
 
 /* Send text and read its answer's lines up to END into got (joined by
@@ -239,4 +297,78 @@ Test(judge_rules, server_game_out_of_memory_is_a_virhe, .timeout = 60)
 	cr_assert_eq(got[0], 't', "%s", got);
 	test_conn_close(c);
 	stop_server(kid);
+}
+
+/* A run gives back all it took: its game and address tables, running
+ * games, spectators, the response buffer. */
+Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
+{
+	char got[8192];
+	int port;
+
+	need_own_allocator();
+	pid_t kid = start_runs(&port, 2);
+	for (int run = 0; run < 2; run++) {
+		test_conn *c = test_conn_open(NULL, port, 10000), *w = test_conn_open(NULL, port, 10000);
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+		cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+		char watch[40];
+		snprintf(watch, sizeof watch, "?watch %.17s\n", got);
+		cr_assert_eq(test_write_all(w->fd, watch, strlen(watch)), 0);
+		cr_assert_gt(test_getline(&w->r, got, sizeof got, 10000), 0, "the watch answered");
+		test_conn_close(c); /* w is told at the shutdown */
+		if (run == 0)
+			next_run(kid);
+		else
+			stop_server(kid);
+		test_conn_close(w);
+	}
+}
+
+/* A connection the epoll set cannot take is closed at once (not left
+ * open unserved), and the next one is served. */
+Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
+{
+	char got[256];
+	int port;
+
+	refuse.add_skip = 2; /* the signalfd and the listener */
+	refuse.add_fails = 1;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
+	test_conn_close(c);
+	c = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* The live pages refused (libmicrohttpd's epoll set does not take its
+ * listening socket): srv_run returns its setup error with the reason, not a
+ * server without them. */
+Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
+{
+	int port = test_free_port(), http_port = test_free_port(), st;
+
+	while (http_port == port)
+		http_port = test_free_port();
+	pid_t kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
+			      .ttl_ms = 60000, .announce = stdout};
+		kb_err err = {{0}};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(10); /* a server that runs anyway ends here */
+		srv_limits_defaults(&o.limits);
+		srv_http_defaults(&o.http);
+		o.http.port = http_port;
+		refuse.add_skip = 2; /* the signalfd and the listener */
+		refuse.add_fails = 1;
+		const char *why = "http: libmicrohttpd would not start (--http-memory too small?)";
+		_exit(srv_run(&o, &err) == SRV_ESETUP && strcmp(err.msg, why) == 0 ? 0 : 1);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "not the setup error expected (%d)", st);
 }
