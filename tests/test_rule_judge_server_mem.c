@@ -16,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -371,4 +374,40 @@ Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
 	}
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "not the setup error expected (%d)", st);
+}
+
+/* An answer the server cannot keep for a client that does not read (its
+ * queue may not grow past 8 KB here) closes the connection: a client
+ * waiting for it is not left hanging with answers missing.  The client
+ * reads through a 4 KB buffer and sends 2000 "?list" of 200 games (5 KB
+ * each, 10 MB in all: more than the sockets hold) before reading. */
+Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
+{
+	char got[8192];
+	int port, small = 4096, ends = 0;
+
+	need_own_allocator();
+	refuse.realloc_above = 8192;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < 200; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	test_conn_close(c);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	for (int i = 0; i < 2000; i++) /* refused once the server closes */
+		if (send(fd, "?list\n", 6, MSG_NOSIGNAL) != 6)
+			break;
+	test_reader r;
+	test_reader_init(&r, fd);
+	long len;
+	while ((len = test_getline(&r, got, sizeof got, 10000)) >= 0)
+		ends += strcmp(got, "END") == 0;
+	cr_assert_eq(len, -1, "the connection is closed, not left waiting (%d answers)", ends);
+	cr_assert_lt(ends, 2000, "answers are missing");
+	close(fd);
+	stop_server(kid);
 }
