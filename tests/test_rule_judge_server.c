@@ -935,10 +935,24 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 	close(to_test[0]);
 }
 
-/* A server that cannot be set up (no epoll instance: refused by a seccomp
- * filter) says which call failed and closes every descriptor it opened,
- * its listening sockets (the game's and the HTTP one) included. */
-Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+/* In test_rule_judge_server_mem.c: from here on the EPOLL_CTL_ADD after
+ * the next skip ones fails with ENOSPC. */
+void test_refuse_epoll_add(int skip);
+
+static void no_epoll(void)
+{
+	test_fail_syscall(SYS_epoll_create1, EMFILE);
+}
+
+static void http_not_added(void)
+{
+	test_refuse_epoll_add(2); /* after the signalfd and the listener */
+}
+
+/* srv_run with the live pages, fault() called first: its setup error
+ * with message want, every descriptor it opened closed again (its
+ * listening sockets, the game's and the HTTP one, included). */
+static void setup_fails(void (*fault)(void), const char *want)
 {
 	int port = test_free_port(), http_port = test_free_port(), st;
 
@@ -951,17 +965,32 @@ Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout =
 			      .ttl_ms = 60000, .announce = stdout};
 		kb_err err = {{0}};
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(10); /* a server that runs anyway ends here */
 		srv_limits_defaults(&o.limits);
 		srv_http_defaults(&o.http);
 		o.http.port = http_port;
 		int fds = test_open_fds();
-		test_fail_syscall(SYS_epoll_create1, EMFILE);
-		if (srv_run(&o, &err) != SRV_ESETUP ||
-		    strcmp(err.msg, "signalfd/epoll: Too many open files") != 0)
+		fault();
+		if (srv_run(&o, &err) != SRV_ESETUP || strcmp(err.msg, want) != 0)
 			_exit(1);
 		_exit(test_open_fds() == fds ? 0 : 2);
 	}
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error expected (%d)", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error \"%s\" (%d)", want, st);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
+}
+
+/* A server that cannot be set up (no epoll instance: refused by a seccomp
+ * filter) says which call failed and closes what it opened. */
+Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+{
+	setup_fails(no_epoll, "signalfd/epoll: Too many open files");
+}
+
+/* The live pages refused (libmicrohttpd's epoll set does not take its
+ * listening socket): srv_run's setup error with the reason, not a server
+ * without them. */
+Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(http_not_added, "http: libmicrohttpd would not start (--http-memory too small?)");
 }

@@ -83,6 +83,14 @@ int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	return (int)syscall(SYS_epoll_ctl, ep, op, fd, ev);
 }
 
+/* For test_rule_judge_server.c. */
+void test_refuse_epoll_add(int skip);
+void test_refuse_epoll_add(int skip)
+{
+	refuse.add_skip = skip;
+	refuse.add_fails = 1;
+}
+
 static void need_own_allocator(void)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -345,35 +353,6 @@ Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
 	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "%s", got);
 	test_conn_close(c);
 	stop_server(kid);
-}
-
-/* The live pages refused (libmicrohttpd's epoll set does not take its
- * listening socket): srv_run returns its setup error with the reason, not a
- * server without them. */
-Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
-{
-	int port = test_free_port(), http_port = test_free_port(), st;
-
-	while (http_port == port)
-		http_port = test_free_port();
-	pid_t kid = fork();
-	cr_assert_geq(kid, 0);
-	if (kid == 0) {
-		srv_opts o = {.host = "127.0.0.1", .port_first = port, .port_last = port, .seed = 1,
-			      .ttl_ms = 60000, .announce = stdout};
-		kb_err err = {{0}};
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm(10); /* a server that runs anyway ends here */
-		srv_limits_defaults(&o.limits);
-		srv_http_defaults(&o.http);
-		o.http.port = http_port;
-		refuse.add_skip = 2; /* the signalfd and the listener */
-		refuse.add_fails = 1;
-		const char *why = "http: libmicrohttpd would not start (--http-memory too small?)";
-		_exit(srv_run(&o, &err) == SRV_ESETUP && strcmp(err.msg, why) == 0 ? 0 : 1);
-	}
-	cr_assert_eq(waitpid(kid, &st, 0), kid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "not the setup error expected (%d)", st);
 }
 
 /* An answer the server cannot keep for a client that does not read (its
