@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -108,6 +109,16 @@ Test(judge_rules, spectator_command_length_bound)
 	buf[64] = 'x', buf[65] = '\n';
 	cr_assert_eq(srv_req_next(buf, 100, &r), 100);
 	cr_assert_eq(r.type, SRV_REQ_TOO_LONG);
+	/* only the len bytes given are read: a line end just past them
+	 * (left in the buffer from before) ends nothing */
+	for (size_t len = 1; len <= 66; len++) {
+		memset(buf, 'x', sizeof buf);
+		buf[0] = '?';
+		buf[len] = '\n';
+		size_t used = srv_req_next(buf, len, &r);
+		cr_assert_eq(used, len <= 64 ? 0 : len, "%zu bytes", len);
+		cr_assert_eq(r.type, len <= 64 ? SRV_REQ_NONE : SRV_REQ_TOO_LONG, "%zu bytes", len);
+	}
 	/* after leading blanks, the bound counts from the '?' */
 	memset(buf, 'x', sizeof buf);
 	memcpy(buf, "   ?", 4);
@@ -710,6 +721,130 @@ Test(judge_rules, server_limit_options_at_their_bounds, .timeout = 60)
 	close(fd);
 }
 
+/* --port-range FIRST-LAST: each side a port; FIRST of at most 15
+ * characters (the parser's buffer), a missing side or dash is refused
+ * with the expected form.  The --seed after it is malformed, so a range
+ * taken ends in that error, not in a server. */
+Test(judge_rules, server_port_range_forms, .timeout = 30)
+{
+	static const char *const cases[][2] = {
+		{"000000000065430-65439", "--seed \"x\": malformed"},
+		{"65430-65430", "--seed \"x\": malformed"},
+		{"0000000000065430-65439", "\"0000000000065430-65439\": expected FIRST-LAST, e.g. 65430-65439"},
+		{"-65439", "\"-65439\": expected FIRST-LAST"},
+		{"65430", "\"65430\": expected FIRST-LAST"},
+		{"65430-", "--port-range \"\": nothing given; expected a whole number from 1 to 65535"},
+		{"0-5", "--port-range \"0\": out of range"},
+		{"5-65536", "--port-range \"65536\": out of range"},
+		{"65431-65430", "\"65431-65430\": LAST is below FIRST"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = {"--port-range", cases[i][0], "--seed", "x", NULL};
+		test_usage_says("kimble-server", args, cases[i][1]);
+	}
+}
+
+/* ---- out of descriptors ------------------------------------------------------------ */
+
+/* Whether a connection is served: "?list" answered (END, no games), not
+ * closed at once. */
+static int served(test_conn *c)
+{
+	char line[64];
+
+	if (test_write_all(c->fd, "?list\n", 6) != 0)
+		return 0;
+	return test_getline(&c->r, line, sizeof line, 20000) == 3 && strcmp(line, "END") == 0;
+}
+
+/* Every descriptor of process pid but 0..2 is close-on-exec (/proc's
+ * fdinfo). */
+static void all_close_on_exec(pid_t pid)
+{
+	char path[64];
+	int fds = 0;
+
+	for (int fd = 3; fd < 64; fd++) {
+		snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
+		FILE *f = fopen(path, "r");
+		char line[128];
+		unsigned flags = 0;
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f))
+			sscanf(line, "flags: %o", &flags);
+		fclose(f);
+		cr_assert(flags & O_CLOEXEC, "descriptor %d is not close-on-exec (flags %o)", fd, flags);
+		fds++;
+	}
+	cr_assert_geq(fds, 4, "the listener, signalfd, epoll and the spare descriptor");
+}
+
+/* With every descriptor taken, the server closes each further connection
+ * at once (it keeps a spare descriptor for that, open again afterwards)
+ * instead of leaving it waiting; a descriptor freed serves exactly one
+ * more client; every descriptor the server holds is close-on-exec. */
+Test(judge_rules, server_out_of_descriptors_closes_new_connections, .timeout = 60)
+{
+	char bin[512], port[16], line[200];
+	struct rlimit few = {16, 16};
+	test_conn *c[24];
+	test_proc p = {.in = -1};
+	test_reader r;
+	int out[2], n = 0;
+
+	snprintf(port, sizeof port, "%d", test_free_port());
+	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
+			"--port", port, NULL};
+	cr_assert_eq(pipe(out), 0);
+	p.pid = fork();
+	cr_assert_geq(p.pid, 0);
+	if (p.pid == 0) {
+		/* 16 descriptors in all, and only 0..2 from us (not the
+		 * test runner's) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
+		    setrlimit(RLIMIT_NOFILE, &few) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	p.out = out[0];
+	test_reader_init(&r, p.out);
+	cr_assert_gt(test_getline(&r, line, sizeof line, 20000), 0, "no announce line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+	for (;;) {
+		cr_assert_lt(n, 24, "16 descriptors hold at most 13 connections");
+		c[n] = test_conn_open(NULL, atoi(port), 10000);
+		if (!served(c[n++]))
+			break;
+	}
+	cr_assert_geq(n, 3, "some connections served before the limit");
+	for (int i = 0; i < n - 1; i++) /* those served still are */
+		cr_assert(served(c[i]), "connection %d", i);
+	all_close_on_exec(p.pid);
+	test_conn_close(c[n - 1]);
+	for (int round = 0; round < 2; round++) {
+		/* half-closed, the server closes its end once it has answered:
+		 * the end of the stream says its descriptor is free */
+		cr_assert_eq(shutdown(c[0]->fd, SHUT_WR), 0);
+		while (test_getline(&c[0]->r, line, sizeof line, 20000) >= 0)
+			;
+		test_conn_close(c[0]);
+		c[0] = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert(served(c[0]), "round %d: a freed descriptor serves the next client", round);
+		test_conn *more = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert_not(served(more), "round %d: and only that one", round);
+		test_conn_close(more);
+	}
+	all_close_on_exec(p.pid);
+	for (int i = 0; i < n - 1; i++)
+		test_conn_close(c[i]);
+	test_kill(&p, SIGTERM);
+	cr_assert_eq(test_wait(&p, 20000), 0);
+}
+
 /* ---- the HTTP server's start --------------------------------------------------- */
 
 /* A descriptor libmicrohttpd cannot listen on (a regular file: its epoll
@@ -800,10 +935,24 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
 	close(to_test[0]);
 }
 
-/* A server that cannot be set up (no epoll instance: refused by a seccomp
- * filter) says which call failed and closes every descriptor it opened,
- * its listening sockets (the game's and the HTTP one) included. */
-Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+/* In test_rule_judge_server_mem.c: from here on the EPOLL_CTL_ADD after
+ * the next skip ones fails with ENOSPC. */
+void test_refuse_epoll_add(int skip);
+
+static void no_epoll(void)
+{
+	test_fail_syscall(SYS_epoll_create1, EMFILE);
+}
+
+static void http_not_added(void)
+{
+	test_refuse_epoll_add(2); /* after the signalfd and the listener */
+}
+
+/* srv_run with the live pages, fault() called first: its setup error
+ * with message want, every descriptor it opened closed again (its
+ * listening sockets, the game's and the HTTP one, included). */
+static void setup_fails(void (*fault)(void), const char *want)
 {
 	int port = test_free_port(), http_port = test_free_port(), st;
 
@@ -816,17 +965,32 @@ Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout =
 			      .ttl_ms = 60000, .announce = stdout};
 		kb_err err = {{0}};
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(10); /* a server that runs anyway ends here */
 		srv_limits_defaults(&o.limits);
 		srv_http_defaults(&o.http);
 		o.http.port = http_port;
 		int fds = test_open_fds();
-		test_fail_syscall(SYS_epoll_create1, EMFILE);
-		if (srv_run(&o, &err) != SRV_ESETUP ||
-		    strcmp(err.msg, "signalfd/epoll: Too many open files") != 0)
+		fault();
+		if (srv_run(&o, &err) != SRV_ESETUP || strcmp(err.msg, want) != 0)
 			_exit(1);
 		_exit(test_open_fds() == fds ? 0 : 2);
 	}
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
-	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error expected (%d)", st);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "not the setup error \"%s\" (%d)", want, st);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
+}
+
+/* A server that cannot be set up (no epoll instance: refused by a seccomp
+ * filter) says which call failed and closes what it opened. */
+Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
+{
+	setup_fails(no_epoll, "signalfd/epoll: Too many open files");
+}
+
+/* The live pages refused (libmicrohttpd's epoll set does not take its
+ * listening socket): srv_run's setup error with the reason, not a server
+ * without them. */
+Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(http_not_added, "http: libmicrohttpd would not start (--http-memory too small?)");
 }

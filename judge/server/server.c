@@ -507,7 +507,10 @@ static void accept_all(server *s)
 				if (fd >= 0)
 					close(fd);
 				s->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-				continue;
+				/* accept4 says EMFILE with a full table even when
+				 * nothing waits: then stop, or this loops forever */
+				if (fd >= 0)
+					continue;
 			}
 			return; /* EAGAIN, or a connection that died at once */
 		}
