@@ -450,10 +450,12 @@ Test(state_record, round_trip, .timeout = 10)
 	uint8_t buf[KB_REC_MAX];
 	size_t n = kb_opp_encode(&r, buf);
 
-	cr_assert_eq(n, (size_t)KB_OPP_V3_LEN);
+	cr_assert_eq(n, (size_t)KB_OPP_V4_LEN);
 	cr_assert_eq(buf[0], 1);
 	cr_assert_eq(buf[2], KB_OPP_VERSION);
 	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OK);
+	cr_assert_eq(back.format, KB_OPP_VERSION, "the version read");
+	r.format = KB_OPP_VERSION;
 	cr_assert_eq(memcmp(&r, &back, sizeof r), 0);
 	/* little-endian: games = 12 at offset 8 */
 	cr_assert_eq(buf[8], 12);
@@ -500,9 +502,11 @@ Test(state_record, version_2_is_read_with_its_faded_statistics_rebuilt, .timeout
 	for (int k = 0; k < KB_RULES; k++)
 		cr_assert_float_eq(back.model.recent_miss[k], rebuilt.model.recent_miss[k], 1e-12);
 	/* and it is written back in the current version */
+	cr_assert_eq(back.format, 2);
 	n = kb_opp_encode(&back, buf);
-	cr_assert_eq(n, (size_t)KB_OPP_V3_LEN);
+	cr_assert_eq(n, (size_t)KB_OPP_V4_LEN);
 	cr_assert_eq(kb_opp_decode(buf, n, &rebuilt), KB_REC_OK);
+	back.format = KB_OPP_VERSION;
 	cr_assert_eq(memcmp(&back, &rebuilt, sizeof back), 0);
 }
 
