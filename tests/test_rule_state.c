@@ -1833,6 +1833,22 @@ Test(state_rules, tool_store_error_is_status_2, .timeout = 20)
 
 /* ---- observing one decision -------------------------------------------------- */
 
+/* A sample keeps each candidate's chase level above its progress byte's
+ * six bits (model.h).  A: 5 and 2, B on 3 (ring 10) and three at home, a
+ * 2: piece 0 to ring 7, 3 squares behind B's piece (level 2), piece 1 to
+ * ring 4, 6 squares behind it (level 1). */
+Test(state_rules, a_sample_keeps_the_chase_levels)
+{
+	kb_pos p = test_pos(0x3, "5 2", "3", "", "");
+	kb_model_stats st;
+	static const uint8_t want[KB_SAMPLE_LEN] = {0x13, 0x41, 6 | 2 << 6, 0x02, 3 | 1 << 6,
+						    0, 0, 0, 0};
+
+	memset(&st, 0, sizeof st);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 1), 0);
+	cr_assert_arr_eq(st.sample[0].b, want, KB_SAMPLE_LEN);
+}
+
 /* A decision for piece 0 counts like any other (hard's pick, here); a
  * single legal move, an index outside 0..3 or outside the mask is ignored
  * and changes nothing.  A: 5 and 2, B all home, a 2: piece 0 to ring 7
@@ -1976,6 +1992,18 @@ Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
 	m.w[KB_F_REARMOST] = 0;
 	m.w[KB_F_ADVANCE] = 1.0;
 	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "the further advanced offered");
+	/* B on 0 (ring 7): piece 2 ends on 3, 4 squares behind it (chase
+	 * 2/3), piece 1 on 6, 1 behind (chase 1), piece 0 on 10, past it;
+	 * chase weighs more than the advance's 9/32 */
+	p = test_pos(0x3, "9 5 2", "0", "", "");
+	m.w[KB_F_ADVANCE] = 0;
+	m.w[KB_F_FOREMOST] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x7), 0, "the foremost");
+	m.w[KB_F_CHASE] = 1.2;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x7), 1, "the closest behind B's piece");
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x5), 0, "2/3 x 1.2 < 1");
+	m.w[KB_F_CHASE] = 1.6;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x5), 2, "2/3 x 1.6 > 1");
 }
 
 /* ---- an import out of memory -------------------------------------------------------- */
