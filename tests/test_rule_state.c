@@ -1884,7 +1884,8 @@ Test(state_rules, observing_one_decision)
 
 /* A version 2 record (decisions and samples kept) is shown as version 2,
  * with its decisions; only version 1 has none (it was once shown as
- * version 1 whose "model is the prior"). */
+ * version 1 whose "model is the prior"); a version 3 record as version 3,
+ * with or without decisions. */
 Test(state_rules, old_records_name_their_version, .timeout = 20)
 {
 	char dir[256];
@@ -1905,6 +1906,23 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 	cr_assert(strstr(show, "\ndecisions 2 (matching easy 1, hard 1), 2 kept as samples\n") != NULL, "%s", show);
 	show = report_text(st, "one", &rc);
 	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
+	/* version 3: the current bytes without the chase weight, and with no
+	 * decisions a version 3 all the same */
+	size_t n = kb_opp_encode(&r, buf);
+	buf[2] = 3;
+	cr_assert_eq(kb_store_put_raw(st, "three", buf, n - 8, &err), 0, "%s", err.msg);
+	memset(&r, 0, sizeof r);
+	n = kb_opp_encode(&r, buf);
+	buf[2] = 3;
+	cr_assert_eq(kb_store_put_raw(st, "zero3", buf, n - 8, &err), 0, "%s", err.msg);
+	list = report_ok(st, NULL);
+	cr_assert(strstr(list, "\nthree ") && strstr(strstr(list, "\nthree "), "  (old format, version 3)\n"),
+		  "%s", list);
+	show = report_ok(st, "three");
+	cr_assert(strstr(show, "opponent three\nold record format (version 3): no chase levels") != NULL,
+		  "%s", show);
+	show = report_ok(st, "zero3");
+	cr_assert(strstr(show, "opponent zero3\nold record format (version 3): ") != NULL, "%s", show);
 	kb_store_close(st);
 }
 
