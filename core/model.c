@@ -44,7 +44,7 @@ static const char *const rule_names[KB_RULES] = {
 
 static const char *const feature_names[KB_FEATURES] = {
 	"foremost", "rearmost", "capture", "leave", "enter-goal",
-	"in-goal", "land-threat", "escape", "advance"};
+	"in-goal", "land-threat", "escape", "advance", "chase"};
 
 static const char *const component_names[KB_COMPONENTS] = {
 	"easy", "hard", "random", "heuristic", "rule"};
@@ -125,6 +125,34 @@ static void squares_of(const kb_pos *pos, int s, uint32_t *threat, uint32_t *occ
 	*occupied = c->occupied;
 }
 
+/* How close behind an opponent's piece candidate i of seat s lands with
+ * die d (KB_F_CHASE in thirds): 3 for 1..2 squares, 2 for 3..4, 1 for
+ * 5..6, 0 when no opponent's piece is that close ahead or the move leaves
+ * the ring. */
+static int chase_level(const kb_pos *pos, int s, int d, int i, uint32_t occupied)
+{
+	int r = pos->prog[s][i], target = r == KB_HOME ? 0 : r + d;
+
+	if (target > KB_LAST_TRACK)
+		return 0;
+	int square = kb_ring_square(s, target);
+	for (int gap = 1; gap <= 6; gap++)
+		if (occupied >> ((square + gap) % KB_TRACK) & 1)
+			return gap <= 2 ? 3 : gap <= 4 ? 2 : 1;
+	return 0;
+}
+
+/* The chase levels of every legal candidate (0 for the others). */
+static void chase_levels(const kb_pos *pos, int s, int d, unsigned mask,
+			 uint8_t level[KB_PIECES])
+{
+	uint32_t threat, occupied;
+
+	squares_of(pos, s, &threat, &occupied);
+	for (int i = 0; i < KB_PIECES; i++)
+		level[i] = mask >> i & 1 ? (uint8_t)chase_level(pos, s, d, i, occupied) : 0;
+}
+
 /* Bit k of bits[i] = binary feature k (k < KB_F_ADVANCE) of legal
  * candidate i; only the features in need (bit k = feature k) are computed,
  * the others are 0. */
@@ -174,13 +202,27 @@ static void bits_to_features(const kb_pos *pos, int s, unsigned mask,
 	}
 }
 
+/* Every feature of the legal candidates, and their binary ones as bits
+ * (what the rules read). */
+static void features_and_bits(const kb_pos *pos, int s, int d, unsigned mask,
+			      uint8_t bits[KB_PIECES], double f[KB_PIECES][KB_FEATURES])
+{
+	uint8_t level[KB_PIECES];
+
+	feature_bits(pos, s, d, mask, ~0u, bits);
+	bits_to_features(pos, s, mask, bits, f);
+	chase_levels(pos, s, d, mask, level);
+	for (int i = 0; i < KB_PIECES; i++)
+		if (mask >> i & 1)
+			f[i][KB_F_CHASE] = level[i] / 3.0;
+}
+
 void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
 		 double f[KB_PIECES][KB_FEATURES])
 {
 	uint8_t bits[KB_PIECES];
 
-	feature_bits(pos, s, d, mask, ~0u, bits);
-	bits_to_features(pos, s, mask, bits, f);
+	features_and_bits(pos, s, d, mask, bits, f);
 }
 
 /* The legal pieces of mask whose feature k is want. */
@@ -263,7 +305,7 @@ static void sample_encode(kb_sample *smp, const kb_pos *pos, int s, int d,
 			continue;
 		for (int k = 0; k < KB_F_ADVANCE; k++)
 			smp->b[1 + 2 * i] |= (uint8_t)((f[i][k] != 0) << k);
-		smp->b[2 + 2 * i] = (uint8_t)(pos->prog[s][i] + 1);
+		smp->b[2 + 2 * i] = (uint8_t)((pos->prog[s][i] + 1) | (int)lround(f[i][KB_F_CHASE] * 3) << 6);
 	}
 }
 
@@ -279,7 +321,8 @@ static unsigned sample_decode(const kb_sample *smp, int *chosen,
 	for (int i = 0; i < KB_PIECES; i++) {
 		for (int k = 0; k < KB_F_ADVANCE; k++)
 			f[i][k] = smp->b[1 + 2 * i] >> k & 1;
-		f[i][KB_F_ADVANCE] = smp->b[2 + 2 * i] / 32.0;
+		f[i][KB_F_ADVANCE] = (smp->b[2 + 2 * i] & 63) / 32.0;
+		f[i][KB_F_CHASE] = (smp->b[2 + 2 * i] >> 6) / 3.0;
 	}
 	if (kb_count(mask) < 2 || !(mask >> *chosen & 1))
 		return 0;
@@ -690,8 +733,7 @@ void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
 	if (kb_count(mask) == 0)
 		return;
 	/* the rule reads the same bits kb_features computes */
-	feature_bits(pos, s, d, mask, ~0u, bits);
-	bits_to_features(pos, s, mask, bits, f);
+	features_and_bits(pos, s, d, mask, bits, f);
 	mixture_probs(m, f, bits, mask, p);
 }
 
@@ -701,7 +743,7 @@ void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,
 
 int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask)
 {
-	uint8_t bits[KB_PIECES];
+	uint8_t bits[KB_PIECES], level[KB_PIECES];
 	double p[KB_PIECES];
 	int best = -1;
 
@@ -713,11 +755,13 @@ int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned m
 	}
 	/* the logit's mode: the largest w . f, no exponentials */
 	feature_bits(pos, s, d, mask, ~0u, bits);
+	chase_levels(pos, s, d, mask, level);
 	for (int i = 0; i < KB_PIECES; i++) {
 		if (!(mask >> i & 1))
 			continue;
 		int r = pos->prog[s][i];
 		double z = r == KB_HOME ? 0.0 : m->w[KB_F_ADVANCE] * (r + 1) / 32.0;
+		z += m->w[KB_F_CHASE] * level[i] / 3.0;
 		for (int k = 0; k < KB_F_ADVANCE; k++)
 			z += bits[i] >> k & 1 ? m->w[k] : 0.0;
 		p[i] = z;

@@ -74,6 +74,12 @@ enum kb_feature {
 	KB_F_LAND_THREAT,  /* ends on a ring square an opponent can hit next roll */
 	KB_F_ESCAPE,       /* leaves a threatened square for a safe one */
 	KB_F_ADVANCE,      /* progress of the moved piece before the move, 0..1 */
+	KB_F_CHASE,        /* ends close behind an opponent's piece on the
+			      ring, threatening it (a hunter's choice): 1
+			      within 1..2 squares, 2/3 within 3..4, 1/3
+			      within 5..6, else 0; after KB_F_ADVANCE because
+			      it is not binary, and last because record
+			      version 3 kept the weights before it */
 	KB_FEATURES
 };
 
@@ -106,7 +112,9 @@ enum kb_rule {
 /* One decision, compact: byte 0 the legal mask (bits 0..3) and the chosen
  * index (bits 4..5); then per piece index i, byte 1+2i the binary features
  * (bit k = feature k, k < KB_F_ADVANCE) and byte 2+2i the moved piece's
- * progress + 1 (0 for a home piece). */
+ * progress + 1 in bits 0..5 (0 for a home piece) and its chase level
+ * (KB_F_CHASE x 3, 0..3) in bits 6..7 (0 in samples written before that
+ * feature: a level every candidate shares tells the fit nothing). */
 #define KB_SAMPLE_LEN 9
 typedef struct kb_sample {
 	uint8_t b[KB_SAMPLE_LEN];

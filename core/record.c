@@ -68,12 +68,15 @@ size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 	return KB_OPP_V2_LEN;
 }
 
-/* Number of version 3's binary64 fields after version 2's. */
-#define FADED_FIELDS (4 + KB_RULES + KB_FEATURES)
+/* Number of binary64 fields after version 2's: version 3's, and version
+ * 4's (every one of version 3's, then the later features' weights). */
+#define FADED_V3 (4 + KB_RULES + KB_F_CHASE)
+#define FADED_V4 (FADED_V3 + KB_FEATURES - KB_F_CHASE)
 
-/* Where faded field k lives in kb_model_stats, in the order version 3
- * keeps them: recent, recent_log_choices, recent_miss[], fit_w[],
- * recent_judged, recent_predicted. */
+/* Where faded field k lives in kb_model_stats, in the order versions 3
+ * and 4 keep them: recent, recent_log_choices, recent_miss[], fit_w[] of
+ * the features before KB_F_CHASE, recent_judged, recent_predicted, then
+ * (version 4) fit_w[] of KB_F_CHASE and after. */
 static size_t faded_offset(int k)
 {
 	if (k == 0)
@@ -82,30 +85,33 @@ static size_t faded_offset(int k)
 		return offsetof(kb_model_stats, recent_log_choices);
 	if (k < 2 + KB_RULES)
 		return offsetof(kb_model_stats, recent_miss) + sizeof(double) * (size_t)(k - 2);
-	if (k < 2 + KB_RULES + KB_FEATURES)
+	if (k < 2 + KB_RULES + KB_F_CHASE)
 		return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - 2 - KB_RULES);
-	if (k == 2 + KB_RULES + KB_FEATURES)
+	if (k == 2 + KB_RULES + KB_F_CHASE)
 		return offsetof(kb_model_stats, recent_judged);
-	return offsetof(kb_model_stats, recent_predicted);
+	if (k == 3 + KB_RULES + KB_F_CHASE)
+		return offsetof(kb_model_stats, recent_predicted);
+	return offsetof(kb_model_stats, fit_w) + sizeof(double) * (size_t)(k - FADED_V3 + KB_F_CHASE);
 }
 
 size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
 {
 	kb_opp_encode_v2(r, out);
 	put16(out + 2, KB_OPP_VERSION);
-	for (int k = 0; k < FADED_FIELDS; k++) {
+	for (int k = 0; k < FADED_V4; k++) {
 		double v;
 		memcpy(&v, (const char *)&r->model + faded_offset(k), sizeof v);
 		put_double(out + KB_OPP_V2_LEN + 8 * k, v);
 	}
-	return KB_OPP_V3_LEN;
+	return KB_OPP_V4_LEN;
 }
 
-/* Read version 3's faded statistics; 0, or -1 when they cannot be (not
- * finite, negative, more misses than decisions). */
-static int decode_faded(const uint8_t *in, kb_model_stats *m)
+/* Read the faded statistics of a version 3 (fields FADED_V3) or 4
+ * (FADED_V4) record; 0, or -1 when they cannot be (not finite, negative,
+ * more misses than decisions). */
+static int decode_faded(const uint8_t *in, int fields, kb_model_stats *m)
 {
-	for (int k = 0; k < FADED_FIELDS; k++) {
+	for (int k = 0; k < fields; k++) {
 		double v = get_double(in + KB_OPP_V2_LEN + 8 * k);
 		if (!isfinite(v))
 			return -1;
@@ -176,18 +182,20 @@ static int get_counts(const uint8_t *in, uint64_t *games, uint64_t *won, uint64_
 
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 {
+	static const size_t size_of[KB_OPP_VERSION + 1] = {0, KB_OPP_V1_LEN, KB_OPP_V2_LEN,
+							  KB_OPP_V3_LEN, KB_OPP_V4_LEN};
 	int v = check_header(in, len, KB_REC_OPPONENT, KB_OPP_VERSION);
 
 	memset(r, 0, sizeof *r);
 	if (v < 0)
 		return v;
-	if ((v == 1 && len != KB_OPP_V1_LEN) || (v == 2 && len != KB_OPP_V2_LEN) ||
-	    (v == 3 && len != KB_OPP_V3_LEN))
+	if (len != size_of[v])
 		return KB_REC_BAD;
 	if (get_counts(in, &r->games, &r->won, &r->lost)) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}
+	r->format = v;
 	if (v == 1)
 		return KB_REC_OLD;
 	r->model.decisions = get64(in + 32);
@@ -196,15 +204,13 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(r->model.sample[j].b, in + 56 + KB_SAMPLE_LEN * j, KB_SAMPLE_LEN);
 	if (r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions ||
-	    (v == 3 && decode_faded(in, &r->model))) {
+	    (v >= 3 && decode_faded(in, v == 3 ? FADED_V3 : FADED_V4, &r->model))) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}
-	if (v == 2) {
+	if (v == 2)
 		kb_model_stats_rebuild(&r->model);
-		return KB_REC_OLD;
-	}
-	return KB_REC_OK;
+	return v < KB_OPP_VERSION ? KB_REC_OLD : KB_REC_OK;
 }
 
 int kb_res_decode(const uint8_t *in, size_t len, kb_res_rec *r)

@@ -10,13 +10,19 @@
  *                       hard_hits; KB_SAMPLES samples of KB_SAMPLE_LEN
  *                       bytes, oldest at index decisions % KB_SAMPLES
  *                       (model.h)                               (920 bytes)
- *     version 3 (now):  version 2's fields, then IEEE-754 binary64 values
+ *     version 3 (old):  version 2's fields, then IEEE-754 binary64 values
  *                       (as u64): recent, recent_log_choices,
- *                       recent_miss[KB_RULES], fit_w[KB_FEATURES],
+ *                       recent_miss[KB_RULES], fit_w[0..KB_F_CHASE),
  *                       recent_judged, recent_predicted
  *                       (model.h)                              (1120 bytes)
+ *     version 4 (now):  version 3's fields, then fit_w[KB_F_CHASE..
+ *                       KB_FEATURES) as binary64               (1128 bytes)
  *                       A version 2 record's faded statistics are rebuilt
- *                       from its samples (kb_model_stats_rebuild).
+ *                       from its samples (kb_model_stats_rebuild); the
+ *                       samples of versions 2 and 3 hold no chase levels
+ *                       (model.h: read as 0, which tells the fit nothing
+ *                       about that feature), and version 3's missing
+ *                       weight is 0.
  *   kind 2, results per bot version, key "v/VERSION/NAME"
  *     version 1:        u64 games, won, lost                     (32 bytes)
  *
@@ -37,13 +43,14 @@
 
 #define KB_REC_OPPONENT 1
 #define KB_REC_RESULTS 2
-#define KB_OPP_VERSION 3      /* current opponent record version */
+#define KB_OPP_VERSION 4      /* current opponent record version */
 #define KB_RES_VERSION 1      /* current results record version */
 #define KB_OPP_V1_LEN 32
 #define KB_OPP_V2_LEN (8 + 6 * 8 + KB_SAMPLES * KB_SAMPLE_LEN)
-#define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (4 + KB_RULES + KB_FEATURES) * 8)
+#define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (4 + KB_RULES + KB_F_CHASE) * 8)
+#define KB_OPP_V4_LEN (KB_OPP_V3_LEN + (KB_FEATURES - KB_F_CHASE) * 8)
 #define KB_RES_LEN 32
-#define KB_REC_MAX KB_OPP_V3_LEN
+#define KB_REC_MAX KB_OPP_V4_LEN
 
 /* Names (opponents, bot versions): 1..KB_NAME_MAX of A-Z a-z 0-9 _ . - */
 #define KB_NAME_MAX 64
@@ -51,6 +58,7 @@
 typedef struct kb_opp_rec {
 	uint64_t games, won, lost;
 	kb_model_stats model;
+	uint64_t format; /* the version kb_opp_decode read (0: none); not encoded */
 } kb_opp_rec;
 
 typedef struct kb_res_rec {

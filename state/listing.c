@@ -20,11 +20,11 @@ void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t 
 		 decisions && !kb_model_useful(m) ? " (unused)" : "");
 }
 
-/* An old record (KB_REC_OLD) is of version 1 when it holds no decisions
- * (version 1 has none), else of version 2, whose samples were kept. */
+/* What an old record (KB_REC_OLD) lacks, by its format version. */
 static const char *old_format(const kb_opp_rec *r)
 {
-	return r->model.decisions ? "  (old format, version 2)" : "  (old format, version 1)";
+	return r->format == 1 ? "  (old format, version 1)"
+	       : r->format == 2 ? "  (old format, version 2)" : "  (old format, version 3)";
 }
 
 /* Whether the bot plays against this opponent with the model, and why:
@@ -111,14 +111,18 @@ int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err)
 	} else if (kb_rec_usable(rc)) {
 		kb_model_fit(&m, &r.model);
 		fprintf(out, "opponent %s\n", name);
-		if (rc == KB_REC_OLD && !r.model.decisions)
+		if (rc == KB_REC_OLD && r.format == 1)
 			fprintf(out, "old record format (version 1): games, won and lost only;\n"
 				"no decisions were kept, so the model is the prior; the record\n"
 				"is rewritten in the current format at the next game or import\n");
-		else if (rc == KB_REC_OLD)
+		else if (rc == KB_REC_OLD && r.format == 2)
 			fprintf(out, "old record format (version 2): the model's faded statistics\n"
 				"were rebuilt from the kept samples; the record is rewritten in\n"
 				"the current format at the next game or import\n");
+		else if (rc == KB_REC_OLD)
+			fprintf(out, "old record format (version 3): no chase levels were kept\n"
+				"(the heuristic learns that feature from new decisions); the record\n"
+				"is rewritten in the current format at the next game or import\n");
 		fprintf(out, "games %" PRIu64 ", won %" PRIu64 " (%.1f%%), lost %" PRIu64 "\n",
 			r.games, r.won, pct(r.won, r.games), r.lost);
 		fprintf(out, "decisions %" PRIu64 " (matching easy %" PRIu64 ", hard %" PRIu64

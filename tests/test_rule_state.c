@@ -90,9 +90,12 @@ Test(state_rules, versions_kinds_and_sizes)
 		{KB_REC_OPPONENT, 2, 1, KB_OPP_V1_LEN, KB_REC_BAD, "v2 with v1's size"},
 		{KB_REC_OPPONENT, 2, 1, KB_OPP_V2_LEN - 1, KB_REC_BAD, NULL},
 		{KB_REC_OPPONENT, 2, 1, KB_OPP_V3_LEN, KB_REC_BAD, "v2 with v3's size"},
-		{KB_REC_OPPONENT, 3, 1, KB_OPP_V3_LEN, KB_REC_OK, NULL},
+		{KB_REC_OPPONENT, 3, 1, KB_OPP_V3_LEN, KB_REC_OLD, NULL},
 		{KB_REC_OPPONENT, 3, 1, KB_OPP_V2_LEN, KB_REC_BAD, "v3 with v2's size"},
-		{KB_REC_OPPONENT, 4, 1, KB_OPP_V3_LEN, KB_REC_NEWER, NULL},
+		{KB_REC_OPPONENT, 3, 1, KB_OPP_V4_LEN, KB_REC_BAD, "v3 with v4's size"},
+		{KB_REC_OPPONENT, 4, 1, KB_OPP_V4_LEN, KB_REC_OK, NULL},
+		{KB_REC_OPPONENT, 4, 1, KB_OPP_V3_LEN, KB_REC_BAD, "v4 with v3's size"},
+		{KB_REC_OPPONENT, 5, 1, KB_OPP_V4_LEN, KB_REC_NEWER, NULL},
 		{KB_REC_RESULTS, 1, 1, KB_OPP_V1_LEN, KB_REC_BAD, "a results record"},
 	};
 	uint8_t buf[KB_REC_MAX] = {0};
@@ -140,9 +143,9 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	r.model.hard_hits = 0x12;
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memset(r.model.sample[j].b, j + 1, KB_SAMPLE_LEN);
-	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V3_LEN);
+	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V4_LEN);
 	static const uint8_t head[56] = {
-		1, 0, 3, 0, 0, 0, 0, 0,
+		1, 0, 4, 0, 0, 0, 0, 0,
 		0x0d, 0x0c, 0x0b, 0x0a, 0, 0, 0, 0,
 		3, 0, 0, 0, 0, 0, 0, 0,
 		0, 7, 0, 0, 0, 0, 0, 0,
@@ -152,7 +155,7 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	cr_assert_arr_eq(buf, head, sizeof head);
 	cr_assert_eq(buf[56], 1, "first sample");
 	cr_assert_eq(buf[KB_OPP_V2_LEN - 1], KB_SAMPLES, "last sample");
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_OK);
 	cr_assert_eq(back.games, r.games);
 	cr_assert_eq(back.won, 3);
 	cr_assert_eq(back.lost, 0x700);
@@ -180,13 +183,13 @@ Test(state_rules, counts_above_their_total_are_damage)
 	r.games = r.won = r.lost = 5;
 	r.model.decisions = r.model.easy_hits = r.model.hard_hits = 9;
 	kb_opp_encode(&r, buf);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_OK, "equal is fine");
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_OK, "equal is fine");
 	for (int field = 0; field < 4; field++) {
 		kb_opp_rec bad = r;
 		uint64_t *f[4] = {&bad.won, &bad.lost, &bad.model.easy_hits, &bad.model.hard_hits};
 		*f[field] += 1;
 		kb_opp_encode(&bad, buf);
-		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V3_LEN, &back), KB_REC_BAD, "field %d", field);
+		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_BAD, "field %d", field);
 		cr_assert_eq(back.games, 0, "zeroed when refused");
 	}
 }
@@ -702,7 +705,8 @@ Test(state_rules, belief_and_feature_names)
 	cr_assert_str_eq(kb_component_name(KB_C_LOGIT), "heuristic");
 	cr_assert_str_eq(kb_component_name(KB_COMPONENTS), "?");
 	cr_assert_str_eq(kb_feature_name(0), "foremost");
-	cr_assert_str_eq(kb_feature_name(KB_FEATURES - 1), "advance");
+	cr_assert_str_eq(kb_feature_name(KB_F_ADVANCE), "advance");
+	cr_assert_str_eq(kb_feature_name(KB_FEATURES - 1), "chase");
 	cr_assert_str_eq(kb_feature_name(KB_FEATURES), "?");
 	cr_assert_str_eq(kb_feature_name(-1), "?");
 }
@@ -944,7 +948,49 @@ Test(state_rules, features_of_hand_made_moves)
 	cr_assert_eq(f[0][KB_F_LEAVE], 0);
 }
 
-/* ---- version 3's faded statistics, byte by byte --------------------------- */
+/* Chase (model.h): how close behind an opponent's piece a move ends, in
+ * thirds: 1 for 1..2 squares, 2/3 for 3..4, 1/3 for 5..6, else 0. */
+Test(state_rules, chase_levels_of_hand_made_moves)
+{
+	double f[KB_PIECES][KB_FEATURES];
+	kb_pos p;
+
+	/* A's piece ends 1, 4, 5, 6 and 7 squares behind B's (on ring 7, B's
+	 * start, or on ring 17, its progress 10); onto it is a capture, not a
+	 * chase */
+	static const struct {
+		const char *a, *b;
+		int die;
+		double want;
+	} one[] = {{"4", "0", 2, 1.0}, {"1", "0", 2, 2 / 3.0}, {"0", "0", 2, 1 / 3.0},
+		   {"5", "0", 1, 1.0}, {"0", "0", 1, 1 / 3.0}, {"0", "0", 6, 1.0},
+		   {"1", "0", 6, 0.0}, {"8", "10", 2, 0.0},
+		   {"8", "10", 3, 1 / 3.0}, {"8", "10", 5, 2 / 3.0}};
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+		p = test_pos(0x3, one[i].a, one[i].b, "", "");
+		features(&p, one[i].die, 0x1, f);
+		cr_assert_eq(f[0][KB_F_CHASE], one[i].want, "A on %s, B on %s, a %d", one[i].a,
+			     one[i].b, one[i].die);
+	}
+	/* across ring square 0: A ends on 27, B's piece on ring 1 (its
+	 * progress 22) is 2 squares ahead */
+	p = test_pos(0x3, "25", "22", "", "");
+	features(&p, 2, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CHASE], 1.0);
+	/* A's own piece ahead, B's pieces at home or in its goal: nothing to
+	 * chase */
+	p = test_pos(0x3, "10 12", "28", "", "");
+	features(&p, 1, 0x1, f);
+	cr_assert_eq(f[0][KB_F_CHASE], 0.0);
+	/* moving into the goal leaves the ring: no chase even with a piece
+	 * of B ahead of A's last ring square */
+	p = test_pos(0x3, "26", "21", "", "");
+	features(&p, 3, 0x1, f);
+	cr_assert_eq(f[0][KB_F_ENTER_GOAL], 1);
+	cr_assert_eq(f[0][KB_F_CHASE], 0.0);
+}
+
+/* ---- versions 3 and 4's faded statistics, byte by byte -------------------- */
 
 /* The binary64 at p, read little-endian by hand. */
 static double le_double(const uint8_t *p)
@@ -958,7 +1004,7 @@ static double le_double(const uint8_t *p)
 	return d;
 }
 
-/* A version 3 record whose faded values are all different. */
+/* A record whose faded values are all different. */
 static kb_opp_rec faded_rec(void)
 {
 	kb_opp_rec r;
@@ -977,14 +1023,16 @@ static kb_opp_rec faded_rec(void)
 }
 
 /* record.h: after version 2's 920 bytes, recent, recent_log_choices,
- * recent_miss[12], fit_w[9], recent_judged, recent_predicted, 8 bytes
- * each. */
+ * recent_miss[12], fit_w[0..9) (the features before chase),
+ * recent_judged, recent_predicted, 8 bytes each: version 3's 1120 bytes;
+ * version 4 then adds fit_w[9] (chase). */
 Test(state_rules, faded_fields_at_their_offsets)
 {
 	kb_opp_rec r = faded_rec(), back;
 	uint8_t buf[KB_REC_MAX];
 
-	cr_assert_eq(kb_opp_encode(&r, buf), 1120);
+	cr_assert_eq(kb_opp_encode(&r, buf), 1128);
+	cr_assert_eq(buf[2], 4, "version 4");
 	cr_assert_eq(le_double(buf + 920), 5.0, "recent");
 	cr_assert_eq(le_double(buf + 928), 0.5, "recent_log_choices");
 	for (int k = 0; k < 12; k++)
@@ -993,14 +1041,37 @@ Test(state_rules, faded_fields_at_their_offsets)
 		cr_assert_eq(le_double(buf + 1032 + 8 * k), -1.0 - k, "fit_w[%d]", k);
 	cr_assert_eq(le_double(buf + 1104), 3.0, "recent_judged");
 	cr_assert_eq(le_double(buf + 1112), 2.0, "recent_predicted");
-	cr_assert_eq(kb_opp_decode(buf, 1120, &back), KB_REC_OK);
+	cr_assert_eq(le_double(buf + 1120), -10.0, "fit_w[9]");
+	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_OK);
+	cr_assert_eq(back.format, 4);
 	cr_assert_eq(back.model.recent, 5.0);
 	cr_assert_eq(back.model.recent_log_choices, 0.5);
 	cr_assert_eq(back.model.recent_miss[11], 2.75);
 	cr_assert_eq(back.model.fit_w[0], -1.0);
 	cr_assert_eq(back.model.fit_w[8], -9.0);
+	cr_assert_eq(back.model.fit_w[KB_F_CHASE], -10.0);
 	cr_assert_eq(back.model.recent_judged, 3.0);
 	cr_assert_eq(back.model.recent_predicted, 2.0);
+}
+
+/* A version 3 record (the same bytes without the last weight) is read as
+ * old: every field where version 3 kept it, the chase weight 0. */
+Test(state_rules, version_3_is_read_without_the_chase_weight)
+{
+	kb_opp_rec r = faded_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+
+	kb_opp_encode(&r, buf);
+	buf[2] = 3;
+	cr_assert_eq(kb_opp_decode(buf, 1120, &back), KB_REC_OLD);
+	cr_assert_eq(back.format, 3);
+	cr_assert_eq(back.model.recent_miss[11], 2.75);
+	cr_assert_eq(back.model.fit_w[8], -9.0);
+	cr_assert_eq(back.model.fit_w[KB_F_CHASE], 0.0);
+	cr_assert_eq(back.model.recent_judged, 3.0);
+	cr_assert_eq(back.model.recent_predicted, 2.0);
+	buf[1120] = 0x7f; /* a version 3 record is 1120 bytes, no more */
+	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_BAD);
 }
 
 /* Encode r, decode it: its status. */
@@ -1010,7 +1081,7 @@ static int faded_status(const kb_opp_rec *r)
 	kb_opp_rec back;
 
 	kb_opp_encode(r, buf);
-	return kb_opp_decode(buf, KB_OPP_V3_LEN, &back);
+	return kb_opp_decode(buf, KB_OPP_V4_LEN, &back);
 }
 
 /* Each faded value at its bound is read, just past it is damage: counts
@@ -1159,7 +1230,8 @@ Test(state_rules, show_prints_each_weight_once, .timeout = 20)
 	cr_assert(strstr(show, "\nmodel: easy 0.175 hard 0.175 random 0.200 heuristic 0.430 rule 0.020\n"
 			       "used by the bot: no (no decisions yet: it assumes hard)\n"
 			       "heuristic weights: foremost +0.00 rearmost +0.00 capture +0.00 leave +0.00 "
-			       "enter-goal +0.00 in-goal +0.00 land-threat +0.00 escape +0.00 advance +0.00\n") != NULL,
+			       "enter-goal +0.00 in-goal +0.00 land-threat +0.00 escape +0.00 advance +0.00 "
+			       "chase +0.00\n") != NULL,
 		  "%s", show);
 	kb_store_close(st);
 }
@@ -1610,9 +1682,9 @@ Test(state_rules, logit_fit_is_the_posterior_mode)
 		int chosen;
 		uint8_t bits[4], prog1[4];
 	} in[] = {
-		{0x3, 0, {0x05, 0x02, 0, 0}, {11, 4, 0, 0}},
-		{0x3, 1, {0x01, 0x0a, 0, 0}, {21, 0, 0, 0}},
-		{0x7, 2, {0x01, 0x40, 0x06, 0}, {26, 13, 6, 0}},
+		{0x3, 0, {0x05, 0x02, 0, 0}, {11 | 0x80, 4, 0, 0}},
+		{0x3, 1, {0x01, 0x0a, 0, 0}, {21, 0 | 0x40, 0, 0}},
+		{0x7, 2, {0x01, 0x40, 0x06, 0}, {26 | 0xc0, 13, 6 | 0x40, 0}},
 		{0x5, 0, {0x11, 0, 0x82, 0}, {27, 0, 3, 0}},
 		{0xf, 3, {0x01, 0x20, 0x40, 0x0a}, {31, 19, 10, 0}},
 		{0x6, 1, {0, 0x81, 0x02, 0}, {0, 15, 3, 0}},
@@ -1638,7 +1710,9 @@ Test(state_rules, logit_fit_is_the_posterior_mode)
 		for (int i = 0; i < 4; i++) {
 			z[i] = 0;
 			for (int k = 0; k < KB_FEATURES; k++) {
-				f[i][k] = k < 8 ? (in[j].bits[i] >> k & 1) : in[j].prog1[i] / 32.0;
+				f[i][k] = k < KB_F_ADVANCE ? (in[j].bits[i] >> k & 1)
+					  : k == KB_F_ADVANCE ? (in[j].prog1[i] & 63) / 32.0
+							      : (in[j].prog1[i] >> 6) / 3.0;
 				z[i] += m.w[k] * f[i][k];
 			}
 		}
@@ -1656,6 +1730,7 @@ Test(state_rules, logit_fit_is_the_posterior_mode)
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert(fabs(grad[k]) < 1e-3, "%s: gradient %g at w %g", kb_feature_name(k), grad[k], m.w[k]);
 	cr_assert(fabs(m.w[KB_F_CAPTURE]) > 0.1, "the data move the weights: %g", m.w[KB_F_CAPTURE]);
+	cr_assert(fabs(m.w[KB_F_CHASE]) > 0.1, "the chase levels move theirs: %g", m.w[KB_F_CHASE]);
 }
 
 /* The bot's own predictions decide the accuracy from 30 judged decisions
@@ -1758,6 +1833,22 @@ Test(state_rules, tool_store_error_is_status_2, .timeout = 20)
 
 /* ---- observing one decision -------------------------------------------------- */
 
+/* A sample keeps each candidate's chase level above its progress byte's
+ * six bits (model.h).  A: 5 and 2, B on 3 (ring 10) and three at home, a
+ * 2: piece 0 to ring 7, 3 squares behind B's piece (level 2), piece 1 to
+ * ring 4, 6 squares behind it (level 1). */
+Test(state_rules, a_sample_keeps_the_chase_levels)
+{
+	kb_pos p = test_pos(0x3, "5 2", "3", "", "");
+	kb_model_stats st;
+	static const uint8_t want[KB_SAMPLE_LEN] = {0x13, 0x41, 6 | 2 << 6, 0x02, 3 | 1 << 6,
+						    0, 0, 0, 0};
+
+	memset(&st, 0, sizeof st);
+	cr_assert_eq(kb_model_observe(&st, &p, 0, 2, 0x3, 1), 0);
+	cr_assert_arr_eq(st.sample[0].b, want, KB_SAMPLE_LEN);
+}
+
 /* A decision for piece 0 counts like any other (hard's pick, here); a
  * single legal move, an index outside 0..3 or outside the mask is ignored
  * and changes nothing.  A: 5 and 2, B all home, a 2: piece 0 to ring 7
@@ -1793,7 +1884,8 @@ Test(state_rules, observing_one_decision)
 
 /* A version 2 record (decisions and samples kept) is shown as version 2,
  * with its decisions; only version 1 has none (it was once shown as
- * version 1 whose "model is the prior"). */
+ * version 1 whose "model is the prior"); a version 3 record as version 3,
+ * with or without decisions. */
 Test(state_rules, old_records_name_their_version, .timeout = 20)
 {
 	char dir[256];
@@ -1814,6 +1906,23 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 	cr_assert(strstr(show, "\ndecisions 2 (matching easy 1, hard 1), 2 kept as samples\n") != NULL, "%s", show);
 	show = report_text(st, "one", &rc);
 	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
+	/* version 3: the current bytes without the chase weight, and with no
+	 * decisions a version 3 all the same */
+	size_t n = kb_opp_encode(&r, buf);
+	buf[2] = 3;
+	cr_assert_eq(kb_store_put_raw(st, "three", buf, n - 8, &err), 0, "%s", err.msg);
+	memset(&r, 0, sizeof r);
+	n = kb_opp_encode(&r, buf);
+	buf[2] = 3;
+	cr_assert_eq(kb_store_put_raw(st, "zero3", buf, n - 8, &err), 0, "%s", err.msg);
+	list = report_ok(st, NULL);
+	cr_assert(strstr(list, "\nthree ") && strstr(strstr(list, "\nthree "), "  (old format, version 3)\n"),
+		  "%s", list);
+	show = report_ok(st, "three");
+	cr_assert(strstr(show, "opponent three\nold record format (version 3): no chase levels") != NULL,
+		  "%s", show);
+	show = report_ok(st, "zero3");
+	cr_assert(strstr(show, "opponent zero3\nold record format (version 3): ") != NULL, "%s", show);
 	kb_store_close(st);
 }
 
@@ -1901,6 +2010,18 @@ Test(state_rules, sure_logit_picks_the_best_legal_lowest_on_ties)
 	m.w[KB_F_REARMOST] = 0;
 	m.w[KB_F_ADVANCE] = 1.0;
 	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x6), 1, "the further advanced offered");
+	/* B on 0 (ring 7): piece 2 ends on 3, 4 squares behind it (chase
+	 * 2/3), piece 1 on 6, 1 behind (chase 1), piece 0 on 10, past it;
+	 * chase weighs more than the advance's 9/32 */
+	p = test_pos(0x3, "9 5 2", "0", "", "");
+	m.w[KB_F_ADVANCE] = 0;
+	m.w[KB_F_FOREMOST] = 1.0;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x7), 0, "the foremost");
+	m.w[KB_F_CHASE] = 1.2;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x7), 1, "the closest behind B's piece");
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x5), 0, "2/3 x 1.2 < 1");
+	m.w[KB_F_CHASE] = 1.6;
+	cr_assert_eq(kb_model_pick(&m, &p, 0, 1, 0x5), 2, "2/3 x 1.6 > 1");
 }
 
 /* ---- an import out of memory -------------------------------------------------------- */
