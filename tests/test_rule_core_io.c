@@ -560,3 +560,51 @@ Test(core_rules, svg_forfeit_name_cut_to_its_room)
 	strcpy(fr.name[2], "abcdefghijklmno");
 	svg_frame_has(&fr, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"); /* 15 fit whole */
 }
+
+/* Each seat's home box, its four dashed home slots and its name sit in its
+ * own corner: A top left, B top right, C bottom right, D bottom left (the
+ * names of B and C set right-aligned from column 12, those of C and D
+ * below the ring), a name cut to 12 bytes and its XML characters escaped;
+ * an absent seat has none of them. */
+Test(core_rules, svg_seat_corners_of_the_back_layer)
+{
+	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
+	static const char *const tint[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
+	static const int box[KB_SEATS][2] = {{158, 158}, {270, 158}, {270, 270}, {158, 270}};
+	static const int name_at[KB_SEATS][2] = {{128, 122}, {352, 122}, {352, 367}, {128, 367}};
+	static const char *const anchor[KB_SEATS] = {"start", "end", "end", "start"};
+	static const char *const shown[KB_SEATS] = {"alpha", "abcdefghijkl", "a&lt;b&amp;c&gt;&quot;", "d"};
+	kb_frame fr;
+	char want[300];
+
+	empty_frame(&fr);
+	snprintf(fr.name[0], sizeof fr.name[0], "alpha");
+	snprintf(fr.name[1], sizeof fr.name[1], "abcdefghijklmn");
+	snprintf(fr.name[2], sizeof fr.name[2], "a<b&c>\"");
+	snprintf(fr.name[3], sizeof fr.name[3], "d");
+	char *svg = svg_of_frame(&fr);
+	for (int s = 0; s < KB_SEATS; s++) {
+		snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"52\" height=\"52\" rx=\"8\" fill=\"%s\"/>\n",
+			 box[s][0], box[s][1], tint[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
+		for (int k = 0; k < KB_PIECES; k++) {
+			snprintf(want, sizeof want, "<circle cx=\"%d\" cy=\"%d\" r=\"10\" fill=\"none\" stroke=\"%s\" "
+				 "stroke-dasharray=\"2,2\"/>\n",
+				 box[s][0] + 12 + 28 * (k % 2), box[s][1] + 12 + 28 * (k / 2), colour[s]);
+			cr_assert(strstr(svg, want), "seat %d slot %d: %s", s, k, want);
+		}
+		snprintf(want, sizeof want, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\" "
+			 "text-anchor=\"%s\" fill=\"%s\">%c %s</text>\n",
+			 name_at[s][0], name_at[s][1], anchor[s], colour[s], 'A' + s, shown[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s in %s", s, want, svg);
+	}
+	free(svg);
+
+	fr.present = 0xd; /* B absent */
+	svg = svg_of_frame(&fr);
+	cr_assert_null(strstr(svg, "#d2e3f1\"/>"), "no box of B");
+	cr_assert_null(strstr(svg, "stroke=\"#1f77b4\" stroke-dasharray"), "no home slot of B");
+	cr_assert_null(strstr(svg, ">B abc"), "no name of B");
+	cr_assert(strstr(svg, ">D d</text>"));
+	free(svg);
+}
