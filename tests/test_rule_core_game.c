@@ -1,0 +1,54 @@
+/* test_rule_core_game.c - rules of core/board.h, rules.h and game.h pinned
+ * one by one (round 5 of make mutate, docs/mutation.md): a parsed board's
+ * pieces sorted foremost first, the seat that rolls first.  Expectations
+ * are written out by hand. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "core/board.h"
+#include "core/game.h"
+#include "core/rng.h"
+
+/* kb_board_parse sorts each seat's progress foremost first, home last,
+ * whatever the order of the board's squares: A on ring 3 and 10 and on
+ * its second goal square; B (ring 7 is its progress 0) on ring 6
+ * (progress 27) and ring 8 (progress 1); D on its goal squares 4 and 1. */
+Test(core_rules, board_parse_sorts_foremost_first)
+{
+	char board[KB_BOARD_LEN];
+	kb_pos pos;
+	static const int8_t want[KB_SEATS][KB_PIECES] = {
+		{29, 10, 3, KB_HOME}, {27, 1, KB_HOME, KB_HOME},
+		{KB_HOME, KB_HOME, KB_HOME, KB_HOME}, {31, 28, KB_HOME, KB_HOME}};
+
+	memset(board, '0', sizeof board);
+	board[3] = 'A', board[10] = 'A', board[29] = 'A';
+	board[6] = 'B', board[8] = 'B';
+	board[40] = 'D', board[43] = 'D';
+	cr_assert_eq(kb_board_parse(board, KB_BOARD_LEN, 0xf, &pos, NULL), 0);
+	for (int s = 0; s < KB_SEATS; s++)
+		for (int i = 0; i < KB_PIECES; i++)
+			cr_assert_eq(pos.prog[s][i], want[s][i], "seat %d piece %d: %d", s, i, pos.prog[s][i]);
+}
+
+/* The first roller is the k-th present seat, k drawn below the number of
+ * present seats from the seed's KB_TAG_FIRST stream (game.h): with A, B
+ * and D playing, k = 0, 1, 2 is A, B, D. */
+Test(core_rules, game_first_roller_is_the_drawn_present_seat)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EASY, KB_ABSENT, KB_HARD};
+	static const int seat_of_k[3] = {0, 1, 3};
+	int seen[KB_SEATS] = {0};
+
+	for (uint64_t seed = 0; seed < 60; seed++) {
+		kb_rng first;
+		kb_game g;
+		kb_rng_stream(&first, seed, KB_TAG_FIRST, 0);
+		uint32_t k = kb_rng_below(&first, 3);
+		kb_game_init(&g, seed, ctl);
+		cr_assert_eq(g.turn, seat_of_k[k], "seed %llu: k %u, turn %d", (unsigned long long)seed, k,
+			     g.turn);
+		seen[g.turn]++;
+	}
+	cr_assert(seen[0] && seen[1] && seen[3] && !seen[2], "every present seat starts some game");
+}
