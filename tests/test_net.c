@@ -101,3 +101,19 @@ Test(net, nonblock_keeps_the_other_flags)
 	close(p[1]);
 	cr_assert_eq(kb_net_nonblock(-1), -1, "not a descriptor");
 }
+
+/* kb_net_close closes the descriptor and leaves -1 behind (also when it
+ * was -1 already), so that a second close cannot hit a reused number. */
+Test(net, close_leaves_minus_one)
+{
+	int p[2], fd;
+
+	cr_assert_eq(pipe(p), 0);
+	fd = p[0];
+	kb_net_close(&fd);
+	cr_assert_eq(fd, -1);
+	cr_assert_eq(fcntl(p[0], F_GETFD), -1, "closed");
+	kb_net_close(&fd);
+	cr_assert_eq(fd, -1);
+	close(p[1]);
+}
