@@ -565,7 +565,8 @@ Test(core_rules, svg_forfeit_name_cut_to_its_room)
  * own corner: A top left, B top right, C bottom right, D bottom left (the
  * names of B and C set right-aligned from column 12, those of C and D
  * below the ring), a name cut to 12 bytes and its XML characters escaped;
- * an absent seat has none of them. */
+ * an absent seat has none of them, and bits of present above D are no
+ * seat. */
 Test(core_rules, svg_seat_corners_of_the_back_layer)
 {
 	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
@@ -597,7 +598,31 @@ Test(core_rules, svg_seat_corners_of_the_back_layer)
 			 "text-anchor=\"%s\" fill=\"%s\">%c %s</text>\n",
 			 name_at[s][0], name_at[s][1], anchor[s], colour[s], 'A' + s, shown[s]);
 		cr_assert(strstr(svg, want), "seat %d: %s in %s", s, want, svg);
+		/* the panel's row of the seat, 40 px apart from y = 70 */
+		static const char *const corner[KB_SEATS] = {"top left", "top right", "bottom right",
+							     "bottom left"};
+		snprintf(want, sizeof want, "<circle cx=\"488\" cy=\"%d\" r=\"8\" fill=\"%s\"/>\n"
+			 "<text x=\"502\" y=\"%d\" font-size=\"14\" font-weight=\"normal\">%c ",
+			 65 + 40 * s, colour[s], 70 + 40 * s, 'A' + s);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
+		snprintf(want, sizeof want, "<text x=\"502\" y=\"%d\" font-size=\"11\" fill=\"#555\">%s corner, "
+			 "home 0, goal 0</text>\n", 85 + 40 * s, corner[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
 	}
+	int slots = 0;
+	for (const char *p = svg; (p = strstr(p, "stroke-dasharray")) != NULL; p++)
+		slots++;
+	cr_assert_eq(slots, 16, "four home slots a seat");
+	cr_assert(strstr(svg, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>\n"), "the background");
+	free(svg);
+
+	fr.present = 0x1f; /* bits above D name no seat */
+	svg = svg_of_frame(&fr);
+	cr_assert_null(strstr(svg, ">E "), "no fifth seat: %s", svg);
+	slots = 0;
+	for (const char *p = svg; (p = strstr(p, "stroke-dasharray")) != NULL; p++)
+		slots++;
+	cr_assert_eq(slots, 16, "four seats' home slots");
 	free(svg);
 
 	fr.present = 0xd; /* B absent */
