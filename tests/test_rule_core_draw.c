@@ -118,3 +118,34 @@ Test(core_rules, facts_of_refuses_a_roll_that_cannot_be)
 	cr_assert_eq(kb_facts_of(board, 0x5, 2, 6, -1, &fx), 0);
 	cr_assert_neq(fx.legal, 0, "C may move with a 6");
 }
+
+/* The roll in the middle: seat A's shown like any other; a seat outside
+ * 0..3 shows none. */
+Test(core_rules, draw_roll_of_seat_a_and_of_no_seat)
+{
+	static const struct {
+		int seat, die;
+		const char *rows;
+	} cases[] = {
+		{0, 3, "        .     A       .\n        .       3     .\n"},
+		{4, 3, "        .             .\n        .             .\n"},
+		{-1, 3, "        .             .\n        .             .\n"},
+	};
+	char board[KB_BOARD_LEN];
+
+	memset(board, '0', sizeof board);
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		cr_assert_eq(kb_draw_board(f, board, cases[k].seat, cases[k].die, 0x1, 0), 0);
+		fclose(f);
+		/* rows 7 and 8 follow the top edge's row 4 and rows 5, 6 */
+		const char *row7 = text;
+		for (int r = 0; r < 7; r++)
+			row7 = strchr(row7, '\n') + 1;
+		cr_assert_eq(strncmp(row7, cases[k].rows, strlen(cases[k].rows)), 0, "seat %d: %s", cases[k].seat,
+			     text);
+		free(text);
+	}
+}
