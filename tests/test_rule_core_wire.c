@@ -131,3 +131,20 @@ Test(core_rules, wire_bad_line_quoted_printable)
 	cr_assert_str_eq(err.msg, "line \"x ?~?? y\" (8 characters): expected a 46-character state "
 				  "line, a token, \"Voittaja: X\", \"Virhe...\" or \"END\"");
 }
+
+/* A state line whose seat letter is not A..D is named for its ending, not
+ * for its board; a line of a lone CR is the empty line; a valid token is
+ * answered with 1. */
+Test(core_rules, wire_line_endings_named)
+{
+	kb_line l;
+	kb_err err;
+
+	cr_assert_eq(kb_line_parse("0000000000000000000000000000000000000000000" "0E6", 46, &l, &err), -1);
+	cr_assert_str_eq(err.msg, "line \"0000000000000000000000000000000000000000000" "0E6\" (46 characters): "
+				  "a state line ends with a seat letter A..D and a die 1..6");
+	cr_assert_eq(kb_line_parse("\r", 1, &l, &err), -1);
+	cr_assert_str_eq(err.msg, "line \"\" (0 characters): expected a 46-character state line, a token, "
+				  "\"Voittaja: X\", \"Virhe...\" or \"END\"");
+	cr_assert_eq(kb_token_valid(TOKEN, KB_TOKEN_LEN), 1);
+}
