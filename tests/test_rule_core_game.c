@@ -6,8 +6,11 @@
 #include <string.h>
 
 #include "core/board.h"
+#include "core/facts.h"
 #include "core/game.h"
 #include "core/rng.h"
+#include "core/rules.h"
+#include "support.h"
 
 /* kb_board_parse sorts each seat's progress foremost first, home last,
  * whatever the order of the board's squares: A on ring 3 and 10 and on
@@ -51,4 +54,33 @@ Test(core_rules, game_first_roller_is_the_drawn_present_seat)
 		seen[g.turn]++;
 	}
 	cr_assert(seen[0] && seen[1] && seen[3] && !seen[2], "every present seat starts some game");
+}
+
+/* A captured piece goes home and the pieces behind it move up, home
+ * pieces last, the other seats' pieces untouched: B on progress 20, 15,
+ * 10, 5 (ring squares 27, 22, 17, 12), C on 25 and 24 (squares 11, 10);
+ * A's piece on 14 rolls 3 onto square 17, B's third piece. */
+Test(core_rules, capture_keeps_the_pieces_behind_in_order)
+{
+	kb_pos p = test_pos(0x7, "14", "20 15 10 5", "25 24", "");
+
+	cr_assert_eq(kb_apply(&p, 0, 0, 3), 1, "B captured");
+	cr_assert_eq(p.prog[0][0], 17);
+	cr_assert(p.prog[1][0] == 20 && p.prog[1][1] == 15 && p.prog[1][2] == 5 && p.prog[1][3] == KB_HOME,
+		  "B: %d %d %d %d", p.prog[1][0], p.prog[1][1], p.prog[1][2], p.prog[1][3]);
+	cr_assert(p.prog[2][0] == 25 && p.prog[2][1] == 24 && p.prog[2][2] == KB_HOME, "C untouched");
+	cr_assert_eq(kb_pos_check(&p), 0);
+}
+
+/* kb_facts_text of a position without a roll. */
+Test(core_rules, facts_text_of_the_final_position)
+{
+	kb_facts fx;
+	char board[KB_BOARD_LEN], text[64];
+
+	memset(board, '0', sizeof board);
+	cr_assert_eq(kb_facts_of(board, 0x3, -1, 0, -1, &fx), 0);
+	memset(text, 'z', sizeof text);
+	kb_facts_text(&fx, text, sizeof text);
+	cr_assert_str_eq(text, "final position");
 }
