@@ -479,3 +479,32 @@ Test(core_rules, transcript_how_names)
 	cr_assert_str_eq(kb_how_name((enum kb_how)4), "?");
 	cr_assert_str_eq(kb_how_name((enum kb_how)-1), "?");
 }
+
+/* A read that fails after rolls and messages were read gives them back
+ * and leaves the transcript empty, whichever line ends it: one too long,
+ * one holding a NUL, a malformed record. */
+Test(core_rules, transcript_failed_read_keeps_nothing)
+{
+	static const char head[] = "kimble-transcript 1\n" ROLL1 "msg A 1 hello\n";
+	char text[2200];
+	kb_transcript tx;
+	kb_err err;
+
+	for (int k = 0; k < 3; k++) {
+		size_t n = sizeof head - 1;
+		memcpy(text, head, n);
+		if (k == 0) {
+			memset(text + n, 'x', 1100);
+			n += 1100;
+		} else if (k == 1) {
+			memcpy(text + n, "note a\0b\n", 9);
+			n += 9;
+		} else {
+			memcpy(text + n, "seed x\n", 7);
+			n += 7;
+		}
+		cr_assert_eq(kb_tx_parse(text, n, &tx, &err), -1, "case %d", k);
+		cr_assert(tx.rolls == NULL && tx.nrolls == 0 && tx.cap_rolls == 0, "case %d: rolls kept", k);
+		cr_assert(tx.msgs == NULL && tx.nmsgs == 0 && tx.cap_msgs == 0, "case %d: messages kept", k);
+	}
+}
