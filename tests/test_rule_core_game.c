@@ -84,3 +84,17 @@ Test(core_rules, facts_text_of_the_final_position)
 	kb_facts_text(&fx, text, sizeof text);
 	cr_assert_str_eq(text, "final position");
 }
+
+/* A move onto an empty square captures nothing, even where the next
+ * seat's first piece has the progress the square has for the seat before
+ * it: A from 14 to square 17 (B's progress 10); B on 20, 15, 5, 3 (squares
+ * 27, 22, 12, 10), C's first piece on its progress 10 (square 24). */
+Test(core_rules, capture_only_of_a_piece_on_the_square)
+{
+	kb_pos p = test_pos(0x7, "14", "20 15 5 3", "10", "");
+
+	cr_assert_eq(kb_apply(&p, 0, 0, 3), -1, "nobody on square 17");
+	cr_assert(p.prog[1][0] == 20 && p.prog[1][1] == 15 && p.prog[1][2] == 5 && p.prog[1][3] == 3,
+		  "B: %d %d %d %d", p.prog[1][0], p.prog[1][1], p.prog[1][2], p.prog[1][3]);
+	cr_assert_eq(p.prog[2][0], 10);
+}
