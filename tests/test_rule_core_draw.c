@@ -3,7 +3,8 @@
  * mutate, docs/mutation.md): each of the 44 board squares drawn at its own
  * cell of the layout draw.h describes, nothing else on the picture; the
  * roll row's colours; every seat's home and goal counts; the rolls
- * kb_facts_of refuses.  The cells and counts are written out by hand. */
+ * kb_facts_of refuses.  The cells (support.h test_square_cell) and counts
+ * are written out by hand. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,20 +12,7 @@
 
 #include "core/draw.h"
 #include "core/facts.h"
-
-/* row, column of each square: the ring from A's start at the top left
- * clockwise (top edge, right edge down, bottom edge leftwards, left edge
- * up), then A's, B's, C's and D's goal running diagonally into their
- * corners. */
-static const int cell[KB_BOARD_LEN][2] = {
-	{4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {4, 9}, {4, 10}, {4, 11},
-	{5, 11}, {6, 11}, {7, 11}, {8, 11}, {9, 11}, {10, 11},
-	{11, 11}, {11, 10}, {11, 9}, {11, 8}, {11, 7}, {11, 6}, {11, 5}, {11, 4},
-	{10, 4}, {9, 4}, {8, 4}, {7, 4}, {6, 4}, {5, 4},
-	{3, 3}, {2, 2}, {1, 1}, {0, 0},
-	{3, 12}, {2, 13}, {1, 14}, {0, 15},
-	{12, 12}, {13, 13}, {14, 14}, {15, 15},
-	{12, 3}, {13, 2}, {14, 1}, {15, 0}};
+#include "support.h"
 
 /* A piece of C alone on square i: the 16 rows show it at its cell (each
  * cell two characters wide), '.' at the other 43 squares, and the corner
@@ -40,7 +28,7 @@ Test(core_rules, draw_each_square_at_its_cell)
 		board[i] = 'C';
 		memset(want, ' ', sizeof want);
 		for (int k = 0; k < KB_BOARD_LEN; k++)
-			want[cell[k][0]][2 * cell[k][1]] = k == i ? 'C' : '.';
+			want[test_square_cell[k][0]][2 * test_square_cell[k][1]] = k == i ? 'C' : '.';
 		for (int r = 0; r < 16; r++) { /* cut after the last mark */
 			int end = 39;
 			while (end >= 0 && want[r][end] == ' ')

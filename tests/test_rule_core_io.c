@@ -439,16 +439,6 @@ Test(core_rules, svg_squares_of_the_back_layer)
 {
 	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
 	static const char *const tint[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
-	/* row, column of each square: ring 0..27, then A's, B's, C's, D's goal */
-	static const int cell[KB_BOARD_LEN][2] = {
-		{4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {4, 9}, {4, 10}, {4, 11},
-		{5, 11}, {6, 11}, {7, 11}, {8, 11}, {9, 11}, {10, 11},
-		{11, 11}, {11, 10}, {11, 9}, {11, 8}, {11, 7}, {11, 6}, {11, 5}, {11, 4},
-		{10, 4}, {9, 4}, {8, 4}, {7, 4}, {6, 4}, {5, 4},
-		{3, 3}, {2, 2}, {1, 1}, {0, 0},
-		{3, 12}, {2, 13}, {1, 14}, {0, 15},
-		{12, 12}, {13, 13}, {14, 14}, {15, 15},
-		{12, 3}, {13, 2}, {14, 1}, {15, 0}};
 	kb_frame fr;
 	char want[200];
 	int circles = 0;
@@ -459,7 +449,7 @@ Test(core_rules, svg_squares_of_the_back_layer)
 		int goal = i >= 28, start = !goal && i % 7 == 0, s = goal ? (i - 28) / 4 : i / 7;
 		snprintf(want, sizeof want,
 			 "<circle cx=\"%d\" cy=\"%d\" r=\"12\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
-			 30 + 28 * cell[i][1], 30 + 28 * cell[i][0], goal ? tint[s] : "#fff",
+			 30 + 28 * test_square_cell[i][1], 30 + 28 * test_square_cell[i][0], goal ? tint[s] : "#fff",
 			 start ? colour[s] : "#999", start ? 3 : 1);
 		cr_assert(strstr(svg, want), "square %d: %s", i, want);
 	}
