@@ -411,6 +411,10 @@ Test(core_rules, transcript_reader_first_line_and_line_length)
 	cr_assert_eq(kb_tx_parse("kimble-transcript 1", 19, &tx, &err), 0, "%s", err.msg);
 	cr_assert_eq(tx.version, 1);
 	kb_tx_free(&tx);
+	/* the last line needs no newline */
+	cr_assert_eq(kb_tx_parse("kimble-transcript 1\nseed 5\nseed 77", 34, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.seed, 77);
+	kb_tx_free(&tx);
 
 	/* a note of 1023 characters with its word, then one of 1024 */
 	for (int extra = 0; extra < 2; extra++) {
