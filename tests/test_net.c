@@ -167,3 +167,19 @@ Test(net, write_all_goes_on_after_interrupted_writes, .timeout = 20)
 	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the writer: %#x", status);
 	cr_assert_eq(got, TOTAL);
 }
+
+/* A host that cannot resolve ("a..b": an empty label, which no resolver
+ * is asked about) fails with KB_NET_EHOST, the host named, and *fd -1. */
+Test(net, unresolvable_host_leaves_minus_one)
+{
+	kb_err err;
+	int fd = 5, port = 0;
+
+	cr_assert_eq(kb_net_connect("a..b", 1, &fd, &err), KB_NET_EHOST);
+	cr_assert_eq(fd, -1);
+	cr_assert_eq(strncmp(err.msg, "a..b: ", 6), 0, "%s", err.msg);
+	fd = 5;
+	cr_assert_eq(kb_net_listen("a..b", 1, 2, &fd, &port, &err), KB_NET_EHOST);
+	cr_assert_eq(fd, -1);
+	cr_assert_eq(strncmp(err.msg, "a..b: ", 6), 0, "%s", err.msg);
+}

@@ -98,3 +98,29 @@ Test(core_rules, capture_only_of_a_piece_on_the_square)
 		  "B: %d %d %d %d", p.prog[1][0], p.prog[1][1], p.prog[1][2], p.prog[1][3]);
 	cr_assert_eq(p.prog[2][0], 10);
 }
+
+/* A board byte that is not 0 or A..D is named: printable ones (space to
+ * '~') as themselves, others by their value. */
+Test(core_rules, board_parse_names_the_bad_byte)
+{
+	static const struct {
+		char c;
+		const char *msg;
+	} cases[] = {
+		{'~', "board position 5: '~' is not 0, A, B, C or D"},
+		{' ', "board position 5: ' ' is not 0, A, B, C or D"},
+		{'\x7f', "board position 5: 0x7f is not 0, A, B, C or D"},
+		{'\x1f', "board position 5: 0x1f is not 0, A, B, C or D"},
+		{'\x80', "board position 5: 0x80 is not 0, A, B, C or D"},
+	};
+	char board[KB_BOARD_LEN];
+	kb_pos pos;
+	kb_err err;
+
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		memset(board, '0', sizeof board);
+		board[5] = cases[k].c;
+		cr_assert_eq(kb_board_parse(board, KB_BOARD_LEN, 0xf, &pos, &err), -1);
+		cr_assert_str_eq(err.msg, cases[k].msg);
+	}
+}
