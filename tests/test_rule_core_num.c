@@ -154,9 +154,13 @@ Test(core_rules, front_door_dies_with_its_message)
 
 	for (int k = 0; k < (int)(sizeof want / sizeof *want); k++) {
 		run_front_door(k, &d);
-		cr_assert(WIFEXITED(d.status) && WEXITSTATUS(d.status) == KB_EXIT_USAGE, "case %d: %#x", k,
-			  d.status);
-		cr_assert_str_eq(d.text, want[k], "case %d", k);
+		cr_assert(WIFEXITED(d.status) && WEXITSTATUS(d.status) == KB_EXIT_USAGE, "case %d: %#x: %s", k,
+			  d.status, d.text);
+		/* what follows the message line can only be the sanitizers'
+		 * notes (LeakSanitizer in a child forked from a threaded
+		 * process) */
+		cr_assert_eq(strncmp(d.text, want[k], strlen(want[k])), 0, "case %d: %s", k, d.text);
+		cr_assert(d.text[strlen(want[k])] == '\0' || strstr(d.text, "=="), "case %d: %s", k, d.text);
 	}
 }
 
