@@ -17,7 +17,7 @@
 #include "facts.h"
 
 /* Draw board (44 characters) to out.  seat/die: the roll to show in the
- * middle (seat < 0: none).  present: seats that play (bit s), for the
+ * middle (seat outside 0..3: none).  present: seats that play (bit s), for the
  * home-piece counts; 0 shows seats that have a piece on the board.
  * color: 1 for ANSI colours.  Returns 0, or -1 on a write error. */
 int kb_draw_board(FILE *out, const char board[KB_BOARD_LEN], int seat, int die,

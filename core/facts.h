@@ -35,8 +35,10 @@ int kb_square_of(int s, int prog);
 
 /* Facts of one roll: board before it, present seats, seat s rolled die,
  * played piece index (-1 none); s < 0 describes a position without a
- * roll (counts only).  Returns 0, or -1 when the board does not parse or
- * index is not legal (then the move fields say none). */
+ * roll (counts only).  Returns 0, or -1 when the board does not parse,
+ * when s is past D, the die outside 1..6 or seat s absent (the counts are
+ * filled, no legal piece), or when index is not legal (then the move
+ * fields say none). */
 int kb_facts_of(const char board[KB_BOARD_LEN], unsigned present, int s, int die, int index,
 		kb_facts *out);
 

@@ -106,9 +106,9 @@ int kb_pos_check(const kb_pos *pos)
 				return -1;
 			if (!kb_present(pos, s) && p[i] != KB_HOME)
 				return -1;
+			/* unsorted, two on one square, or a piece after a home
+			 * piece (KB_HOME, -1, is below every square) */
 			if (i > 0 && p[i] != KB_HOME && p[i] >= p[i - 1])
-				return -1; /* unsorted, or two on one square */
-			if (i > 0 && p[i - 1] == KB_HOME && p[i] != KB_HOME)
 				return -1;
 			if (p[i] != KB_HOME && p[i] <= KB_LAST_TRACK &&
 			    ring[kb_ring_square(s, p[i])]++)

@@ -51,7 +51,8 @@ typedef struct kb_frame_forfeit {
 /* One frame: a position and what is known about it. */
 typedef struct kb_frame {
 	char board[KB_BOARD_LEN];
-	unsigned present;          /* seats that play (bit s) */
+	unsigned present;          /* seats that play (bit s; bits above D
+				      are ignored) */
 	char name[KB_SEATS][64];   /* empty: the seat letter only */
 	uint32_t roll;             /* 1-based roll shown; rolls + 1: the final position */
 	uint32_t rolls;            /* rolls in the game (0: unknown, a live game) */

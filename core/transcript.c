@@ -1,4 +1,5 @@
 /* transcript.c - write and read game transcripts; see transcript.h. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,6 +176,9 @@ static int split(char *line, char **field, int max)
 	return n;
 }
 
+/* \\ and \xHH with two hex digits are escapes; anything else (a \x cut
+ * short by the end of the line, a sign) is kept as it stands, so that
+ * nothing past the line's end is read. */
 static void unescape(char *dst, size_t size, const char *src)
 {
 	size_t n = 0;
@@ -184,7 +188,8 @@ static void unescape(char *dst, size_t size, const char *src)
 		if (src[0] == '\\' && src[1] == '\\') {
 			dst[n++] = '\\';
 			src += 2;
-		} else if (src[0] == '\\' && src[1] == 'x' && sscanf(src + 2, "%2x", &v) == 1) {
+		} else if (src[0] == '\\' && src[1] == 'x' && isxdigit((unsigned char)src[2]) &&
+			   isxdigit((unsigned char)src[3]) && sscanf(src + 2, "%2x", &v) == 1) {
 			dst[n++] = (char)v;
 			src += 4;
 		} else

@@ -71,7 +71,8 @@ size_t kb_msg_scan(const char *buf, size_t len, kb_msg *msg);
 /* 1 if s[0..KB_TOKEN_LEN) is a well-formed token. */
 int kb_token_valid(const char *s, size_t len);
 
-/* Format "v001XYZ\n" into out (9 bytes); returns its length 8. */
+/* Format "v001XYZ\n" into out (9 bytes); returns its length 8.  Each of X,
+ * Y, Z is its lineup value's last decimal digit (lineup[k] % 10). */
 int kb_fmt_start(char out[9], const uint8_t lineup[3]);
 
 /* Format a roll line with '\n' into out (47 bytes); returns 47. */

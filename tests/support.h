@@ -14,6 +14,12 @@
  * string of progress values separated by spaces, e.g. "29 5" (the rest home). */
 kb_pos test_pos(unsigned present, const char *a, const char *b, const char *c, const char *d);
 
+/* Row and column of each board square in the pictures (the terminal's
+ * cells and the SVG's grid, the layout of core/draw.h): the ring from A's
+ * start at the top left clockwise, then A's, B's, C's and D's goal running
+ * diagonally into their corners.  Written out by hand. */
+extern const int test_square_cell[44][2];
+
 /* The prior model made sure of one component c (enum kb_component): its
  * weight 1, the others 0. */
 struct kb_model;

@@ -439,16 +439,6 @@ Test(core_rules, svg_squares_of_the_back_layer)
 {
 	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
 	static const char *const tint[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
-	/* row, column of each square: ring 0..27, then A's, B's, C's, D's goal */
-	static const int cell[KB_BOARD_LEN][2] = {
-		{4, 4}, {4, 5}, {4, 6}, {4, 7}, {4, 8}, {4, 9}, {4, 10}, {4, 11},
-		{5, 11}, {6, 11}, {7, 11}, {8, 11}, {9, 11}, {10, 11},
-		{11, 11}, {11, 10}, {11, 9}, {11, 8}, {11, 7}, {11, 6}, {11, 5}, {11, 4},
-		{10, 4}, {9, 4}, {8, 4}, {7, 4}, {6, 4}, {5, 4},
-		{3, 3}, {2, 2}, {1, 1}, {0, 0},
-		{3, 12}, {2, 13}, {1, 14}, {0, 15},
-		{12, 12}, {13, 13}, {14, 14}, {15, 15},
-		{12, 3}, {13, 2}, {14, 1}, {15, 0}};
 	kb_frame fr;
 	char want[200];
 	int circles = 0;
@@ -459,7 +449,7 @@ Test(core_rules, svg_squares_of_the_back_layer)
 		int goal = i >= 28, start = !goal && i % 7 == 0, s = goal ? (i - 28) / 4 : i / 7;
 		snprintf(want, sizeof want,
 			 "<circle cx=\"%d\" cy=\"%d\" r=\"12\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
-			 30 + 28 * cell[i][1], 30 + 28 * cell[i][0], goal ? tint[s] : "#fff",
+			 30 + 28 * test_square_cell[i][1], 30 + 28 * test_square_cell[i][0], goal ? tint[s] : "#fff",
 			 start ? colour[s] : "#999", start ? 3 : 1);
 		cr_assert(strstr(svg, want), "square %d: %s", i, want);
 	}
@@ -559,4 +549,77 @@ Test(core_rules, svg_forfeit_name_cut_to_its_room)
 	svg_frame_has(&fr, ">C abcdefghijklmn\xe2\x80\xa6 forfeited at roll 19 (exit)</text>\n");
 	strcpy(fr.name[2], "abcdefghijklmno");
 	svg_frame_has(&fr, ">C abcdefghijklmno forfeited at roll 19 (exit)</text>\n"); /* 15 fit whole */
+}
+
+/* Each seat's home box, its four dashed home slots and its name sit in its
+ * own corner: A top left, B top right, C bottom right, D bottom left (the
+ * names of B and C set right-aligned from column 12, those of C and D
+ * below the ring), a name cut to 12 bytes and its XML characters escaped;
+ * an absent seat has none of them, and bits of present above D are no
+ * seat. */
+Test(core_rules, svg_seat_corners_of_the_back_layer)
+{
+	static const char *const colour[KB_SEATS] = {"#d62728", "#1f77b4", "#2ca02c", "#e6b800"};
+	static const char *const tint[KB_SEATS] = {"#f7d4d4", "#d2e3f1", "#d5ecd5", "#f9efc2"};
+	static const int box[KB_SEATS][2] = {{158, 158}, {270, 158}, {270, 270}, {158, 270}};
+	static const int name_at[KB_SEATS][2] = {{128, 122}, {352, 122}, {352, 367}, {128, 367}};
+	static const char *const anchor[KB_SEATS] = {"start", "end", "end", "start"};
+	static const char *const shown[KB_SEATS] = {"alpha", "abcdefghijkl", "a&lt;b&amp;c&gt;&quot;", "d"};
+	kb_frame fr;
+	char want[300];
+
+	empty_frame(&fr);
+	snprintf(fr.name[0], sizeof fr.name[0], "alpha");
+	snprintf(fr.name[1], sizeof fr.name[1], "abcdefghijklmn");
+	snprintf(fr.name[2], sizeof fr.name[2], "a<b&c>\"");
+	snprintf(fr.name[3], sizeof fr.name[3], "d");
+	char *svg = svg_of_frame(&fr);
+	for (int s = 0; s < KB_SEATS; s++) {
+		snprintf(want, sizeof want, "<rect x=\"%d\" y=\"%d\" width=\"52\" height=\"52\" rx=\"8\" fill=\"%s\"/>\n",
+			 box[s][0], box[s][1], tint[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
+		for (int k = 0; k < KB_PIECES; k++) {
+			snprintf(want, sizeof want, "<circle cx=\"%d\" cy=\"%d\" r=\"10\" fill=\"none\" stroke=\"%s\" "
+				 "stroke-dasharray=\"2,2\"/>\n",
+				 box[s][0] + 12 + 28 * (k % 2), box[s][1] + 12 + 28 * (k / 2), colour[s]);
+			cr_assert(strstr(svg, want), "seat %d slot %d: %s", s, k, want);
+		}
+		snprintf(want, sizeof want, "<text x=\"%d\" y=\"%d\" font-size=\"13\" font-weight=\"bold\" "
+			 "text-anchor=\"%s\" fill=\"%s\">%c %s</text>\n",
+			 name_at[s][0], name_at[s][1], anchor[s], colour[s], 'A' + s, shown[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s in %s", s, want, svg);
+		/* the panel's row of the seat, 40 px apart from y = 70 */
+		static const char *const corner[KB_SEATS] = {"top left", "top right", "bottom right",
+							     "bottom left"};
+		snprintf(want, sizeof want, "<circle cx=\"488\" cy=\"%d\" r=\"8\" fill=\"%s\"/>\n"
+			 "<text x=\"502\" y=\"%d\" font-size=\"14\" font-weight=\"normal\">%c ",
+			 65 + 40 * s, colour[s], 70 + 40 * s, 'A' + s);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
+		snprintf(want, sizeof want, "<text x=\"502\" y=\"%d\" font-size=\"11\" fill=\"#555\">%s corner, "
+			 "home 0, goal 0</text>\n", 85 + 40 * s, corner[s]);
+		cr_assert(strstr(svg, want), "seat %d: %s", s, want);
+	}
+	int slots = 0;
+	for (const char *p = svg; (p = strstr(p, "stroke-dasharray")) != NULL; p++)
+		slots++;
+	cr_assert_eq(slots, 16, "four home slots a seat");
+	cr_assert(strstr(svg, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>\n"), "the background");
+	free(svg);
+
+	fr.present = 0x1f; /* bits above D name no seat */
+	svg = svg_of_frame(&fr);
+	cr_assert_null(strstr(svg, ">E "), "no fifth seat: %s", svg);
+	slots = 0;
+	for (const char *p = svg; (p = strstr(p, "stroke-dasharray")) != NULL; p++)
+		slots++;
+	cr_assert_eq(slots, 16, "four seats' home slots");
+	free(svg);
+
+	fr.present = 0xd; /* B absent */
+	svg = svg_of_frame(&fr);
+	cr_assert_null(strstr(svg, "#d2e3f1\"/>"), "no box of B");
+	cr_assert_null(strstr(svg, "stroke=\"#1f77b4\" stroke-dasharray"), "no home slot of B");
+	cr_assert_null(strstr(svg, ">B abc"), "no name of B");
+	cr_assert(strstr(svg, ">D d</text>"));
+	free(svg);
 }
