@@ -44,7 +44,7 @@ static void sound_record(kb_opp_rec *r)
 	r->model.recent_judged = 40, r->model.recent_predicted = 30;
 }
 
-/* The bytes of r as record.h lays out version v (1, 2 or 3) of kind 1. */
+/* The bytes of r as record.h lays out version v (1 to 4) of kind 1. */
 static size_t opp_bytes(const kb_opp_rec *r, int v, uint8_t *out)
 {
 	const uint64_t count[6] = {r->games, r->won, r->lost, r->model.decisions,
@@ -65,10 +65,14 @@ static size_t opp_bytes(const kb_opp_rec *r, int v, uint8_t *out)
 	le_double(out + at, r->model.recent_log_choices), at += 8;
 	for (int k = 0; k < KB_RULES; k++, at += 8)
 		le_double(out + at, r->model.recent_miss[k]);
-	for (int f = 0; f < KB_FEATURES; f++, at += 8)
+	for (int f = 0; f < KB_F_CHASE; f++, at += 8)
 		le_double(out + at, r->model.fit_w[f]);
 	le_double(out + at, r->model.recent_judged), at += 8;
 	le_double(out + at, r->model.recent_predicted), at += 8;
+	if (v == 3)
+		return at;
+	for (int f = KB_F_CHASE; f < KB_FEATURES; f++, at += 8)
+		le_double(out + at, r->model.fit_w[f]);
 	return at;
 }
 
@@ -80,7 +84,9 @@ Test(core_rules, record_bytes_of_each_version)
 	size_t len;
 
 	sound_record(&r);
-	for (int v = 1; v <= 3; v++) {
+	for (int v = 1; v <= 4; v++) {
+		if (v == 3) /* no program writes version 3 any more */
+			continue;
 		memset(got, 0xee, sizeof got);
 		len = v == 1 ? kb_opp_encode_v1(&r, got) : v == 2 ? kb_opp_encode_v2(&r, got)
 								 : kb_opp_encode(&r, got);
@@ -88,7 +94,8 @@ Test(core_rules, record_bytes_of_each_version)
 		for (size_t i = 0; i < len; i++)
 			cr_assert_eq(got[i], want[i], "version %d, byte %zu: %#x, not %#x", v, i, got[i], want[i]);
 	}
-	cr_assert_eq(len, 1120, "version 3 is 1120 bytes (record.h)");
+	cr_assert_eq(len, 1128, "version 4 is 1128 bytes (record.h)");
+	cr_assert_eq(opp_bytes(&r, 3, want), 1120, "version 3 was 1120 bytes");
 	memset(got, 0xee, sizeof got);
 	memset(want, 0, sizeof want);
 	want[0] = 2, want[2] = 1;
@@ -97,7 +104,7 @@ Test(core_rules, record_bytes_of_each_version)
 	cr_assert_eq(memcmp(got, want, 32), 0);
 }
 
-/* Every field read back from each version; version 1 and 2 are old. */
+/* Every field read back from each version; versions 1 to 3 are old. */
 Test(core_rules, record_decode_keeps_every_field)
 {
 	kb_opp_rec r, back;
@@ -106,9 +113,16 @@ Test(core_rules, record_decode_keeps_every_field)
 	size_t len;
 
 	sound_record(&r);
-	len = opp_bytes(&r, 3, bytes);
+	len = opp_bytes(&r, 4, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OK);
-	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every field of version 3");
+	r.format = 4; /* what the decoder read, not a field of the bytes */
+	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every field of version 4");
+	len = opp_bytes(&r, 3, bytes);
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OLD);
+	cr_assert_eq(back.format, 3);
+	cr_assert_eq(back.model.fit_w[KB_F_CHASE], 0, "version 3 kept no chase weight");
+	back.model.fit_w[KB_F_CHASE] = r.model.fit_w[KB_F_CHASE], back.format = 4;
+	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every other field of version 3");
 	len = opp_bytes(&r, 2, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OLD);
 	cr_assert(back.games == r.games && back.won == r.won && back.lost == r.lost);
@@ -159,7 +173,7 @@ Test(core_rules, record_faded_statistics_bounds)
 		case 3: r.model.recent_judged = c->value; break;
 		default: r.model.recent_predicted = c->value;
 		}
-		size_t len = opp_bytes(&r, 3, bytes);
+		size_t len = opp_bytes(&r, 4, bytes);
 		int status = kb_opp_decode(bytes, len, &back);
 		cr_assert_eq(status, c->status, "case %zu: field %d = %g: %d", i, c->field, c->value, status);
 		if (status == KB_REC_BAD)
@@ -177,7 +191,7 @@ Test(core_rules, record_refusals)
 	size_t len;
 
 	sound_record(&r);
-	for (int v = 1; v <= 3; v++) {
+	for (int v = 1; v <= 4; v++) {
 		len = opp_bytes(&r, v, bytes);
 		cr_assert_eq(kb_opp_decode(bytes, len - 1, &back), KB_REC_BAD, "version %d short", v);
 		cr_assert_eq(kb_opp_decode(bytes, len + 1, &back), KB_REC_BAD, "version %d long", v);
@@ -186,14 +200,14 @@ Test(core_rules, record_refusals)
 		bytes[0] = 1, bytes[1] = 1;
 		cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_BAD, "version %d of kind 257", v);
 	}
-	len = opp_bytes(&r, 3, bytes);
+	len = opp_bytes(&r, 4, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, 7, &back), KB_REC_BAD, "no whole header");
 	bytes[2] = 0;
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_BAD, "version 0");
-	bytes[2] = 4;
-	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 4");
-	bytes[2] = 3, bytes[3] = 1;
-	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 259");
+	bytes[2] = 5;
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 5");
+	bytes[2] = 4, bytes[3] = 1;
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 260");
 	cr_assert(back.games == 0, "a newer record is zeroed");
 
 	static const struct {
@@ -207,9 +221,9 @@ Test(core_rules, record_refusals)
 		r.games = counts[k].games, r.won = counts[k].won, r.lost = counts[k].lost;
 		r.model.decisions = counts[k].decisions;
 		r.model.easy_hits = counts[k].easy, r.model.hard_hits = counts[k].hard;
-		for (int v = 1; v <= 3; v++) {
+		for (int v = 1; v <= 4; v++) {
 			int want = v == 1 && k >= 3 ? KB_REC_OLD : counts[k].status;
-			if (want == KB_REC_OK && v < 3)
+			if (want == KB_REC_OK && v < 4)
 				want = KB_REC_OLD;
 			len = opp_bytes(&r, v, bytes);
 			cr_assert_eq(kb_opp_decode(bytes, len, &back), want, "counts %zu, version %d", k, v);
