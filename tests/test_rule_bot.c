@@ -51,16 +51,16 @@
 typedef struct half_server {
 	int listen_fd;
 	int placeholder;  /* keeps a vanished server's port bound (no listen) */
-	char got[2][64];  /* the message of each connection */
+	char got[2][80];  /* the message of each connection */
 	char dir[256];    /* the relay's folder (relay_against) */
 } half_server;
 
-/* Read one message line from c into out (up to 63 bytes). */
-static void read_message(int c, char out[64])
+/* Read one message line from c into out (up to 79 bytes). */
+static void read_message(int c, char out[80])
 {
 	size_t n = 0;
 
-	while (n < 63) {
+	while (n < 79) {
 		struct pollfd pf = {c, POLLIN, 0};
 		if (poll(&pf, 1, 20000) <= 0 || read(c, out + n, 1) != 1)
 			break;
@@ -239,6 +239,54 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 		  "then at once the reconnection and the message resent:\n%s", tx);
 }
 
+/* First connection: the start message answered with "END\n", the next
+ * message with "END" cut before its line end, then a close.  Second: the
+ * resent message answered with the game's end; h->got holds the message
+ * after the start and its resending. */
+static void *serve_end_then_cut(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+	char sink[64];
+	int c = accept_message(h, 0);
+
+	if (c < 0)
+		return NULL;
+	test_write_all(c, "END\n", 4);
+	read_message(c, h->got[0]);
+	test_write_all(c, "END", 3);
+	close(c);
+	c = accept_message(h, 1);
+	if (c < 0)
+		return NULL;
+	test_write_all(c, win, sizeof win - 1);
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
+/* A response is complete at its END line's line end, not at its last
+ * byte received: "END" from a server that then drops the connection is
+ * no response (the byte after it in the relay's buffer, left by the last
+ * response, does not count), and the message goes out again. */
+Test(bot_rules, relay_response_ends_with_the_end_lines_newline, .timeout = 60)
+{
+	half_server h = {0};
+
+	/* the bot exits 5 at once when the next line it gets is not the end */
+	int st = relay_against(serve_end_then_cut, &h, "3000",
+			       "printf 'v001200\\n'; head -n 1 >got1; printf '" TOKEN_LINE "0\\n'; "
+			       "IFS= read -r l; [ \"$l\" = 'Voittaja: B' ] || exit 5; cat >got2");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(h.dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], TOKEN_LINE "0\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "0\n", "the message went out again");
+	cr_assert_str_eq(test_read_file(h.dir, "got1"), "END\n");
+	cr_assert_str_eq(test_read_file(h.dir, "got2"), "END\n", "the cut response is not passed on");
+}
+
 /* Serve one connection: read the message, answer that the game is over
  * (Voittaja: B), then wait for the relay to hang up. */
 static void *serve_win_at_once(void *arg)
@@ -310,7 +358,7 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
 	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
 			    .grace_ms = 1000};
-	char got[64];
+	char got[80];
 
 	cr_assert_geq(listen_fd, 0);
 	int before = test_open_fds();
@@ -324,6 +372,140 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	read_message(c, got);
 	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
 	close(c);
+	close(listen_fd);
+}
+
+/* Test doubles for a bot the relay cannot start, and for a stop signal
+ * that comes while it starts, in the thread poll_thread only: while
+ * pipe_fail_at is above 0, pipe2 counts it down and the call that
+ * brings it to 0 fails with EMFILE; while fork_fail is set, fork fails
+ * with EAGAIN; fork_raise, when not 0, is raised in the parent as soon
+ * as a real fork returns there. */
+static int pipe_fail_at, fork_fail, fork_raise;
+
+int pipe2(int fds[2], int flags)
+{
+	static int (*libc_pipe2)(int[2], int);
+
+	if (pipe_fail_at > 0 && pthread_equal(pthread_self(), poll_thread) && --pipe_fail_at == 0) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (!libc_pipe2)
+		*(void **)&libc_pipe2 = dlsym(RTLD_NEXT, "pipe2");
+	return libc_pipe2(fds, flags);
+}
+
+pid_t fork(void)
+{
+	static pid_t (*libc_fork)(void);
+	int ours = pthread_equal(pthread_self(), poll_thread);
+
+	if (fork_fail && ours) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!libc_fork)
+		*(void **)&libc_fork = dlsym(RTLD_NEXT, "fork");
+	pid_t pid = libc_fork();
+	if (pid > 0 && fork_raise && ours)
+		raise(fork_raise);
+	return pid;
+}
+
+static const int relay_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/* A bot that cannot be started (its stdin pipe, its stdout pipe, the
+ * fork refused): kb_relay_run names it with the reason and returns
+ * KB_RELAY_SPAWN (71) having closed every descriptor it opened (the
+ * server sees the connection end without a message) and blocked no stop
+ * signal. */
+Test(bot_rules, relay_that_cannot_start_its_bot_leaves_nothing_open, .timeout = 60)
+{
+	static const char *const why[] = {"Too many open files", "Too many open files",
+					  "Resource temporarily unavailable"};
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	for (int step = 0; step < 3; step++) {
+		char *diag_text = NULL, want[128], byte;
+		size_t diag_len = 0;
+		FILE *diag = open_memstream(&diag_text, &diag_len);
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = diag, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		sigset_t mask;
+		int before = test_open_fds();
+
+		cr_assert_not_null(diag);
+		pipe_fail_at = step < 2 ? step + 1 : 0;
+		fork_fail = step == 2;
+		int rc = kb_relay_run(&cfg, argv);
+		fork_fail = 0;
+		fclose(diag);
+		cr_assert_eq(rc, KB_RELAY_SPAWN, "step %d: status %d: %s", step, rc, diag_text);
+		cr_assert_eq(pipe_fail_at, 0, "step %d: the pipes made", step);
+		snprintf(want, sizeof want, "kimble-relay: cannot start /bin/sh: %s\n", why[step]);
+		cr_assert_str_eq(diag_text, want, "step %d", step);
+		free(diag_text);
+		cr_assert_eq(test_open_fds(), before, "step %d: the relay left a descriptor open", step);
+		cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &mask), 0);
+		for (size_t i = 0; i < sizeof relay_stop_signals / sizeof *relay_stop_signals; i++)
+			cr_assert_not(sigismember(&mask, relay_stop_signals[i]), "step %d: signal %d left blocked",
+				      step, relay_stop_signals[i]);
+		int c = accept(listen_fd, NULL, NULL);
+		cr_assert_geq(c, 0);
+		cr_assert_eq(read(c, &byte, 1), 0, "step %d: the connection ends without a message", step);
+		close(c);
+	}
+	close(listen_fd);
+}
+
+/* A stop signal (SIGINT, SIGTERM, SIGHUP) that comes while the bot
+ * starts, before the relay has noted the bot's process group (raised
+ * right after fork returns in the relay), waits until the group is
+ * noted, and then takes the bot along: the relay (a child of the test,
+ * the signal ends it) dies of that signal and the bot, whose stderr is
+ * the relay's, is gone too (that pipe reaches end of file). */
+Test(bot_rules, relay_holds_stop_signals_while_the_bot_starts, .timeout = 120)
+{
+	int port, listen_fd = listen_any(&port);
+
+	cr_assert_geq(listen_fd, 0);
+	for (size_t k = 0; k < sizeof relay_stop_signals / sizeof *relay_stop_signals; k++) {
+		int sig = relay_stop_signals[k], err[2], st;
+		char buf[256];
+
+		cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			char *argv[] = {"/bin/sh", "-c", "exec sleep 30", NULL};
+			kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+					    .grace_ms = 1000};
+			dup2(err[1], 2);
+			poll_thread = pthread_self();
+			fork_raise = sig;
+			_exit(100 + kb_relay_run(&cfg, argv));
+		}
+		close(err[1]);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sig, "signal %d: relay status %d", sig, st);
+		int eof = 0;
+		for (;;) {
+			struct pollfd pf = {err[0], POLLIN, 0};
+			ssize_t got;
+			if (poll(&pf, 1, 20000) <= 0 || (got = read(err[0], buf, sizeof buf)) < 0)
+				break;
+			if (got == 0) {
+				eof = 1;
+				break;
+			}
+		}
+		close(err[0]);
+		cr_assert(eof, "signal %d: the bot outlived the relay", sig);
+	}
 	close(listen_fd);
 }
 
@@ -2768,7 +2950,7 @@ Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
 typedef struct flood_server {
 	int listen_fd;
 	const char *fifo; /* the bot writes a line here once it has flooded */
-	char start[64];
+	char start[80];
 	size_t x_bytes;   /* bytes of the next message that were 'x' */
 } flood_server;
 

@@ -273,13 +273,33 @@ static int check_response(relay *r)
 	return next_msg(r);
 }
 
+/* Close both ends of each pipe in fds (count of them), keeping errno:
+ * the caller reports the error that came before. */
+static void close_pipes(int (*fds)[2], int count)
+{
+	int err = errno;
+
+	for (int i = 0; i < count; i++) {
+		close(fds[i][0]);
+		close(fds[i][1]);
+	}
+	errno = err;
+}
+
+/* Start argv as the bot with pipes to its stdin and from its stdout.
+ * Returns 0, or -1 with errno set and nothing left open or blocked. */
 static int spawn(relay *r, char *const argv[])
 {
-	int in[2], out[2];
+	int pipes[2][2]; /* the bot's stdin, its stdout */
+	int *in = pipes[0], *out = pipes[1];
 	sigset_t stops, old;
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
+	if (pipe2(in, O_CLOEXEC))
 		return -1;
+	if (pipe2(out, O_CLOEXEC)) {
+		close_pipes(pipes, 1);
+		return -1;
+	}
 	/* the stop signals wait until bot_group is set: the bot may run (and
 	 * be seen running) before the parent returns from fork, and a signal
 	 * taken then would end the relay without the bot */
@@ -290,6 +310,7 @@ static int spawn(relay *r, char *const argv[])
 	r->pid = fork();
 	if (r->pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		close_pipes(pipes, 2);
 		return -1;
 	}
 	if (r->pid == 0) {
@@ -449,6 +470,7 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 	}
 	if (spawn(&r, argv)) {
 		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(errno));
+		kb_net_close(&r.sock);
 		return KB_RELAY_SPAWN;
 	}
 	while (r.from_bot >= 0 && !r.over) {
