@@ -380,8 +380,10 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
  * pipe_fail_at is above 0, pipe2 counts it down and the call that
  * brings it to 0 fails with EMFILE; while fork_fail is set, fork fails
  * with EAGAIN; fork_raise, when not 0, is raised in the parent as soon
- * as a real fork returns there. */
-static int pipe_fail_at, fork_fail, fork_raise;
+ * as a real fork returns there; with fork_hold[0] >= 0 (a pipe whose
+ * write end only the parent holds) the child waits until the parent is
+ * gone before fork returns there (a child that has not run yet). */
+static int pipe_fail_at, fork_fail, fork_raise, fork_hold[2] = {-1, -1};
 
 int pipe2(int fds[2], int flags)
 {
@@ -410,6 +412,13 @@ pid_t fork(void)
 	pid_t pid = libc_fork();
 	if (pid > 0 && fork_raise && ours)
 		raise(fork_raise);
+	if (pid == 0 && fork_hold[0] >= 0 && ours) {
+		char byte;
+		close(fork_hold[1]);
+		while (read(fork_hold[0], &byte, 1) > 0)
+			;
+		close(fork_hold[0]);
+	}
 	return pid;
 }
 
@@ -465,9 +474,11 @@ Test(bot_rules, relay_that_cannot_start_its_bot_leaves_nothing_open, .timeout = 
 /* A stop signal (SIGINT, SIGTERM, SIGHUP) that comes while the bot
  * starts, before the relay has noted the bot's process group (raised
  * right after fork returns in the relay), waits until the group is
- * noted, and then takes the bot along: the relay (a child of the test,
- * the signal ends it) dies of that signal and the bot, whose stderr is
- * the relay's, is gone too (that pipe reaches end of file). */
+ * noted, and then takes the bot along, even a bot that has not run yet
+ * (it has not made its group itself: the relay makes it too): the
+ * relay (a child of the test, the signal ends it) dies of that signal
+ * and the bot, whose stderr is the relay's, is gone too (that pipe
+ * reaches end of file). */
 Test(bot_rules, relay_holds_stop_signals_while_the_bot_starts, .timeout = 120)
 {
 	int port, listen_fd = listen_any(&port);
@@ -487,6 +498,8 @@ Test(bot_rules, relay_holds_stop_signals_while_the_bot_starts, .timeout = 120)
 			dup2(err[1], 2);
 			poll_thread = pthread_self();
 			fork_raise = sig;
+			if (pipe2(fork_hold, O_CLOEXEC))
+				_exit(99);
 			_exit(100 + kb_relay_run(&cfg, argv));
 		}
 		close(err[1]);

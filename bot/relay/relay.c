@@ -273,21 +273,18 @@ static int check_response(relay *r)
 	return next_msg(r);
 }
 
-/* Close both ends of each pipe in fds (count of them), keeping errno:
- * the caller reports the error that came before. */
+/* Close both ends of each pipe in fds (count of them). */
 static void close_pipes(int (*fds)[2], int count)
 {
-	int err = errno;
-
 	for (int i = 0; i < count; i++) {
 		close(fds[i][0]);
 		close(fds[i][1]);
 	}
-	errno = err;
 }
 
 /* Start argv as the bot with pipes to its stdin and from its stdout.
- * Returns 0, or -1 with errno set and nothing left open or blocked. */
+ * Returns 0, or the errno value of what failed, with nothing left open
+ * or blocked. */
 static int spawn(relay *r, char *const argv[])
 {
 	int pipes[2][2]; /* the bot's stdin, its stdout */
@@ -295,10 +292,11 @@ static int spawn(relay *r, char *const argv[])
 	sigset_t stops, old;
 
 	if (pipe2(in, O_CLOEXEC))
-		return -1;
+		return errno;
 	if (pipe2(out, O_CLOEXEC)) {
+		int err = errno;
 		close_pipes(pipes, 1);
-		return -1;
+		return err;
 	}
 	/* the stop signals wait until bot_group is set: the bot may run (and
 	 * be seen running) before the parent returns from fork, and a signal
@@ -309,9 +307,10 @@ static int spawn(relay *r, char *const argv[])
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	r->pid = fork();
 	if (r->pid < 0) {
+		int err = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		close_pipes(pipes, 2);
-		return -1;
+		return err;
 	}
 	if (r->pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -468,8 +467,9 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 				"65430..65439\n", cfg->host);
 		return KB_RELAY_NOSERVER;
 	}
-	if (spawn(&r, argv)) {
-		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(errno));
+	int err = spawn(&r, argv);
+	if (err) {
+		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(err));
 		kb_net_close(&r.sock);
 		return KB_RELAY_SPAWN;
 	}
