@@ -2256,6 +2256,168 @@ Test(bot_rules, tune_prints_the_weights_and_its_command, .timeout = 60)
 	cr_assert_null(strchr(tables, 'f'), "every interaction weight is 0");
 }
 
+/* ---- TD(lambda) training (bot/tune/td.h), worked out again here ------------------ */
+
+/* A training game as td.h describes it: seat A greedy by w, the others
+ * by their policies, the first seat drawn among the present ones, then
+ * the dice, all from rng. */
+typedef struct td_ref_game {
+	uint8_t kinds[KB_SEATS];
+	kb_pos pos[4096];
+	int turn[4096];
+	int n, winner;
+} td_ref_game;
+
+static void td_ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, td_ref_game *g)
+{
+	unsigned present = 0;
+	int seats[KB_SEATS], nseats = 0;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		g->kinds[s] = s == 0 ? KB_EVAL_SELF : kb_nearest_builtin(ctl[s]);
+		if (s == 0 || ctl[s]) {
+			present |= 1u << s;
+			seats[nseats++] = s;
+		}
+	}
+	kb_pos pos;
+	kb_pos_init(&pos, present);
+	int turn = seats[kb_rng_below(rng, (uint32_t)nseats)];
+	g->n = 0;
+	g->winner = KB_NO_WINNER;
+	while (g->n < 4096) {
+		g->pos[g->n] = pos;
+		g->turn[g->n++] = turn;
+		int d = kb_rng_die(rng);
+		unsigned legal = kb_legal(&pos, turn, d);
+		if (legal) {
+			int i = turn ? kb_pick(ctl[turn], legal, NULL) : kb_eval_greedy(w, g->kinds, &pos, d, legal);
+			kb_apply(&pos, turn, i, d);
+			if (kb_has_won(&pos, turn)) {
+				g->winner = turn;
+				return;
+			}
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+}
+
+/* P(seat s wins) of every present seat: the softmax of their scores. */
+static void td_ref_probs(const kb_weights *w, const td_ref_game *g, int t, kb_seat_features f[KB_SEATS],
+			 double p[KB_SEATS])
+{
+	const kb_pos *pos = &g->pos[t];
+	double sum = 0;
+
+	kb_eval_features(pos, g->kinds, g->turn[t], f);
+	for (int s = 0; s < KB_SEATS; s++)
+		if (kb_present(pos, s))
+			sum += exp(kb_eval_score(w, kb_eval_type(pos, g->kinds[s]), &f[s]));
+	for (int s = 0; s < KB_SEATS; s++)
+		p[s] = kb_present(pos, s) ? exp(kb_eval_score(w, kb_eval_type(pos, g->kinds[s]), &f[s])) / sum : 0;
+}
+
+/* The forward view: the lambda-return of position t is the outcome z
+ * weighted lambda^(n-1-t) plus every later prediction P_j (made before
+ * the game's updates) weighted (1 - lambda) lambda^(j-t-1); each
+ * position's prediction, last position first, steps towards its
+ * return by rate times the difference, for every present seat. */
+static void td_ref_learn(kb_weights *w, const td_ref_game *g, double lambda, double rate)
+{
+	static double before[4096][KB_SEATS];
+	kb_seat_features f[KB_SEATS];
+	double p[KB_SEATS];
+
+	for (int t = 0; t < g->n; t++)
+		td_ref_probs(w, g, t, f, before[t]);
+	for (int t = g->n - 1; t >= 0; t--) {
+		td_ref_probs(w, g, t, f, p);
+		for (int s = 0; s < KB_SEATS; s++) {
+			if (!kb_present(&g->pos[t], s))
+				continue;
+			double ret = pow(lambda, g->n - 1 - t) * (s == g->winner);
+			for (int j = t + 1; j < g->n; j++)
+				ret += (1 - lambda) * pow(lambda, j - t - 1) * before[j][s];
+			kb_eval_step(w, kb_eval_type(&g->pos[t], g->kinds[s]), &f[s], rate * (ret - p[s]));
+		}
+	}
+}
+
+/* games training games with seed: game k in lineup only, or, without it,
+ * the measured lineups in turn for even k and a random one (digits 0..2
+ * drawn until not all 0) for odd k; rate decays linearly from rate to
+ * rate / 10 over the run; a log line every tenth of the run. */
+static void td_ref_train(kb_weights *w, long games, double lambda, double rate, uint64_t seed,
+			 const uint8_t *only, FILE *log)
+{
+	static td_ref_game g;
+	kb_rng rng;
+	long wins = 0, played = 0;
+
+	kb_rng_stream(&rng, seed, KB_TD_TAG, 0);
+	for (long k = 0; k < games; k++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+		if (only)
+			memcpy(ctl + 1, only, 3);
+		else if (k % 2 == 0)
+			memcpy(ctl + 1, kb_td_lineups[k / 2 % KB_TD_LINEUPS], 3);
+		else
+			while (!ctl[1] && !ctl[2] && !ctl[3])
+				for (int s = 1; s < KB_SEATS; s++)
+					ctl[s] = (uint8_t)kb_rng_below(&rng, 3);
+		td_ref_play(w, ctl, &rng, &g);
+		cr_assert_neq(g.winner, KB_NO_WINNER, "game %ld ended", k);
+		td_ref_learn(w, &g, lambda, rate * (1 - 0.9 * (double)k / (double)games));
+		wins += g.winner == 0;
+		played++;
+		if (games >= 10 && (k + 1) % (games / 10) == 0) {
+			fprintf(log, "kimble-tune: td %ld/%ld games, bot won %.1f%%\n", k + 1, games,
+				100.0 * (double)wins / (double)played);
+			wins = played = 0;
+		}
+	}
+}
+
+/* kb_td_train against the reference above: the weights (every one of
+ * them, the interaction tables too) and the log, with the measured and
+ * random lineups (10 games: a log line after each) and with one lineup
+ * (hard alone, 3 games: too few for a log). */
+Test(bot_rules, td_train_steps_towards_lambda_returns, .timeout = 60)
+{
+	static kb_weights got, want;
+	static const uint8_t hard_alone[3] = {KB_HARD, 0, 0};
+	const struct {
+		long games;
+		double lambda, rate;
+		uint64_t seed;
+		const uint8_t *only;
+	} runs[] = {{10, 0.7, 0.05, 5, NULL}, {3, 0.4, 0.2, 8, hard_alone}};
+
+	for (int r = 0; r < 2; r++) {
+		char *got_log = NULL, *want_log = NULL;
+		size_t got_len = 0, want_len = 0;
+		FILE *gl = open_memstream(&got_log, &got_len), *wl = open_memstream(&want_log, &want_len);
+		kb_td_params tp = {runs[r].games, runs[r].lambda, runs[r].rate, runs[r].seed, runs[r].only};
+
+		got = want = kb_weights_default;
+		kb_td_train(&got, &tp, gl);
+		td_ref_train(&want, runs[r].games, runs[r].lambda, runs[r].rate, runs[r].seed, runs[r].only, wl);
+		fclose(gl);
+		fclose(wl);
+		cr_assert_str_eq(got_log, want_log, "run %d", r);
+		cr_assert_eq(test_count(want_log, "\n"), r ? 0 : 10, "run %d: %s", r, want_log);
+		free(got_log);
+		free(want_log);
+		const float *g = (const float *)&got, *x = (const float *)&want, *d = (const float *)&kb_weights_default;
+		size_t moved = 0;
+		for (size_t i = 0; i < sizeof got / sizeof *g; i++) {
+			cr_assert_float_eq(g[i], x[i], 1e-5 + 1e-4 * fabsf(x[i]), "run %d: weight %zu", r, i);
+			moved += g[i] != d[i];
+		}
+		cr_assert_gt(moved, 100, "run %d: training moved %zu weights", r, moved);
+	}
+}
+
 /* The rounds, the report and TD as asked, each on stderr; bad values. */
 Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 {
@@ -3839,11 +4001,20 @@ Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 {
 	reply_game g = {0};
 
+	/* the bot closes its stdout and stays */
 	int st = one_reply_game(&g, "Voittaja: B\nEND\n", NULL,
-				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30");
+				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
 	cr_assert_str_eq(test_read_file(g.dir, "relay.err"),
 			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
+	/* meanwhile the relay waits without spinning: once the bot's stdout
+	 * is at its end it is closed (not polled again, which returns at
+	 * once), and the bot's exit is looked for every millisecond; a relay
+	 * spinning through the grace spends most of it on the processor */
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	cr_assert_lt(cpu, 0.1, "the relay and its bot used %.3f s of processor time", cpu);
 }
 
 /* Read fd until end of file (1) or 20 s without a byte (0). */
