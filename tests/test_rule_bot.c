@@ -423,6 +423,57 @@ pid_t fork(void)
 }
 
 static const int relay_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* While write_fail is above 0, a write to a socket from the thread
+ * poll_thread fails with ECONNRESET (a server that reset the
+ * connection) and counts it down. */
+static int write_fail;
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	static ssize_t (*libc_write)(int, const void *, size_t);
+	struct stat st;
+
+	if (write_fail > 0 && pthread_equal(pthread_self(), poll_thread) && fstat(fd, &st) == 0 &&
+	    S_ISSOCK(st.st_mode)) {
+		write_fail--;
+		errno = ECONNRESET;
+		return -1;
+	}
+	if (!libc_write)
+		*(void **)&libc_write = dlsym(RTLD_NEXT, "write");
+	return libc_write(fd, buf, n);
+}
+
+/* A message whose every write to the server fails is tried three times,
+ * each on a new connection after the first, each failure noted in the
+ * transcript; then the relay gives up with KB_RELAY_NOSERVER. */
+Test(bot_rules, relay_tries_a_message_three_times, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; exec sleep 60", NULL};
+	char *tx_text = NULL, *diag_text = NULL;
+	size_t tx_len = 0, diag_len = 0;
+	FILE *tx = open_memstream(&tx_text, &tx_len), *diag = open_memstream(&diag_text, &diag_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .transcript = tx, .diag = diag,
+			    .retry_ms = 3000, .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	write_fail = 1000;
+	int rc = kb_relay_run(&cfg, argv);
+	write_fail = 0;
+	fclose(tx);
+	fclose(diag);
+	cr_assert_eq(rc, KB_RELAY_NOSERVER, "status %d: %s", rc, diag_text);
+	cr_assert_str_eq(diag_text, "kimble-relay: lost the server at 127.0.0.1 and could not reconnect within 3000 ms\n");
+	cr_assert_eq(test_count(tx_text, " # write to server failed; reconnecting\n"), 3, "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # connected to 127.0.0.1 port "), 3, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, " > "), "nothing sent: %s", tx_text);
+	free(tx_text);
+	free(diag_text);
+	close(listen_fd);
+}
+
 
 /* A bot that cannot be started (its stdin pipe, its stdout pipe, the
  * fork refused): kb_relay_run names it with the reason and returns
