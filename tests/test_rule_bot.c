@@ -2986,6 +2986,29 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	cr_assert_str_eq(untimed(test_read_file(r.g.dir, "tx"), buf, sizeof buf), want);
 }
 
+/* Two messages in one write of the bot: the first goes out, the second
+ * waits in the relay for the first's response and then goes out whole,
+ * as it was written. */
+Test(bot_rules, relay_keeps_the_next_message_for_its_turn, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 2;
+	h.reply[0] = TOKEN_LINE "\nEND\n";
+	h.reply[1] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
+		    "printf 'v001200\\n" TOKEN_LINE "3\\r\\n'; cat >got", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "3\r\n");
+	cr_assert_str_eq(test_read_file(dir, "got"), TOKEN_LINE "\nEND\nVoittaja: B\nEND\n");
+}
+
 /* A bot killed by a signal: the relay's status is 128 + the signal. */
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
