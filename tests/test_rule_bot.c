@@ -3009,6 +3009,18 @@ Test(bot_rules, relay_keeps_the_next_message_for_its_turn, .timeout = 60)
 	cr_assert_str_eq(test_read_file(dir, "got"), TOKEN_LINE "\nEND\nVoittaja: B\nEND\n");
 }
 
+/* A response whose first line is empty is whole at its END line too,
+ * and reaches the bot as it came. */
+Test(bot_rules, relay_response_with_an_empty_first_line, .timeout = 60)
+{
+	reply_game g = {0};
+
+	int st = one_reply_game(&g, "\nEND\n", NULL, "printf 'v001200\\n'; head -n 2 >got; exit 4");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 4, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_str_eq(test_read_file(g.dir, "got"), "\nEND\n");
+}
+
 /* A bot killed by a signal: the relay's status is 128 + the signal. */
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
