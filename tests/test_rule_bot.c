@@ -2469,6 +2469,36 @@ Test(bot_rules, td_train_steps_towards_lambda_returns, .timeout = 60)
 	}
 }
 
+/* --report G at level V: the win rate in each measured lineup over the
+ * G games seeded from 99 (as --help says), in percent with two
+ * decimals, before and after (the same here: no rounds, no tuning). */
+Test(bot_rules, tune_report_is_the_win_rate_of_each_lineup, .timeout = 60)
+{
+	const char *args[] = {"--rounds", "0", "--report", "3", "--report-level", "1", NULL};
+	const char *out, *err;
+	char want[1024];
+	double rate[KB_TD_LINEUPS];
+	size_t n = 0;
+
+	static const uint8_t lineups[KB_TD_LINEUPS][3] = {
+		{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY}, {KB_HARD, 0, 0}, {KB_EASY, KB_HARD, KB_EASY}};
+	static const char *const names[KB_TD_LINEUPS] = {"hard x3", "easy x3", "hard alone", "easy,hard,easy"};
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	/* the bot without rollouts (kb_td_winrates, td.h) */
+	for (int l = 0; l < KB_TD_LINEUPS; l++)
+		rate[l] = kb_fit_lineup_winrate(&kb_weights_default, 1, 0, lineups[l], 3, 99);
+	for (int when = 0; when < 2; when++) {
+		n += (size_t)snprintf(want + n, sizeof want - n, "kimble-tune: %s, level 1, 3 games:",
+				      when ? "after" : "before");
+		for (int l = 0; l < KB_TD_LINEUPS; l++)
+			n += (size_t)snprintf(want + n, sizeof want - n, " %s %.2f%%%s", names[l], 100 * rate[l],
+					      l < KB_TD_LINEUPS - 1 ? "," : "\n");
+	}
+	cr_assert_str_eq(err, want);
+	cr_assert(strstr(out, " * kimble-tune --rounds 0 ") != NULL, "%.200s", out);
+}
+
 /* The rounds, the report and TD as asked, each on stderr; bad values. */
 Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 {
