@@ -3238,6 +3238,31 @@ Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
 	}
 }
 
+/* A response of more than half the relay's buffer (a line of 600,000
+ * bytes, then the game's end) reaches the bot whole, and the relay ends
+ * with the bot's status. */
+Test(bot_rules, relay_passes_a_large_response_whole, .timeout = 60)
+{
+	static char big[600000 + 32];
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], path[300];
+	struct stat st_got;
+
+	test_tmpdir(dir, sizeof dir);
+	memset(big, 'y', 600000);
+	strcpy(big + 600000, "\nVoittaja: B\nEND\n");
+	h.steps = 1;
+	h.reply[0] = big;
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; cat >got; exit 6", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 6, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	snprintf(path, sizeof path, "%s/got", dir);
+	cr_assert_eq(stat(path, &st_got), 0);
+	cr_assert_eq(st_got.st_size, (off_t)strlen(big));
+}
+
 typedef struct flood_server {
 	int listen_fd;
 	const char *fifo; /* the bot writes a line here once it has flooded */
@@ -3999,6 +4024,7 @@ typedef struct unasked_server {
 	int listen_fd;
 	char dir[256];
 	char got[256]; /* serve_record: what the relay sent */
+	const char *first, *then; /* serve_unasked's writes (NULL: a response each) */
 } unasked_server;
 
 static void *serve_unasked(void *arg)
@@ -4015,10 +4041,12 @@ static void *serve_unasked(void *arg)
 	pf = (struct pollfd){c, POLLIN, 0};
 	if (c < 0 || poll(&pf, 1, 20000) <= 0 || read(c, sink, sizeof sink) <= 0)
 		return NULL;
-	test_write_all(c, TOKEN_LINE "\nEND\n", KB_TOKEN_LEN + 5);
+	const char *first = h->first ? h->first : TOKEN_LINE "\nEND\n";
+	const char *then = h->then ? h->then : "Voittaja: B\nEND\n";
+	test_write_all(c, first, strlen(first));
 	pf = (struct pollfd){f, POLLIN, 0};
 	if (poll(&pf, 1, 20000) > 0) /* the bot wrote its first response */
-		test_write_all(c, "Voittaja: B\nEND\n", 16);
+		test_write_all(c, then, strlen(then));
 	pf = (struct pollfd){c, POLLIN, 0};
 	while (poll(&pf, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
 		;
@@ -4053,6 +4081,20 @@ Test(bot_rules, relay_forwards_each_response_once, .timeout = 60)
 	fifo_relay(&h, serve_unasked, "got1",
 		   "printf 'v001200\\n'; head -n 2 > got1; head -n 2 > got2", 0);
 	cr_assert_str_eq(test_read_file(h.dir, "got2"), "Voittaja: B\nEND\n");
+}
+
+/* The start of the next response in the same read as the END of the
+ * last one ("Voit" after it, the rest once the bot has the first): the
+ * relay keeps those bytes, and the next response reaches the bot whole.
+ * The bot exits 5 at once when what comes is not the end. */
+Test(bot_rules, relay_keeps_the_start_of_the_next_response, .timeout = 60)
+{
+	unasked_server h = {.first = TOKEN_LINE "\nEND\nVoit", .then = "taja: B\nEND\n"};
+
+	fifo_relay(&h, serve_unasked, "got1",
+		   "printf 'v001200\\n'; head -n 2 > got1; IFS= read -r l; [ \"$l\" = 'Voittaja: B' ] || exit 5; "
+		   "cat > got2", 0);
+	cr_assert_str_eq(test_read_file(h.dir, "got2"), "END\n");
 }
 
 /* A server that reads what the relay sends until it hangs up; once the
