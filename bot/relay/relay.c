@@ -273,13 +273,12 @@ static int check_response(relay *r)
 	return next_msg(r);
 }
 
-/* Close both ends of each pipe in fds (count of them). */
-static void close_pipes(int (*fds)[2], int count)
+/* Close both ends of both pipes (those not made yet are -1: a close
+ * that fails, harmlessly). */
+static void close_pipes(int fds[2][2])
 {
-	for (int i = 0; i < count; i++) {
-		close(fds[i][0]);
-		close(fds[i][1]);
-	}
+	for (int i = 0; i < 4; i++)
+		close(fds[i / 2][i % 2]);
 }
 
 /* Start argv as the bot with pipes to its stdin and from its stdout.
@@ -287,15 +286,13 @@ static void close_pipes(int (*fds)[2], int count)
  * or blocked. */
 static int spawn(relay *r, char *const argv[])
 {
-	int pipes[2][2]; /* the bot's stdin, its stdout */
+	int pipes[2][2] = {{-1, -1}, {-1, -1}}; /* the bot's stdin, its stdout */
 	int *in = pipes[0], *out = pipes[1];
 	sigset_t stops, old;
 
-	if (pipe2(in, O_CLOEXEC))
-		return errno;
-	if (pipe2(out, O_CLOEXEC)) {
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
 		int err = errno;
-		close_pipes(pipes, 1);
+		close_pipes(pipes);
 		return err;
 	}
 	/* the stop signals wait until bot_group is set: the bot may run (and
@@ -309,7 +306,7 @@ static int spawn(relay *r, char *const argv[])
 	if (r->pid < 0) {
 		int err = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		close_pipes(pipes, 2);
+		close_pipes(pipes);
 		return err;
 	}
 	if (r->pid == 0) {
