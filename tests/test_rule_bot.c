@@ -4175,6 +4175,20 @@ Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 	cr_assert_lt(cpu, 0.1, "the relay and its bot used %.3f s of processor time", cpu);
 }
 
+/* After the game the relay ends as soon as its bot does (it watches the
+ * bot's stdout close), not when the grace runs out: with a grace of a
+ * minute the relay of a bot that exits at once is done within the
+ * test's 30 s wait, with the bot's status. */
+Test(bot_rules, relay_ends_with_its_bot_before_the_grace, .timeout = 60)
+{
+	reply_game g = {0};
+	const char *opts[] = {"--grace-ms", "60000", NULL};
+
+	int st = one_reply_game(&g, "Voittaja: B\nEND\n", opts, "printf 'v001200\\n'; head -n 2 >/dev/null; exit 3");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+}
+
 /* Read fd until end of file (1) or 20 s without a byte (0). */
 static int reaches_eof(int fd)
 {
