@@ -239,6 +239,20 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 		  "then at once the reconnection and the message resent:\n%s", tx);
 }
 
+/* Answer on connection c that the game is over (Voittaja: B), wait for
+ * the relay to hang up, close c. */
+static void end_game_on(int c)
+{
+	static const char win[] = "Voittaja: B\nEND\n";
+	char sink[64];
+	struct pollfd pc = {c, POLLIN, 0};
+
+	test_write_all(c, win, sizeof win - 1);
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+}
+
 /* First connection: the start message answered with "END\n", the next
  * message with "END" cut before its line end, then a close.  Second: the
  * resent message answered with the game's end; h->got holds the message
@@ -246,8 +260,6 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 static void *serve_end_then_cut(void *arg)
 {
 	half_server *h = arg;
-	static const char win[] = "Voittaja: B\nEND\n";
-	char sink[64];
 	int c = accept_message(h, 0);
 
 	if (c < 0)
@@ -257,13 +269,8 @@ static void *serve_end_then_cut(void *arg)
 	test_write_all(c, "END", 3);
 	close(c);
 	c = accept_message(h, 1);
-	if (c < 0)
-		return NULL;
-	test_write_all(c, win, sizeof win - 1);
-	struct pollfd pc = {c, POLLIN, 0};
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
+	if (c >= 0)
+		end_game_on(c);
 	return NULL;
 }
 
@@ -292,17 +299,10 @@ Test(bot_rules, relay_response_ends_with_the_end_lines_newline, .timeout = 60)
 static void *serve_win_at_once(void *arg)
 {
 	half_server *h = arg;
-	static const char win[] = "Voittaja: B\nEND\n";
-	char sink[64];
 	int c = accept_message(h, 0);
 
-	if (c < 0)
-		return NULL;
-	test_write_all(c, win, sizeof win - 1);
-	struct pollfd pc = {c, POLLIN, 0};
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
+	if (c >= 0)
+		end_game_on(c);
 	return NULL;
 }
 
@@ -334,15 +334,23 @@ Test(bot_rules, relay_outlives_a_bot_without_stdin, .timeout = 60)
 static int poll_eintr;
 static pthread_t poll_thread;
 
+/* For the stand-ins below: in the thread poll_thread, while *left is
+ * above 0, count it down and fail with err (1); otherwise 0. */
+static int stand_in_fails(int *left, int err)
+{
+	if (*left <= 0 || !pthread_equal(pthread_self(), poll_thread))
+		return 0;
+	--*left;
+	errno = err;
+	return 1;
+}
+
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	static int (*libc_poll)(struct pollfd *, nfds_t, int);
 
-	if (poll_eintr > 0 && pthread_equal(pthread_self(), poll_thread)) {
-		poll_eintr--;
-		errno = EINTR;
+	if (stand_in_fails(&poll_eintr, EINTR))
 		return -1;
-	}
 	if (!libc_poll)
 		*(void **)&libc_poll = dlsym(RTLD_NEXT, "poll");
 	return libc_poll(fds, n, timeout);
@@ -433,12 +441,8 @@ ssize_t write(int fd, const void *buf, size_t n)
 	static ssize_t (*libc_write)(int, const void *, size_t);
 	struct stat st;
 
-	if (write_fail > 0 && pthread_equal(pthread_self(), poll_thread) && fstat(fd, &st) == 0 &&
-	    S_ISSOCK(st.st_mode)) {
-		write_fail--;
-		errno = ECONNRESET;
+	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && stand_in_fails(&write_fail, ECONNRESET))
 		return -1;
-	}
 	if (!libc_write)
 		*(void **)&libc_write = dlsym(RTLD_NEXT, "write");
 	return libc_write(fd, buf, n);
