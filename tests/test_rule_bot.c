@@ -441,7 +441,7 @@ ssize_t write(int fd, const void *buf, size_t n)
 	static ssize_t (*libc_write)(int, const void *, size_t);
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && stand_in_fails(&write_fail, ECONNRESET))
+	if (write_fail > 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && stand_in_fails(&write_fail, ECONNRESET))
 		return -1;
 	if (!libc_write)
 		*(void **)&libc_write = dlsym(RTLD_NEXT, "write");
