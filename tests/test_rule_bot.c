@@ -51,16 +51,16 @@
 typedef struct half_server {
 	int listen_fd;
 	int placeholder;  /* keeps a vanished server's port bound (no listen) */
-	char got[2][64];  /* the message of each connection */
+	char got[2][80];  /* the message of each connection */
 	char dir[256];    /* the relay's folder (relay_against) */
 } half_server;
 
-/* Read one message line from c into out (up to 63 bytes). */
-static void read_message(int c, char out[64])
+/* Read one message line from c into out (up to 79 bytes). */
+static void read_message(int c, char out[80])
 {
 	size_t n = 0;
 
-	while (n < 63) {
+	while (n < 79) {
 		struct pollfd pf = {c, POLLIN, 0};
 		if (poll(&pf, 1, 20000) <= 0 || read(c, out + n, 1) != 1)
 			break;
@@ -239,22 +239,70 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 		  "then at once the reconnection and the message resent:\n%s", tx);
 }
 
+/* Answer on connection c that the game is over (Voittaja: B), wait for
+ * the relay to hang up, close c. */
+static void end_game_on(int c)
+{
+	static const char win[] = "Voittaja: B\nEND\n";
+	char sink[64];
+	struct pollfd pc = {c, POLLIN, 0};
+
+	test_write_all(c, win, sizeof win - 1);
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+}
+
+/* First connection: the start message answered with "END\n", the next
+ * message with "END" cut before its line end, then a close.  Second: the
+ * resent message answered with the game's end; h->got holds the message
+ * after the start and its resending. */
+static void *serve_end_then_cut(void *arg)
+{
+	half_server *h = arg;
+	int c = accept_message(h, 0);
+
+	if (c < 0)
+		return NULL;
+	test_write_all(c, "END\n", 4);
+	read_message(c, h->got[0]);
+	test_write_all(c, "END", 3);
+	close(c);
+	c = accept_message(h, 1);
+	if (c >= 0)
+		end_game_on(c);
+	return NULL;
+}
+
+/* A response is complete at its END line's line end, not at its last
+ * byte received: "END" from a server that then drops the connection is
+ * no response (the byte after it in the relay's buffer, left by the last
+ * response, does not count), and the message goes out again. */
+Test(bot_rules, relay_response_ends_with_the_end_lines_newline, .timeout = 60)
+{
+	half_server h = {0};
+
+	/* the bot exits 5 at once when the next line it gets is not the end */
+	int st = relay_against(serve_end_then_cut, &h, "3000",
+			       "printf 'v001200\\n'; head -n 1 >got1; printf '" TOKEN_LINE "0\\n'; "
+			       "IFS= read -r l; [ \"$l\" = 'Voittaja: B' ] || exit 5; cat >got2");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(h.dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], TOKEN_LINE "0\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "0\n", "the message went out again");
+	cr_assert_str_eq(test_read_file(h.dir, "got1"), "END\n");
+	cr_assert_str_eq(test_read_file(h.dir, "got2"), "END\n", "the cut response is not passed on");
+}
+
 /* Serve one connection: read the message, answer that the game is over
  * (Voittaja: B), then wait for the relay to hang up. */
 static void *serve_win_at_once(void *arg)
 {
 	half_server *h = arg;
-	static const char win[] = "Voittaja: B\nEND\n";
-	char sink[64];
 	int c = accept_message(h, 0);
 
-	if (c < 0)
-		return NULL;
-	test_write_all(c, win, sizeof win - 1);
-	struct pollfd pc = {c, POLLIN, 0};
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
+	if (c >= 0)
+		end_game_on(c);
 	return NULL;
 }
 
@@ -286,15 +334,23 @@ Test(bot_rules, relay_outlives_a_bot_without_stdin, .timeout = 60)
 static int poll_eintr;
 static pthread_t poll_thread;
 
+/* For the stand-ins below: in the thread poll_thread, while *left is
+ * above 0, count it down and fail with err (1); otherwise 0. */
+static int stand_in_fails(int *left, int err)
+{
+	if (*left <= 0 || !pthread_equal(pthread_self(), poll_thread))
+		return 0;
+	--*left;
+	errno = err;
+	return 1;
+}
+
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	static int (*libc_poll)(struct pollfd *, nfds_t, int);
 
-	if (poll_eintr > 0 && pthread_equal(pthread_self(), poll_thread)) {
-		poll_eintr--;
-		errno = EINTR;
+	if (stand_in_fails(&poll_eintr, EINTR))
 		return -1;
-	}
 	if (!libc_poll)
 		*(void **)&libc_poll = dlsym(RTLD_NEXT, "poll");
 	return libc_poll(fds, n, timeout);
@@ -310,7 +366,7 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
 	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
 			    .grace_ms = 1000};
-	char got[64];
+	char got[80];
 
 	cr_assert_geq(listen_fd, 0);
 	int before = test_open_fds();
@@ -324,6 +380,200 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	read_message(c, got);
 	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
 	close(c);
+	close(listen_fd);
+}
+
+/* Test doubles for a bot the relay cannot start, and for a stop signal
+ * that comes while it starts, in the thread poll_thread only: while
+ * pipe_fail_at is above 0, pipe2 counts it down and the call that
+ * brings it to 0 fails with EMFILE; while fork_fail is set, fork fails
+ * with EAGAIN; fork_raise, when not 0, is raised in the parent as soon
+ * as a real fork returns there; with fork_hold[0] >= 0 (a pipe whose
+ * write end only the parent holds) the child waits until the parent is
+ * gone before fork returns there (a child that has not run yet). */
+static int pipe_fail_at, fork_fail, fork_raise, fork_hold[2] = {-1, -1};
+
+int pipe2(int fds[2], int flags)
+{
+	static int (*libc_pipe2)(int[2], int);
+
+	if (pipe_fail_at > 0 && pthread_equal(pthread_self(), poll_thread) && --pipe_fail_at == 0) {
+		errno = EMFILE;
+		return -1;
+	}
+	if (!libc_pipe2)
+		*(void **)&libc_pipe2 = dlsym(RTLD_NEXT, "pipe2");
+	return libc_pipe2(fds, flags);
+}
+
+pid_t fork(void)
+{
+	static pid_t (*libc_fork)(void);
+	int ours = pthread_equal(pthread_self(), poll_thread);
+
+	if (fork_fail && ours) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (!libc_fork)
+		*(void **)&libc_fork = dlsym(RTLD_NEXT, "fork");
+	pid_t pid = libc_fork();
+	if (pid > 0 && fork_raise && ours)
+		raise(fork_raise);
+	if (pid == 0 && fork_hold[0] >= 0 && ours) {
+		char byte;
+		close(fork_hold[1]);
+		while (read(fork_hold[0], &byte, 1) > 0)
+			;
+		close(fork_hold[0]);
+	}
+	return pid;
+}
+
+static const int relay_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* While write_fail is above 0, a write to a socket from the thread
+ * poll_thread fails with ECONNRESET (a server that reset the
+ * connection) and counts it down. */
+static int write_fail;
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	static ssize_t (*libc_write)(int, const void *, size_t);
+	struct stat st;
+
+	if (write_fail > 0 && fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode) && stand_in_fails(&write_fail, ECONNRESET))
+		return -1;
+	if (!libc_write)
+		*(void **)&libc_write = dlsym(RTLD_NEXT, "write");
+	return libc_write(fd, buf, n);
+}
+
+/* A message whose every write to the server fails is tried three times,
+ * each on a new connection after the first, each failure noted in the
+ * transcript; then the relay gives up with KB_RELAY_NOSERVER. */
+Test(bot_rules, relay_tries_a_message_three_times, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; exec sleep 60", NULL};
+	char *tx_text = NULL, *diag_text = NULL;
+	size_t tx_len = 0, diag_len = 0;
+	FILE *tx = open_memstream(&tx_text, &tx_len), *diag = open_memstream(&diag_text, &diag_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .transcript = tx, .diag = diag,
+			    .retry_ms = 3000, .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	write_fail = 1000;
+	int rc = kb_relay_run(&cfg, argv);
+	write_fail = 0;
+	fclose(tx);
+	fclose(diag);
+	cr_assert_eq(rc, KB_RELAY_NOSERVER, "status %d: %s", rc, diag_text);
+	cr_assert_str_eq(diag_text, "kimble-relay: lost the server at 127.0.0.1 and could not reconnect within 3000 ms\n");
+	cr_assert_eq(test_count(tx_text, " # write to server failed; reconnecting\n"), 3, "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # connected to 127.0.0.1 port "), 3, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, " > "), "nothing sent: %s", tx_text);
+	free(tx_text);
+	free(diag_text);
+	close(listen_fd);
+}
+
+
+/* A bot that cannot be started (its stdin pipe, its stdout pipe, the
+ * fork refused): kb_relay_run names it with the reason and returns
+ * KB_RELAY_SPAWN (71) having closed every descriptor it opened (the
+ * server sees the connection end without a message) and blocked no stop
+ * signal. */
+Test(bot_rules, relay_that_cannot_start_its_bot_leaves_nothing_open, .timeout = 60)
+{
+	static const char *const why[] = {"Too many open files", "Too many open files",
+					  "Resource temporarily unavailable"};
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "exit 0", NULL};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	for (int step = 0; step < 3; step++) {
+		char *diag_text = NULL, want[128], byte;
+		size_t diag_len = 0;
+		FILE *diag = open_memstream(&diag_text, &diag_len);
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = diag, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		sigset_t mask;
+		int before = test_open_fds();
+
+		cr_assert_not_null(diag);
+		pipe_fail_at = step < 2 ? step + 1 : 0;
+		fork_fail = step == 2;
+		int rc = kb_relay_run(&cfg, argv);
+		fork_fail = 0;
+		fclose(diag);
+		cr_assert_eq(rc, KB_RELAY_SPAWN, "step %d: status %d: %s", step, rc, diag_text);
+		cr_assert_eq(pipe_fail_at, 0, "step %d: the pipes made", step);
+		snprintf(want, sizeof want, "kimble-relay: cannot start /bin/sh: %s\n", why[step]);
+		cr_assert_str_eq(diag_text, want, "step %d", step);
+		free(diag_text);
+		cr_assert_eq(test_open_fds(), before, "step %d: the relay left a descriptor open", step);
+		cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &mask), 0);
+		for (size_t i = 0; i < sizeof relay_stop_signals / sizeof *relay_stop_signals; i++)
+			cr_assert_not(sigismember(&mask, relay_stop_signals[i]), "step %d: signal %d left blocked",
+				      step, relay_stop_signals[i]);
+		int c = accept(listen_fd, NULL, NULL);
+		cr_assert_geq(c, 0);
+		cr_assert_eq(read(c, &byte, 1), 0, "step %d: the connection ends without a message", step);
+		close(c);
+	}
+	close(listen_fd);
+}
+
+/* A stop signal (SIGINT, SIGTERM, SIGHUP) that comes while the bot
+ * starts, before the relay has noted the bot's process group (raised
+ * right after fork returns in the relay), waits until the group is
+ * noted, and then takes the bot along, even a bot that has not run yet
+ * (it has not made its group itself: the relay makes it too): the
+ * relay (a child of the test, the signal ends it) dies of that signal
+ * and the bot, whose stderr is the relay's, is gone too (that pipe
+ * reaches end of file). */
+Test(bot_rules, relay_holds_stop_signals_while_the_bot_starts, .timeout = 120)
+{
+	int port, listen_fd = listen_any(&port);
+
+	cr_assert_geq(listen_fd, 0);
+	for (size_t k = 0; k < sizeof relay_stop_signals / sizeof *relay_stop_signals; k++) {
+		int sig = relay_stop_signals[k], err[2], st;
+		char buf[256];
+
+		cr_assert_eq(pipe2(err, O_CLOEXEC), 0);
+		pid_t pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			char *argv[] = {"/bin/sh", "-c", "exec sleep 30", NULL};
+			kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+					    .grace_ms = 1000};
+			dup2(err[1], 2);
+			poll_thread = pthread_self();
+			fork_raise = sig;
+			if (pipe2(fork_hold, O_CLOEXEC))
+				_exit(99);
+			_exit(100 + kb_relay_run(&cfg, argv));
+		}
+		close(err[1]);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sig, "signal %d: relay status %d", sig, st);
+		int eof = 0;
+		for (;;) {
+			struct pollfd pf = {err[0], POLLIN, 0};
+			ssize_t got;
+			if (poll(&pf, 1, 20000) <= 0 || (got = read(err[0], buf, sizeof buf)) < 0)
+				break;
+			if (got == 0) {
+				eof = 1;
+				break;
+			}
+		}
+		close(err[0]);
+		cr_assert(eof, "signal %d: the bot outlived the relay", sig);
+	}
 	close(listen_fd);
 }
 
@@ -2061,6 +2311,198 @@ Test(bot_rules, tune_prints_the_weights_and_its_command, .timeout = 60)
 	cr_assert_null(strchr(tables, 'f'), "every interaction weight is 0");
 }
 
+/* ---- TD(lambda) training (bot/tune/td.h), worked out again here ------------------ */
+
+/* A training game as td.h describes it: seat A greedy by w, the others
+ * by their policies, the first seat drawn among the present ones, then
+ * the dice, all from rng. */
+typedef struct td_ref_game {
+	uint8_t kinds[KB_SEATS];
+	kb_pos pos[4096];
+	int turn[4096];
+	int n, winner;
+} td_ref_game;
+
+static void td_ref_play(const kb_weights *w, const uint8_t ctl[KB_SEATS], kb_rng *rng, td_ref_game *g)
+{
+	unsigned present = 0;
+	int seats[KB_SEATS], nseats = 0;
+
+	for (int s = 0; s < KB_SEATS; s++) {
+		g->kinds[s] = s == 0 ? KB_EVAL_SELF : kb_nearest_builtin(ctl[s]);
+		if (s == 0 || ctl[s]) {
+			present |= 1u << s;
+			seats[nseats++] = s;
+		}
+	}
+	kb_pos pos;
+	kb_pos_init(&pos, present);
+	int turn = seats[kb_rng_below(rng, (uint32_t)nseats)];
+	g->n = 0;
+	g->winner = KB_NO_WINNER;
+	while (g->n < 4096) {
+		g->pos[g->n] = pos;
+		g->turn[g->n++] = turn;
+		int d = kb_rng_die(rng);
+		unsigned legal = kb_legal(&pos, turn, d);
+		if (legal) {
+			int i = turn ? kb_pick(ctl[turn], legal, NULL) : kb_eval_greedy(w, g->kinds, &pos, d, legal);
+			kb_apply(&pos, turn, i, d);
+			if (kb_has_won(&pos, turn)) {
+				g->winner = turn;
+				return;
+			}
+		}
+		turn = kb_next_seat(&pos, turn, d);
+	}
+}
+
+/* P(seat s wins) of every present seat: the softmax of their scores. */
+static void td_ref_probs(const kb_weights *w, const td_ref_game *g, int t, kb_seat_features f[KB_SEATS],
+			 double p[KB_SEATS])
+{
+	const kb_pos *pos = &g->pos[t];
+	double sum = 0;
+
+	kb_eval_features(pos, g->kinds, g->turn[t], f);
+	for (int s = 0; s < KB_SEATS; s++)
+		if (kb_present(pos, s))
+			sum += exp(kb_eval_score(w, kb_eval_type(pos, g->kinds[s]), &f[s]));
+	for (int s = 0; s < KB_SEATS; s++)
+		p[s] = kb_present(pos, s) ? exp(kb_eval_score(w, kb_eval_type(pos, g->kinds[s]), &f[s])) / sum : 0;
+}
+
+/* The forward view: the lambda-return of position t is the outcome z
+ * weighted lambda^(n-1-t) plus every later prediction P_j (made before
+ * the game's updates) weighted (1 - lambda) lambda^(j-t-1); each
+ * position's prediction, last position first, steps towards its
+ * return by rate times the difference, for every present seat. */
+static void td_ref_learn(kb_weights *w, const td_ref_game *g, double lambda, double rate)
+{
+	static double before[4096][KB_SEATS];
+	kb_seat_features f[KB_SEATS];
+	double p[KB_SEATS];
+
+	for (int t = 0; t < g->n; t++)
+		td_ref_probs(w, g, t, f, before[t]);
+	for (int t = g->n - 1; t >= 0; t--) {
+		td_ref_probs(w, g, t, f, p);
+		for (int s = 0; s < KB_SEATS; s++) {
+			if (!kb_present(&g->pos[t], s))
+				continue;
+			double ret = pow(lambda, g->n - 1 - t) * (s == g->winner);
+			for (int j = t + 1; j < g->n; j++)
+				ret += (1 - lambda) * pow(lambda, j - t - 1) * before[j][s];
+			kb_eval_step(w, kb_eval_type(&g->pos[t], g->kinds[s]), &f[s], rate * (ret - p[s]));
+		}
+	}
+}
+
+/* games training games with seed: game k in lineup only, or, without it,
+ * the measured lineups in turn for even k and a random one (digits 0..2
+ * drawn until not all 0) for odd k; rate decays linearly from rate to
+ * rate / 10 over the run; a log line every tenth of the run. */
+static void td_ref_train(kb_weights *w, long games, double lambda, double rate, uint64_t seed,
+			 const uint8_t *only, FILE *log)
+{
+	static td_ref_game g;
+	kb_rng rng;
+	long wins = 0, played = 0;
+
+	kb_rng_stream(&rng, seed, KB_TD_TAG, 0);
+	for (long k = 0; k < games; k++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, 0, 0, 0};
+		if (only)
+			memcpy(ctl + 1, only, 3);
+		else if (k % 2 == 0)
+			memcpy(ctl + 1, kb_td_lineups[k / 2 % KB_TD_LINEUPS], 3);
+		else
+			while (!ctl[1] && !ctl[2] && !ctl[3])
+				for (int s = 1; s < KB_SEATS; s++)
+					ctl[s] = (uint8_t)kb_rng_below(&rng, 3);
+		td_ref_play(w, ctl, &rng, &g);
+		cr_assert_neq(g.winner, KB_NO_WINNER, "game %ld ended", k);
+		td_ref_learn(w, &g, lambda, rate * (1 - 0.9 * (double)k / (double)games));
+		wins += g.winner == 0;
+		played++;
+		if (games >= 10 && (k + 1) % (games / 10) == 0) {
+			fprintf(log, "kimble-tune: td %ld/%ld games, bot won %.1f%%\n", k + 1, games,
+				100.0 * (double)wins / (double)played);
+			wins = played = 0;
+		}
+	}
+}
+
+/* kb_td_train against the reference above: the weights (every one of
+ * them, the interaction tables too) and the log, with the measured and
+ * random lineups (10 games: a log line after each) and with one lineup
+ * (hard alone, 3 games: too few for a log). */
+Test(bot_rules, td_train_steps_towards_lambda_returns, .timeout = 60)
+{
+	static kb_weights got, want;
+	static const uint8_t hard_alone[3] = {KB_HARD, 0, 0};
+	const struct {
+		long games;
+		double lambda, rate;
+		uint64_t seed;
+		const uint8_t *only;
+	} runs[] = {{10, 0.7, 0.05, 5, NULL}, {3, 0.4, 0.2, 8, hard_alone}};
+
+	for (int r = 0; r < 2; r++) {
+		char *got_log = NULL, *want_log = NULL;
+		size_t got_len = 0, want_len = 0;
+		FILE *gl = open_memstream(&got_log, &got_len), *wl = open_memstream(&want_log, &want_len);
+		kb_td_params tp = {runs[r].games, runs[r].lambda, runs[r].rate, runs[r].seed, runs[r].only};
+
+		got = want = kb_weights_default;
+		kb_td_train(&got, &tp, gl);
+		td_ref_train(&want, runs[r].games, runs[r].lambda, runs[r].rate, runs[r].seed, runs[r].only, wl);
+		fclose(gl);
+		fclose(wl);
+		cr_assert_str_eq(got_log, want_log, "run %d", r);
+		cr_assert_eq(test_count(want_log, "\n"), r ? 0 : 10, "run %d: %s", r, want_log);
+		free(got_log);
+		free(want_log);
+		const float *g = (const float *)&got, *x = (const float *)&want, *d = (const float *)&kb_weights_default;
+		size_t moved = 0;
+		for (size_t i = 0; i < sizeof got / sizeof *g; i++) {
+			cr_assert_float_eq(g[i], x[i], 1e-5 + 1e-4 * fabsf(x[i]), "run %d: weight %zu", r, i);
+			moved += g[i] != d[i];
+		}
+		cr_assert_gt(moved, 100, "run %d: training moved %zu weights", r, moved);
+	}
+}
+
+/* --report G at level V: the win rate in each measured lineup over the
+ * G games seeded from 99 (as --help says), in percent with two
+ * decimals, before and after (the same here: no rounds, no tuning). */
+Test(bot_rules, tune_report_is_the_win_rate_of_each_lineup, .timeout = 60)
+{
+	const char *args[] = {"--rounds", "0", "--report", "3", "--report-level", "1", NULL};
+	const char *out, *err;
+	char want[1024];
+	double rate[KB_TD_LINEUPS];
+	size_t n = 0;
+
+	static const uint8_t lineups[KB_TD_LINEUPS][3] = {
+		{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY}, {KB_HARD, 0, 0}, {KB_EASY, KB_HARD, KB_EASY}};
+	static const char *const names[KB_TD_LINEUPS] = {"hard x3", "easy x3", "hard alone", "easy,hard,easy"};
+
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	/* the bot without rollouts (kb_td_winrates, td.h) */
+	for (int l = 0; l < KB_TD_LINEUPS; l++)
+		rate[l] = kb_fit_lineup_winrate(&kb_weights_default, 1, 0, lineups[l], 3, 99);
+	for (int when = 0; when < 2; when++) {
+		n += (size_t)snprintf(want + n, sizeof want - n, "kimble-tune: %s, level 1, 3 games:",
+				      when ? "after" : "before");
+		for (int l = 0; l < KB_TD_LINEUPS; l++)
+			n += (size_t)snprintf(want + n, sizeof want - n, " %s %.2f%%%s", names[l], 100 * rate[l],
+					      l < KB_TD_LINEUPS - 1 ? "," : "\n");
+	}
+	cr_assert_str_eq(err, want);
+	cr_assert(strstr(out, " * kimble-tune --rounds 0 ") != NULL, "%.200s", out);
+}
+
 /* The rounds, the report and TD as asked, each on stderr; bad values. */
 Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 {
@@ -2578,6 +3020,41 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 	cr_assert_str_eq(untimed(test_read_file(r.g.dir, "tx"), buf, sizeof buf), want);
 }
 
+/* Two messages in one write of the bot: the first goes out, the second
+ * waits in the relay for the first's response and then goes out whole,
+ * as it was written. */
+Test(bot_rules, relay_keeps_the_next_message_for_its_turn, .timeout = 60)
+{
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256];
+
+	test_tmpdir(dir, sizeof dir);
+	h.steps = 2;
+	h.reply[0] = TOKEN_LINE "\nEND\n";
+	h.reply[1] = "Voittaja: B\nEND\n";
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL,
+		    "printf 'v001200\\n" TOKEN_LINE "3\\r\\n'; cat >got", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	cr_assert_str_eq(h.got[0], "v001200\n");
+	cr_assert_str_eq(h.got[1], TOKEN_LINE "3\r\n");
+	cr_assert_str_eq(test_read_file(dir, "got"), TOKEN_LINE "\nEND\nVoittaja: B\nEND\n");
+}
+
+/* A response whose first line is empty is whole at its END line too,
+ * and reaches the bot as it came. */
+Test(bot_rules, relay_response_with_an_empty_first_line, .timeout = 60)
+{
+	reply_game g = {0};
+
+	int st = one_reply_game(&g, "\nEND\n", NULL, "printf 'v001200\\n'; head -n 2 >got; exit 4");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 4, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_str_eq(test_read_file(g.dir, "got"), "\nEND\n");
+}
+
 /* A bot killed by a signal: the relay's status is 128 + the signal. */
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
@@ -2765,10 +3242,35 @@ Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
 	}
 }
 
+/* A response of more than half the relay's buffer (a line of 600,000
+ * bytes, then the game's end) reaches the bot whole, and the relay ends
+ * with the bot's status. */
+Test(bot_rules, relay_passes_a_large_response_whole, .timeout = 60)
+{
+	static char big[600000 + 32];
+	script_server h = {0};
+	relay_proc rp;
+	char dir[256], path[300];
+	struct stat st_got;
+
+	test_tmpdir(dir, sizeof dir);
+	memset(big, 'y', 600000);
+	strcpy(big + 600000, "\nVoittaja: B\nEND\n");
+	h.steps = 1;
+	h.reply[0] = big;
+	relay_start(&rp, serve_script, &h, &h.listen_fd, NULL, "printf 'v001200\\n'; cat >got; exit 6", dir, NULL);
+	int st = relay_finish(&rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 6, "relay status %d: %s", st,
+		  test_read_file(dir, "relay.err"));
+	snprintf(path, sizeof path, "%s/got", dir);
+	cr_assert_eq(stat(path, &st_got), 0);
+	cr_assert_eq(st_got.st_size, (off_t)strlen(big));
+}
+
 typedef struct flood_server {
 	int listen_fd;
 	const char *fifo; /* the bot writes a line here once it has flooded */
-	char start[64];
+	char start[80];
 	size_t x_bytes;   /* bytes of the next message that were 'x' */
 } flood_server;
 
@@ -3526,6 +4028,7 @@ typedef struct unasked_server {
 	int listen_fd;
 	char dir[256];
 	char got[256]; /* serve_record: what the relay sent */
+	const char *first, *then; /* serve_unasked's writes (NULL: a response each) */
 } unasked_server;
 
 static void *serve_unasked(void *arg)
@@ -3542,10 +4045,12 @@ static void *serve_unasked(void *arg)
 	pf = (struct pollfd){c, POLLIN, 0};
 	if (c < 0 || poll(&pf, 1, 20000) <= 0 || read(c, sink, sizeof sink) <= 0)
 		return NULL;
-	test_write_all(c, TOKEN_LINE "\nEND\n", KB_TOKEN_LEN + 5);
+	const char *first = h->first ? h->first : TOKEN_LINE "\nEND\n";
+	const char *then = h->then ? h->then : "Voittaja: B\nEND\n";
+	test_write_all(c, first, strlen(first));
 	pf = (struct pollfd){f, POLLIN, 0};
 	if (poll(&pf, 1, 20000) > 0) /* the bot wrote its first response */
-		test_write_all(c, "Voittaja: B\nEND\n", 16);
+		test_write_all(c, then, strlen(then));
 	pf = (struct pollfd){c, POLLIN, 0};
 	while (poll(&pf, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
 		;
@@ -3580,6 +4085,20 @@ Test(bot_rules, relay_forwards_each_response_once, .timeout = 60)
 	fifo_relay(&h, serve_unasked, "got1",
 		   "printf 'v001200\\n'; head -n 2 > got1; head -n 2 > got2", 0);
 	cr_assert_str_eq(test_read_file(h.dir, "got2"), "Voittaja: B\nEND\n");
+}
+
+/* The start of the next response in the same read as the END of the
+ * last one ("Voit" after it, the rest once the bot has the first): the
+ * relay keeps those bytes, and the next response reaches the bot whole.
+ * The bot exits 5 at once when what comes is not the end. */
+Test(bot_rules, relay_keeps_the_start_of_the_next_response, .timeout = 60)
+{
+	unasked_server h = {.first = TOKEN_LINE "\nEND\nVoit", .then = "taja: B\nEND\n"};
+
+	fifo_relay(&h, serve_unasked, "got1",
+		   "printf 'v001200\\n'; head -n 2 > got1; IFS= read -r l; [ \"$l\" = 'Voittaja: B' ] || exit 5; "
+		   "cat > got2", 0);
+	cr_assert_str_eq(test_read_file(h.dir, "got2"), "END\n");
 }
 
 /* A server that reads what the relay sends until it hangs up; once the
@@ -3644,11 +4163,34 @@ Test(bot_rules, relay_default_grace_is_500_ms, .timeout = 60)
 {
 	reply_game g = {0};
 
+	/* the bot closes its stdout and stays */
 	int st = one_reply_game(&g, "Voittaja: B\nEND\n", NULL,
-				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec sleep 30");
+				 "printf 'v001200\\n'; head -n 2 >/dev/null; exec >&-; exec sleep 30");
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 124, "relay status %d", st);
 	cr_assert_str_eq(test_read_file(g.dir, "relay.err"),
 			 "kimble-relay: the bot did not exit within 500 ms after the game; killed\n");
+	/* meanwhile the relay waits without spinning: once the bot's stdout
+	 * is at its end it is closed (not polled again, which returns at
+	 * once), and the bot's exit is looked for every millisecond; a relay
+	 * spinning through the grace spends most of it on the processor */
+	struct rusage ru;
+	cr_assert_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+	cr_assert_lt(cpu, 0.1, "the relay and its bot used %.3f s of processor time", cpu);
+}
+
+/* After the game the relay ends as soon as its bot does (it watches the
+ * bot's stdout close), not when the grace runs out: with a grace of a
+ * minute the relay of a bot that exits at once is done within the
+ * test's 30 s wait, with the bot's status. */
+Test(bot_rules, relay_ends_with_its_bot_before_the_grace, .timeout = 60)
+{
+	reply_game g = {0};
+	const char *opts[] = {"--grace-ms", "60000", NULL};
+
+	int st = one_reply_game(&g, "Voittaja: B\nEND\n", opts, "printf 'v001200\\n'; head -n 2 >/dev/null; exit 3");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
 }
 
 /* Read fd until end of file (1) or 20 s without a byte (0). */

@@ -273,13 +273,28 @@ static int check_response(relay *r)
 	return next_msg(r);
 }
 
+/* Close both ends of both pipes (those not made yet are -1: a close
+ * that fails, harmlessly). */
+static void close_pipes(int fds[2][2])
+{
+	for (int i = 0; i < 4; i++)
+		close(fds[i / 2][i % 2]);
+}
+
+/* Start argv as the bot with pipes to its stdin and from its stdout.
+ * Returns 0, or the errno value of what failed, with nothing left open
+ * or blocked. */
 static int spawn(relay *r, char *const argv[])
 {
-	int in[2], out[2];
+	int pipes[2][2] = {{-1, -1}, {-1, -1}}; /* the bot's stdin, its stdout */
+	int *in = pipes[0], *out = pipes[1];
 	sigset_t stops, old;
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC))
-		return -1;
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+		int err = errno;
+		close_pipes(pipes);
+		return err;
+	}
 	/* the stop signals wait until bot_group is set: the bot may run (and
 	 * be seen running) before the parent returns from fork, and a signal
 	 * taken then would end the relay without the bot */
@@ -289,8 +304,10 @@ static int spawn(relay *r, char *const argv[])
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	r->pid = fork();
 	if (r->pid < 0) {
+		int err = errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		return -1;
+		close_pipes(pipes);
+		return err;
 	}
 	if (r->pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -447,8 +464,10 @@ int kb_relay_run(const kb_relay_cfg *cfg, char *const argv[])
 				"65430..65439\n", cfg->host);
 		return KB_RELAY_NOSERVER;
 	}
-	if (spawn(&r, argv)) {
-		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(errno));
+	int err = spawn(&r, argv);
+	if (err) {
+		fprintf(cfg->diag, "kimble-relay: cannot start %s: %s\n", argv[0], strerror(err));
+		kb_net_close(&r.sock);
 		return KB_RELAY_SPAWN;
 	}
 	while (r.from_bot >= 0 && !r.over) {

@@ -8,7 +8,6 @@
 #include "bot/tune/td.h"
 
 #define TD_MAX_ROLLS 4096 /* a longer game is not learned from (none seen) */
-#define TD_TAG (KB_TAG_USER + 9)
 
 const uint8_t kb_td_lineups[KB_TD_LINEUPS][3] = {
 	{KB_HARD, KB_HARD, KB_HARD}, {KB_EASY, KB_EASY, KB_EASY},
@@ -137,7 +136,7 @@ void kb_td_train(kb_weights *w, const kb_td_params *p, FILE *log)
 	kb_rng rng;
 	long wins = 0, done = 0;
 
-	kb_rng_stream(&rng, p->seed, TD_TAG, 0);
+	kb_rng_stream(&rng, p->seed, KB_TD_TAG, 0);
 	for (long k = 0; k < p->games; k++) {
 		uint8_t ctl[KB_SEATS];
 		lineup(p, k, &rng, ctl);

@@ -24,8 +24,13 @@
 #include <stdio.h>
 
 #include "bot/eval.h"
+#include "core/rng.h"
 
 #define KB_TD_LINEUPS 4
+
+/* The tag of the training games' random stream (core/rng.h): lineups,
+ * first seats and dice of kb_td_train's games for its seed. */
+#define KB_TD_TAG (KB_TAG_USER + 9)
 
 /* Lineup digits (seats B, C, D) of the measured lineups, and their names. */
 extern const uint8_t kb_td_lineups[KB_TD_LINEUPS][3];
