@@ -138,4 +138,9 @@ void test_conn_close(test_conn *c);
  * plays hard) in two-seat games, as 3 games. */
 void test_store_decisions(const char *dir, const char *name, int r, int n);
 
+/* Fault injection (tests/test_rule_core_store.c defines the test binary's
+ * mdb_cursor_open): while above 0, mdb_cursor_open fails with ENOMEM and
+ * counts down. */
+extern int failed_cursors;
+
 #endif
