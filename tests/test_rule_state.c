@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "state/export.h"
-#include "core/game.h"
 #include "core/policy.h"
 #include "core/model.h"
 #include "core/record.h"
@@ -2120,36 +2119,12 @@ Test(state_rules, import_out_of_memory, .timeout = 20)
 
 /* ---- round 6 (SEED=9503's survivors) ---------------------------------------------- */
 
-/* Store under name in dir the statistics of n decisions of seat B that
- * plays easy's pick and hard's pick in turn (A plays hard): a player no
+/* A seat B that plays easy's pick and hard's pick in turn: a player no
  * single move rule predicts every time. */
-static void store_alternating_player(const char *dir, const char *name, int n)
+static int alternating_pick(int arg, int nth, const kb_pos *pos, int die, unsigned mask)
 {
-	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EXTERNAL, 0, 0};
-	kb_store_add a;
-	kb_store *st;
-	kb_err err;
-	kb_game g;
-	int seen = 0;
-
-	memset(&a, 0, sizeof a);
-	for (uint64_t seed = 1; seen < n; seed++) {
-		kb_game_init(&g, seed, ctl);
-		while (seen < n && kb_game_advance(&g, NULL) >= 0) {
-			unsigned mask = kb_game_pending_mask(&g);
-			int idx = kb_pick_hard(mask);
-			if (g.pending_seat == 1) {
-				idx = seen % 2 ? kb_pick_easy(mask) : kb_pick_hard(mask);
-				cr_assert_eq(kb_model_observe(&a.delta.model, &g.pos, 1, g.pending_die, mask, idx), 0);
-				seen++;
-			}
-			kb_game_decide(&g, idx, NULL);
-		}
-	}
-	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
-	a.name = name, a.opponent = 1, a.delta.games = 3;
-	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
-	kb_store_close(st);
+	(void)arg, (void)pos, (void)die;
+	return nth % 2 ? kb_pick_easy(mask) : kb_pick_hard(mask);
 }
 
 /* show's "played P% of the time, hard's H%" are shares of the kept
@@ -2163,7 +2138,7 @@ Test(state_rules, show_rates_are_percentages_of_the_decisions, .timeout = 30)
 	double mine = -1, hard = -1;
 
 	test_tmpdir(dir, sizeof dir);
-	store_alternating_player(dir, "switcher", 80);
+	test_store_player(dir, "switcher", 80, alternating_pick, 0);
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	const char *show = report_ok(st, "switcher");
 	const char *use = strstr(show, "most likely move was played ");
