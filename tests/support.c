@@ -436,9 +436,9 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libcriterion.so\n";
 }
 
-/* Store under name the statistics of n decisions of seat B playing rule
- * r (A plays hard) in two-seat games. */
-void test_store_decisions(const char *dir, const char *name, int r, int n)
+/* Store under name the statistics of n decisions of seat B playing pick
+ * (A plays hard) in two-seat games. */
+void test_store_player(const char *dir, const char *name, int n, test_pick pick, int arg)
 {
 	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_EXTERNAL, 0, 0};
 	kb_store_add a;
@@ -454,7 +454,7 @@ void test_store_decisions(const char *dir, const char *name, int r, int n)
 			unsigned mask = kb_game_pending_mask(&g);
 			int s = g.pending_seat, idx = kb_pick_hard(mask);
 			if (s == 1) {
-				idx = kb_rule_pick((enum kb_rule)r, &g.pos, 1, g.pending_die, mask);
+				idx = pick(arg, seen, &g.pos, g.pending_die, mask);
 				cr_assert_eq(kb_model_observe(&a.delta.model, &g.pos, 1, g.pending_die, mask, idx), 0);
 				seen++;
 			}
@@ -465,4 +465,15 @@ void test_store_decisions(const char *dir, const char *name, int r, int n)
 	a.name = name, a.opponent = 1, a.delta.games = 3;
 	cr_assert_eq(kb_store_apply(st, &a, 1, NULL, &err), 0, "%s", err.msg);
 	kb_store_close(st);
+}
+
+static int rule_pick(int r, int nth, const kb_pos *pos, int die, unsigned mask)
+{
+	(void)nth;
+	return kb_rule_pick((enum kb_rule)r, pos, 1, die, mask);
+}
+
+void test_store_decisions(const char *dir, const char *name, int r, int n)
+{
+	test_store_player(dir, name, n, rule_pick, r);
 }

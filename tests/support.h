@@ -138,4 +138,14 @@ void test_conn_close(test_conn *c);
  * plays hard) in two-seat games, as 3 games. */
 void test_store_decisions(const char *dir, const char *name, int r, int n);
 
+/* The same for a seat B that plays pick(arg, nth decision, position, die,
+ * mask) (an index of mask). */
+typedef int (*test_pick)(int arg, int nth, const kb_pos *pos, int die, unsigned mask);
+void test_store_player(const char *dir, const char *name, int n, test_pick pick, int arg);
+
+/* Fault injection (tests/test_rule_core_store.c defines the test binary's
+ * mdb_cursor_open): while above 0, mdb_cursor_open fails with ENOMEM and
+ * counts down. */
+extern int failed_cursors;
+
 #endif

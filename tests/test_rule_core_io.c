@@ -520,6 +520,26 @@ Test(core_rules, svg_long_word_of_the_ending_set_smaller)
 	free(svg);
 }
 
+/* The smallest size still fits the panel: a word of 83 characters is set
+ * at 6 px (83 x 0.6 x 6 = 298.8 of the 300 px), not left at 7 px
+ * (348.6 px, past the picture's edge). */
+Test(core_rules, svg_word_of_83_characters_set_at_6_px)
+{
+	kb_frame fr;
+	char word[84], want[300];
+
+	memset(word, 'w', 83);
+	word[83] = '\0';
+	empty_frame(&fr);
+	fr.over = 1, fr.winner = 1;
+	snprintf(fr.result, sizeof fr.result, "%s", word);
+	char *svg = svg_of_frame(&fr);
+	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"6\" font-weight=\"normal\" "
+				    "fill=\"#222\">%s</text>\n", word);
+	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
+	free(svg);
+}
+
 /* A game that ended without a winner says so where the winner would
  * stand (248, 20 px), then how it ended. */
 Test(core_rules, svg_no_winner)

@@ -27,6 +27,22 @@ Test(core_rules, model_probs_of_a_single_legal_piece)
 		cr_assert_eq(p[j], 0.0);
 }
 
+/* kb_model_probs writes the KB_PIECES probabilities and nothing past
+ * them: a caller's next double keeps its value, for every mask. */
+Test(core_rules, model_probs_write_only_the_pieces)
+{
+	kb_pos pos = test_pos(0xf, "0 5 9 12", "", "", "");
+	kb_model m;
+	double p[KB_PIECES + 1];
+
+	kb_model_prior(&m);
+	for (unsigned mask = 0; mask < 1u << KB_PIECES; mask++) {
+		p[KB_PIECES] = 42.5;
+		kb_model_probs(&m, &pos, 0, 3, mask, p);
+		cr_assert_eq(p[KB_PIECES], 42.5, "mask %#x wrote past the pieces", mask);
+	}
+}
+
 /* With no samples the mixture's weights are prior x likelihood of the
  * faded counts (model.h), normalised: easy missed none of 10 decisions,
  * hard and every other rule missed all 10, each of two legal moves, the

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/transcript.h"
+#include "support.h"
 
 #define ZEROS10 "0000000000"
 /* An empty board (44 characters), and one with A on ring square 0, B on
@@ -511,4 +512,34 @@ Test(core_rules, transcript_failed_read_keeps_nothing)
 		cr_assert(tx.rolls == NULL && tx.nrolls == 0 && tx.cap_rolls == 0, "case %d: rolls kept", k);
 		cr_assert(tx.msgs == NULL && tx.nmsgs == 0 && tx.cap_msgs == 0, "case %d: messages kept", k);
 	}
+}
+
+/* No memory for the text of a transcript: kb_tx_read fails, says so and
+ * names no line (line 0: nothing was read, not line 1). */
+Test(core_rules, transcript_read_out_of_memory_names_no_line)
+{
+	static const char text[] = "kimble-transcript 1\n";
+	static char iobuf[4096];
+	FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+	kb_transcript tx;
+	kb_err err = {0};
+	void *hoard = NULL, *p;
+
+	cr_assert_not_null(in);
+	cr_assert_eq(setvbuf(in, iobuf, _IOFBF, sizeof iobuf), 0);
+	test_limit_memory(1u << 20);
+	for (size_t size = 1u << 16; size >= 4096; size /= 2)
+		while ((p = malloc(size))) {
+			*(void **)p = hoard;
+			hoard = p;
+		}
+	int rc = kb_tx_read(in, &tx, &err);
+	while (hoard) {
+		p = *(void **)hoard;
+		free(hoard);
+		hoard = p;
+	}
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "transcript line 0: out of memory");
+	fclose(in);
 }

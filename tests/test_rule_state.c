@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "state/export.h"
+#include "core/policy.h"
 #include "core/model.h"
 #include "core/record.h"
 #include "state/listing.h"
@@ -2114,4 +2115,103 @@ Test(state_rules, import_out_of_memory, .timeout = 20)
 	cr_assert_str_eq(err.msg, "import: out of memory");
 	cr_assert_eq(n, -1, "no records counted");
 	cr_assert_eq(ftell(in), 0, "nothing read");
+}
+
+/* ---- round 6 (SEED=9503's survivors) ---------------------------------------------- */
+
+/* A seat B that plays easy's pick and hard's pick in turn: a player no
+ * single move rule predicts every time. */
+static int alternating_pick(int arg, int nth, const kb_pos *pos, int die, unsigned mask)
+{
+	(void)arg, (void)pos, (void)die;
+	return nth % 2 ? kb_pick_easy(mask) : kb_pick_hard(mask);
+}
+
+/* show's "played P% of the time, hard's H%" are shares of the kept
+ * decisions: for a player no rule predicts every time, both lie in
+ * 0..100 and the model's is below 100 (not 100 divided by the share). */
+Test(state_rules, show_rates_are_percentages_of_the_decisions, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	double mine = -1, hard = -1;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_player(dir, "switcher", 80, alternating_pick, 0);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	const char *show = report_ok(st, "switcher");
+	const char *use = strstr(show, "most likely move was played ");
+	cr_assert_not_null(use, "%s", show);
+	cr_assert_eq(sscanf(use, "most likely move was played %lf%% of the time, hard's %lf%%", &mine, &hard), 2,
+		     "%s", show);
+	cr_assert(mine >= 0 && mine < 100, "the model's share %g%%: %s", mine, show);
+	cr_assert(hard > 0 && hard < 100, "hard's share %g%%: %s", hard, show);
+	kb_store_close(st);
+}
+
+/* show whose walk over the results records fails (no cursor: out of
+ * memory) fails with the store's status and message, not a listing that
+ * says nothing of the results as if there were none. */
+Test(state_rules, show_fails_when_the_results_cannot_be_read, .timeout = 20)
+{
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	kb_store_add adds[2] = {{.name = "bob", .opponent = 1, .delta.games = 2},
+				{.name = "bob", .version = "v1", .delta.games = 2, .delta.won = 1}};
+	char *buf = NULL;
+	size_t len;
+	kb_err err = {0};
+
+	cr_assert_eq(kb_store_apply(st, adds, 2, NULL, &err), 0, "%s", err.msg);
+	FILE *f = open_memstream(&buf, &len);
+	failed_cursors = 1;
+	int rc = kb_listing_opponent(st, "bob", f, &err);
+	failed_cursors = 0;
+	fclose(f);
+	cr_assert_eq(rc, KB_STORE_ERROR, "%s", buf);
+	cr_assert(strstr(err.msg, ": cannot read: Cannot allocate memory"), "%s", err.msg);
+	free(buf);
+	kb_store_close(st);
+}
+
+/* No memory for the import's array of records (its first 64 slots): the
+ * import fails with KB_EXPORT_NOMEM and its message, nothing counted (not
+ * a success that goes on with no room for the line).  The heap is filled
+ * under an address-space limit, a 4 KiB block set aside first and given
+ * back: room for the line buffer, none for 64 records. */
+Test(state_rules, import_out_of_memory_for_its_records, .timeout = 20)
+{
+	static const char text[] = "kimble-state-export 1\nresults v1 bob games 2 won 1 lost 1\n";
+	static char iobuf[4096];
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	FILE *in = fmemopen((void *)text, sizeof text - 1, "r");
+	long n = -1;
+	kb_err err = {0};
+	void *hoard = NULL, *p;
+
+	cr_assert_not_null(in);
+	cr_assert_eq(setvbuf(in, iobuf, _IOFBF, sizeof iobuf), 0);
+	cr_assert_gt(64 * sizeof(kb_store_add), 16 * 4096, "the records' array is the big block");
+	test_limit_memory(1u << 20);
+	void *room = malloc(4096);
+	cr_assert_not_null(room);
+	for (size_t size = 1u << 16; size >= sizeof(void *); size /= 2)
+		while ((p = malloc(size))) {
+			*(void **)p = hoard;
+			hoard = p;
+		}
+	free(room);
+	int rc = kb_import(st, in, "oom", &n, &err);
+	while (hoard) {
+		p = *(void **)hoard;
+		free(hoard);
+		hoard = p;
+	}
+	cr_assert_eq(rc, KB_EXPORT_NOMEM, "%s", err.msg);
+	cr_assert_str_eq(err.msg, "import: out of memory");
+	cr_assert_eq(n, -1, "no records counted");
+	fclose(in);
+	kb_store_close(st);
 }
