@@ -2240,6 +2240,29 @@ Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
 	free(log_text);
 }
 
+/* td.h: only holds three digits, seats B, C and D; the trainer reads
+ * nothing before them (a lineup at the very start of a page whose page
+ * before is unmapped: a read of only[-1] would crash) and trains as with
+ * the same digits anywhere else. */
+Test(bot_rules, td_train_reads_only_the_three_lineup_digits, .timeout = 30)
+{
+	static kb_weights fenced, plain;
+	static const uint8_t easy_two[3] = {KB_EASY, 0, KB_EASY};
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *two = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(two, MAP_FAILED);
+	cr_assert_eq(mprotect(two, (size_t)page, PROT_NONE), 0);
+	memcpy(two + page, easy_two, sizeof easy_two);
+	kb_td_params p = {6, 0.7, 0.02, 5, two + page};
+	fenced = plain = kb_weights_default;
+	kb_td_train(&fenced, &p, NULL);
+	p.only = easy_two;
+	kb_td_train(&plain, &p, NULL);
+	cr_assert(memcmp(&fenced, &plain, sizeof fenced) == 0, "the same lineup trained otherwise");
+	munmap(two, (size_t)page * 2);
+}
+
 /* kimble-tune --spsa N takes N SPSA steps from the starting weights: from
  * --init's piece values (0.12 per bucket) every value of the first row
  * moves by +-step (y+ - y-) / (2 x 0.05), y+ and y- as its log says. */
