@@ -383,6 +383,41 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	close(listen_fd);
 }
 
+/* errno tells why a call failed, and only then: a server that closes the
+ * connection (read returns 0) after an interrupted poll left errno at
+ * EINTR is a closed connection all the same, noted at once, the message
+ * resent on a new one (the first connection answers a line, then
+ * closes; the second the whole response, which reaches the bot). */
+Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
+{
+	half_server h = {0};
+	int port;
+	pthread_t th;
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; exit 3", NULL};
+	char *tx_text = NULL;
+	size_t tx_len = 0;
+	FILE *tx = open_memstream(&tx_text, &tx_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+
+	h.listen_fd = listen_any(&port);
+	cr_assert_geq(h.listen_fd, 0);
+	cfg.port = port;
+	pthread_create(&th, NULL, serve_half_then_whole, &h);
+	poll_thread = pthread_self();
+	poll_eintr = 1;
+	int rc = kb_relay_run(&cfg, argv);
+	pthread_join(th, NULL);
+	fclose(tx);
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_eq(poll_eintr, 0, "the relay polled");
+	cr_assert_str_eq(h.got[1], "v001222\n", "the message again on the second connection");
+	cr_assert_eq(test_count(tx_text, " # server closed the connection\n"), 1, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, "no response"), "%s", tx_text);
+	free(tx_text);
+	close(h.listen_fd);
+}
+
 /* Test doubles for a bot the relay cannot start, and for a stop signal
  * that comes while it starts, in the thread poll_thread only: while
  * pipe_fail_at is above 0, pipe2 counts it down and the call that
