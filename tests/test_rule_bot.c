@@ -418,6 +418,52 @@ Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
 	close(h.listen_fd);
 }
 
+/* A test double for the race where the bot runs (execs) before the relay
+ * calls setpgid for it: while setpgid_late is set, setpgid called in the
+ * process setpgid_late names fails with EACCES (what the kernel says
+ * once the child has exec'd) and does nothing; the child's own call
+ * (another process) goes to the C library. */
+static pid_t setpgid_late;
+
+int setpgid(pid_t pid, pid_t pgid)
+{
+	static int (*libc_setpgid)(pid_t, pid_t);
+
+	if (setpgid_late && getpid() == setpgid_late) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!libc_setpgid)
+		*(void **)&libc_setpgid = dlsym(RTLD_NEXT, "setpgid");
+	return libc_setpgid(pid, pgid);
+}
+
+/* The bot runs in a process group of its own (which the relay kills as one
+ * after the grace) even when it runs before the relay's own setpgid for
+ * it: the child puts itself there. */
+Test(bot_rules, relay_bot_leads_its_own_group_whoever_runs_first, .timeout = 30)
+{
+	int port, listen_fd = listen_any(&port);
+	char dir[512], script[800], want[64];
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .diag = stderr, .retry_ms = 3000, .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	cfg.port = port;
+	test_tmpdir(dir, sizeof dir);
+	snprintf(script, sizeof script,
+		 "echo $$ $(cut -d' ' -f5 /proc/$$/stat) > '%s/group'; echo v001222; exit 3", dir);
+	char *argv[] = {"/bin/sh", "-c", script, NULL};
+	setpgid_late = getpid();
+	int rc = kb_relay_run(&cfg, argv);
+	setpgid_late = 0;
+	cr_assert_eq(rc, 3);
+	const char *got = test_read_file(dir, "group");
+	int pid = atoi(got);
+	snprintf(want, sizeof want, "%d %d\n", pid, pid);
+	cr_assert(pid > 0 && strcmp(got, want) == 0, "pid and process group: %s", got);
+	close(listen_fd);
+}
+
 /* Test doubles for a bot the relay cannot start, and for a stop signal
  * that comes while it starts, in the thread poll_thread only: while
  * pipe_fail_at is above 0, pipe2 counts it down and the call that
