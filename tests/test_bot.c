@@ -483,7 +483,7 @@ Test(bot_hostile, game_over_before_first_decision, .timeout = 30)
 }
 
 /* The server refuses the move: the decision line comes again, and the bot
- * must answer with another index. */
+ * must answer with another index, saying so on stderr. */
 Test(bot_hostile, refused_move_gets_another_index, .timeout = 30)
 {
 	botrun b;
@@ -512,11 +512,14 @@ Test(bot_hostile, refused_move_gets_another_index, .timeout = 30)
 	test_write_all(b.p.in, "END\n", 4);
 	cr_assert_eq(test_getline(&rd, line, sizeof line, 3000), 66);
 	cr_assert_eq(line[65] - '0', 1 - first, "another legal index");
+	char said[80];
+	snprintf(said, sizeof said, "kimble-bot: the server refused piece %d; choosing again\n", first);
 	test_write_all(b.p.in, st, 47);
 	test_write_all(b.p.in, "END\n", 4);
 	close(b.p.in);
 	cr_assert_eq(exit_code(test_wait(&b.p, 3000)), 2, "every move refused");
-	cr_assert(strstr(test_read_file(NULL, b.err_path), "refused"), "%s", test_read_file(NULL, b.err_path));
+	/* the program says so on stderr (its diagnostics stream) */
+	cr_assert(strstr(test_read_file(NULL, b.err_path), said), "%s", test_read_file(NULL, b.err_path));
 }
 
 Test(bot_proc, help_and_usage_errors, .timeout = 10)

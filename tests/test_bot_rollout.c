@@ -57,3 +57,22 @@ Test(bot_rollout, picks_among_the_candidates, .timeout = 10)
 			  (unsigned long long)seed, pick);
 	}
 }
+
+/* All four pieces within the margin and four candidates asked for: the
+ * choice is one of the four (the comparison stops at the last candidate). */
+Test(bot_rollout, four_candidates_pick_one_of_the_four, .timeout = 10)
+{
+	kb_pos pos = test_pos(0x3, "20 10 5 1", "12", NULL, NULL);
+	double v[KB_PIECES] = {0.5, 0.5, 0.5, 0.5};
+	kb_rollout_params four = params;
+	unsigned mask = kb_legal(&pos, 0, 2);
+
+	four.candidates = 4;
+	cr_assert_eq(kb_count(mask), 4);
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		kb_search bot = hard_alone_bot(seed);
+		int pick = kb_rollout_choose(&bot, &four, &pos, 2, mask, v, 0);
+		cr_assert(pick >= 0 && pick < KB_PIECES && ((mask >> pick) & 1),
+			  "seed %llu: piece %d is not a candidate", (unsigned long long)seed, pick);
+	}
+}

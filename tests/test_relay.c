@@ -258,6 +258,61 @@ Test(relay, returns_the_bots_exit_status, .timeout = 30)
 	fake_free(&t.game);
 }
 
+/* A server double with one canned response: read the bot's first message
+ * (a line), answer it with reply, wait for the relay to hang up. */
+typedef struct canned {
+	int listen_fd;
+	const char *reply;
+} canned;
+
+static void *serve_canned(void *arg)
+{
+	canned *cs = arg;
+	struct pollfd pf = {cs->listen_fd, POLLIN, 0};
+	char buf[512];
+
+	if (poll(&pf, 1, 20000) > 0) {
+		int c = accept4(cs->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		test_reader rd;
+		test_reader_init(&rd, c);
+		if (c >= 0 && test_getline(&rd, buf, sizeof buf, 10000) >= 0) {
+			test_write_all(c, cs->reply, strlen(cs->reply));
+			while (test_getline(&rd, buf, sizeof buf, 10000) >= 0)
+				;
+		}
+		if (c >= 0)
+			close(c);
+	}
+	close(cs->listen_fd);
+	return NULL;
+}
+
+/* Only a "Voittaja: X" line names a winner: another line of its length
+ * (11 characters) is no end of the game, and --show draws the bot's
+ * decision of the response's state line, not a last roll.  (The real
+ * server sends no such line; a server double does.) */
+Test(relay, only_voittaja_names_a_winner, .timeout = 30)
+{
+	char dir[512], port[16], reply[256];
+	pthread_t th;
+	int p = test_free_port();
+	canned cs = {listen_on(p), reply};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_geq(cs.listen_fd, 0);
+	/* A at squares 0 and 5 rolls a 2: pieces 0 and 1 may move */
+	snprintf(reply, sizeof reply, "%s\nA0000A%038dA2\nVirhe: abcd\nEND\n",
+		 "t0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 0);
+	pthread_create(&th, NULL, serve_canned, &cs);
+	snprintf(port, sizeof port, "%d", p);
+	char *extra[] = {"--port", port, "--show"};
+	run_relay(extra, 3, "hard", dir);
+	pthread_join(th, NULL);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(strstr(err, "== decision 1: the bot (A) rolled 2; pieces it may move: 0 1\n"), "%s", err);
+	cr_assert_null(strstr(err, "== last roll"), "%s", err);
+}
+
 /* ---- the real server: bot through the relay, every lineup -------------- */
 
 static void against_server(const char *const lineups[], int n)

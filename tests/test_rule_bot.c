@@ -383,6 +383,87 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	close(listen_fd);
 }
 
+/* errno tells why a call failed, and only then: a server that closes the
+ * connection (read returns 0) after an interrupted poll left errno at
+ * EINTR is a closed connection all the same, noted at once, the message
+ * resent on a new one (the first connection answers a line, then
+ * closes; the second the whole response, which reaches the bot). */
+Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
+{
+	half_server h = {0};
+	int port;
+	pthread_t th;
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; exit 3", NULL};
+	char *tx_text = NULL;
+	size_t tx_len = 0;
+	FILE *tx = open_memstream(&tx_text, &tx_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+
+	h.listen_fd = listen_any(&port);
+	cr_assert_geq(h.listen_fd, 0);
+	cfg.port = port;
+	pthread_create(&th, NULL, serve_half_then_whole, &h);
+	poll_thread = pthread_self();
+	poll_eintr = 1;
+	int rc = kb_relay_run(&cfg, argv);
+	pthread_join(th, NULL);
+	fclose(tx);
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_eq(poll_eintr, 0, "the relay polled");
+	cr_assert_str_eq(h.got[1], "v001222\n", "the message again on the second connection");
+	cr_assert_eq(test_count(tx_text, " # server closed the connection\n"), 1, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, "no response"), "%s", tx_text);
+	free(tx_text);
+	close(h.listen_fd);
+}
+
+/* A test double for the race where the bot runs (execs) before the relay
+ * calls setpgid for it: while setpgid_late is set, setpgid called in the
+ * process setpgid_late names fails with EACCES (what the kernel says
+ * once the child has exec'd) and does nothing; the child's own call
+ * (another process) goes to the C library. */
+static pid_t setpgid_late;
+
+int setpgid(pid_t pid, pid_t pgid)
+{
+	static int (*libc_setpgid)(pid_t, pid_t);
+
+	if (setpgid_late && getpid() == setpgid_late) {
+		errno = EACCES;
+		return -1;
+	}
+	if (!libc_setpgid)
+		*(void **)&libc_setpgid = dlsym(RTLD_NEXT, "setpgid");
+	return libc_setpgid(pid, pgid);
+}
+
+/* The bot runs in a process group of its own (which the relay kills as one
+ * after the grace) even when it runs before the relay's own setpgid for
+ * it: the child puts itself there. */
+Test(bot_rules, relay_bot_leads_its_own_group_whoever_runs_first, .timeout = 30)
+{
+	int port, listen_fd = listen_any(&port);
+	char dir[512], script[800], want[64];
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .diag = stderr, .retry_ms = 3000, .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	cfg.port = port;
+	test_tmpdir(dir, sizeof dir);
+	snprintf(script, sizeof script,
+		 "echo $$ $(cut -d' ' -f5 /proc/$$/stat) > '%s/group'; echo v001222; exit 3", dir);
+	char *argv[] = {"/bin/sh", "-c", script, NULL};
+	setpgid_late = getpid();
+	int rc = kb_relay_run(&cfg, argv);
+	setpgid_late = 0;
+	cr_assert_eq(rc, 3);
+	const char *got = test_read_file(dir, "group");
+	int pid = atoi(got);
+	snprintf(want, sizeof want, "%d %d\n", pid, pid);
+	cr_assert(pid > 0 && strcmp(got, want) == 0, "pid and process group: %s", got);
+	close(listen_fd);
+}
+
 /* Test doubles for a bot the relay cannot start, and for a stop signal
  * that comes while it starts, in the thread poll_thread only: while
  * pipe_fail_at is above 0, pipe2 counts it down and the call that
@@ -2238,6 +2319,29 @@ Test(bot_rules, td_train_one_lineup_matches_the_reference, .timeout = 60)
 	log_text = td_train_logged(&got, &p, &rng);
 	cr_assert_str_eq(log_text, "");
 	free(log_text);
+}
+
+/* td.h: only holds three digits, seats B, C and D; the trainer reads
+ * nothing before them (a lineup at the very start of a page whose page
+ * before is unmapped: a read of only[-1] would crash) and trains as with
+ * the same digits anywhere else. */
+Test(bot_rules, td_train_reads_only_the_three_lineup_digits, .timeout = 30)
+{
+	static kb_weights fenced, plain;
+	static const uint8_t easy_two[3] = {KB_EASY, 0, KB_EASY};
+	long page = sysconf(_SC_PAGESIZE);
+	uint8_t *two = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(two, MAP_FAILED);
+	cr_assert_eq(mprotect(two, (size_t)page, PROT_NONE), 0);
+	memcpy(two + page, easy_two, sizeof easy_two);
+	kb_td_params p = {6, 0.7, 0.02, 5, two + page};
+	fenced = plain = kb_weights_default;
+	kb_td_train(&fenced, &p, NULL);
+	p.only = easy_two;
+	kb_td_train(&plain, &p, NULL);
+	cr_assert(memcmp(&fenced, &plain, sizeof fenced) == 0, "the same lineup trained otherwise");
+	munmap(two, (size_t)page * 2);
 }
 
 /* kimble-tune --spsa N takes N SPSA steps from the starting weights: from
