@@ -1235,7 +1235,8 @@ static void check_stopped(pid_t pid, int sig, const char *dir, const char *out)
 	cr_assert_eq(ntx, nres, "%d transcripts but %d results", ntx, nres);
 	if (sig != SIGKILL) { /* the count it says is the count it kept */
 		char said[80];
-		snprintf(said, sizeof said, "stopped by %s: %d of ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+		snprintf(said, sizeof said, "stopped by %s: %d of ",
+			 sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM",
 			 nres);
 		cr_expect_not_null(strstr(test_read_file(dir, "stopped.err"), said), "\"%s\" in %s", said,
 				   test_read_file(dir, "stopped.err"));
@@ -1317,7 +1318,7 @@ Test(judge_stop, sigkill_leaves_no_worker_and_resume_is_exact, .timeout = 120)
 /* Games that cannot end (a bot that never answers, 10 minutes per move):
  * a stopped judge must still take every worker and bot with it at once,
  * and leave none of the unfinished games' files. */
-static void stop_hung_games(int sig)
+static void stop_hung_games(int sig, int to_group)
 {
 	char dir[512], bots[1024], out[1024], games[1100];
 	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
@@ -1331,7 +1332,7 @@ static void stop_hung_games(int sig)
 	/* the judge, two workers and their four bots */
 	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
 		     "expected the judge, 2 workers and 4 bots running");
-	kill(pid, sig);
+	kill(to_group ? -pid : pid, sig);
 	check_stopped(pid, sig, dir, out);
 	snprintf(games, sizeof games, "%s/games", out);
 	free(snapshot(games, "", &files));
@@ -1340,17 +1341,57 @@ static void stop_hung_games(int sig)
 
 Test(judge_stop, sigint_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGINT);
+	stop_hung_games(SIGINT, 0);
 }
 
 Test(judge_stop, sigterm_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGTERM);
+	stop_hung_games(SIGTERM, 0);
+}
+
+/* A terminal's hangup reaches the judge, its workers and their bots at
+ * once: each worker still kills its bots and removes its game's files. */
+Test(judge_stop, sighup_to_the_group_with_hung_bots, .timeout = 120)
+{
+	stop_hung_games(SIGHUP, 1);
+}
+
+/* A stop signal that reaches one worker alone (here SIGHUP: the worker
+ * must not keep the judge's handler for it) still makes that worker kill
+ * its bots and remove its unfinished game's files before it ends. */
+Test(judge_stop, sighup_to_one_worker_removes_its_game_files, .timeout = 120)
+{
+	char dir[512], bots[1024], out[1024], games[1100], path[64];
+	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
+			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
+	int files, worker = 0;
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	snprintf(out, sizeof out, "%s/out", dir);
+	pid_t pid = judge_start(dir, "stopped", args);
+	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
+		     "expected the judge, 2 workers and 4 bots running");
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fscanf(f, "%d", &worker), 1, "the judge has no worker");
+	fclose(f);
+	cr_assert_eq(kill(worker, SIGHUP), 0);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) != 0, "status %d", st);
+	cr_assert_eq(await_processes(pid, dir, 0, 0, 10000), 0, "workers or bots outlive the judge");
+	snprintf(games, sizeof games, "%s/games", out);
+	char *left = snapshot(games, "", &files);
+	cr_expect_eq(files, 0, "files of unfinished games left in %s: %s; %s", games, left,
+		     test_read_file(dir, "stopped.err"));
+	free(left);
 }
 
 Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGKILL);
+	stop_hung_games(SIGKILL, 0);
 }
 
 /* Field 3 (state) and 4 (parent) of /proc/PID/stat: the state, or 0 when
