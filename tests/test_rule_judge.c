@@ -224,39 +224,50 @@ Test(judge_rules, match_leaves_no_descriptor_open, .timeout = 60)
 }
 
 /* A debug run shows each line sent to a process bot ("A > ") and each
- * message it sent ("A < "), one per line, the text without its line end:
- * never an empty line, a line cut short or a blank line between. */
+ * message it sent ("A < "), one per line, the text without its line end
+ * (a bad message's LF or CR LF too): never an empty line, a line cut
+ * short, a CR left or a blank line between. */
 Test(judge_rules, debug_run_shows_each_message_whole, .timeout = 60)
 {
-	kj_bot bot, hard;
+	static const char *const modes[] = {"hard", "crlf"};
+	kj_bot bots[2], hard;
 	kj_result res;
 	kb_err err;
-	char *text = NULL;
-	size_t len = 0;
-	int sent = 0, got = 0;
 
-	testbot_in("hard", &bot);
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
-	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
-	FILE *debug = open_memstream(&text, &len);
-	cr_assert_not_null(debug);
-	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000, .debug = debug};
-	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
-	fclose(debug);
-	cr_assert_null(strstr(text, "\n\n"), "no blank line: %s", text);
-	for (char *line = text, *eol; (eol = strchr(line, '\n')); line = eol + 1) {
-		size_t n = (size_t)(eol - line);
-		if (n < 4 || line[0] != 'A' || (line[2] != '>' && line[2] != '<'))
-			continue;
-		sent += line[2] == '>', got += line[2] == '<';
-		cr_assert_gt(n, 5, "a message with its text: %.*s", (int)n, line);
-		cr_assert_neq(line[n - 1], '\r', "%.*s", (int)n, line);
+	for (int b = 0; b < 2; b++) {
+		char *text = NULL;
+		size_t len = 0;
+		int sent = 0, got = 0;
+
+		testbot_in(modes[b], &bots[b]);
+		const kj_bot *seats[KB_SEATS] = {&bots[b], NULL, &hard, NULL};
+		FILE *debug = open_memstream(&text, &len);
+		cr_assert_not_null(debug);
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000,
+				     .debug = debug};
+		cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		fclose(debug);
+		cr_assert_eq(res.seat[0].reason, b ? KJ_GARBAGE : 0, "%s: %s", modes[b],
+			     kj_reason_name(res.seat[0].reason));
+		cr_assert_null(strstr(text, "\n\n"), "%s: no blank line: %s", modes[b], text);
+		for (char *line = text, *eol; (eol = strchr(line, '\n')); line = eol + 1) {
+			size_t n = (size_t)(eol - line);
+			if (n < 4 || line[0] != 'A' || (line[2] != '>' && line[2] != '<'))
+				continue;
+			sent += line[2] == '>', got += line[2] == '<';
+			cr_assert_gt(n, 5, "%s: a message with its text: %.*s", modes[b], (int)n, line);
+			cr_assert_neq(line[n - 1], '\r', "%s: %.*s", modes[b], (int)n, line);
+		}
+		cr_assert_gt(sent, 0, "%s", text);
+		cr_assert_gt(got, 0, "%s", text);
+		/* the bot's version line, then its moves (t, its token, the
+		 * index) or the line it sent instead */
+		cr_assert(strstr(text, "A < v001020\n"), "%s", text);
+		cr_assert(strstr(text, b ? "\nA < hello judge, this is not a move\n" : "\nA < t"), "%s",
+			  text);
+		free(text);
 	}
-	cr_assert_gt(sent, 0, "%s", text);
-	cr_assert_gt(got, 0, "%s", text);
-	/* the bot's version line and its moves (t, its token, the index) */
-	cr_assert(strstr(text, "A < v0") && strstr(text, "\nA < t"), "%s", text);
-	free(text);
 }
 
 /* Seat A always plays (the seat a lineup is seen from): a game without it
