@@ -600,6 +600,36 @@ Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 	free(x), free(y);
 }
 
+/* A rerun of a transcript whose start position the game refuses (seat B
+ * to roll in a game of A and C) says so and exits 2, having given back
+ * what it held (the ASan run of make test sees a leak). */
+Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
+{
+	char dir[512], bot[1024], tx[1100], edited[1100];
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+	const char *rerun[] = {"replay", "--rerun", edited, bot, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "h", "hard");
+	snprintf(bot, sizeof bot, "%s/h", dir);
+	snprintf(tx, sizeof tx, "%s/g.tx", dir);
+	snprintf(edited, sizeof edited, "%s/s.tx", dir);
+	cr_assert_eq(judge(dir, "game", game), 0);
+	char *text = slurp(tx), *msg = strstr(text, "\nmsg ");
+	cr_assert(text && msg, "%s", text ? text : "no transcript");
+	FILE *f = fopen(edited, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.*s\nstart 00000000000000000000000000000000000000000000 B 3%s", (int)(msg - text),
+		text, msg);
+	cr_assert_eq(fclose(f), 0);
+	free(text);
+	cr_assert_eq(judge(dir, "rerun", rerun), 2);
+	text = printed(dir, "rerun", "err");
+	cr_assert(strstr(text, "replay --rerun: start position: unsound, already won, or seats that "
+			       "do not match the lineup"), "%s", text);
+	free(text);
+}
+
 Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], tx[1200], alpha[1100], other[1100], state[1200];
