@@ -1386,6 +1386,55 @@ Test(judge_stop, sighup_to_the_group_with_hung_bots, .timeout = 120)
 	stop_hung_games(SIGHUP, 1);
 }
 
+/* Whether a bot's stderr file in folder games holds text. */
+static int err_file_says(const char *games, const char *text)
+{
+	DIR *d = opendir(games);
+	struct dirent *e;
+	char path[1400];
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 4 || strcmp(e->d_name + n - 4, ".err"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", games, e->d_name);
+		char *content = slurp(path);
+		found = content && strstr(content, text);
+		free(content);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A bot's child in a session of its own outlives its stopped worker and
+ * comes to the judge: once every worker is reaped the judge kills it and
+ * ends at once, instead of waiting for it (a minute) as for a worker. */
+Test(judge_stop, stop_does_not_wait_for_a_bots_escaped_child, .timeout = 120)
+{
+	char dir[512], bots[1024], out[1024], games[1100];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "600000", "-g", "1", "-t", "2",
+			      "--bots", bots, "-o", out, "kid", "hang", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "kid", "spillkid=1");
+	make_bot(bots, "hang", "hang");
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(games, sizeof games, "%s/games", out);
+	pid_t pid = judge_start(dir, "stopped", args);
+	double deadline = clock_ms() + RUN_MS;
+	/* the bot says it plays once its child has written its files */
+	while (!err_file_says(games, "testbot spillkid=1: playing") && clock_ms() < deadline)
+		poll(NULL, 0, 2); /* polling the folder, not synchronising */
+	cr_assert(err_file_says(games, "testbot spillkid=1: playing"), "the bot never played");
+	kill(pid, SIGINT);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, 20000);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT,
+		  "the judge did not end at once (status %d): it waits for the bot's child", st);
+}
+
 /* A stop signal that reaches one worker alone (here SIGHUP: the worker
  * must not keep the judge's handler for it) still makes that worker kill
  * its bots and remove its unfinished game's files before it ends. */
