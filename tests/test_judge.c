@@ -1345,23 +1345,33 @@ Test(judge_stop, sigkill_leaves_no_worker_and_resume_is_exact, .timeout = 120)
 	stop_and_resume(SIGKILL, 0, 43);
 }
 
+/* Start a judge of two games that cannot end (a bot that never answers,
+ * 10 minutes per move) in a new folder dir, its out folder in out, and
+ * wait until the judge, two workers and their four bots run. */
+static pid_t start_hung_games(char dir[512], char out[1024])
+{
+	char bots[1024];
+	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
+			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	snprintf(out, 1024, "%s/out", dir);
+	pid_t pid = judge_start(dir, "stopped", args);
+	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
+		     "expected the judge, 2 workers and 4 bots running");
+	return pid;
+}
+
 /* Games that cannot end (a bot that never answers, 10 minutes per move):
  * a stopped judge must still take every worker and bot with it at once,
  * and leave none of the unfinished games' files. */
 static void stop_hung_games(int sig, int to_group)
 {
-	char dir[512], bots[1024], out[1024], games[1100];
-	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
-			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
+	char dir[512], out[1024], games[1100];
 	int files;
 
-	alpha_setup(dir, bots);
-	make_bot(bots, "hang", "hang");
-	snprintf(out, sizeof out, "%s/out", dir);
-	pid_t pid = judge_start(dir, "stopped", args);
-	/* the judge, two workers and their four bots */
-	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
-		     "expected the judge, 2 workers and 4 bots running");
+	pid_t pid = start_hung_games(dir, out);
 	kill(to_group ? -pid : pid, sig);
 	check_stopped(pid, sig, dir, out);
 	snprintf(games, sizeof games, "%s/games", out);
@@ -1440,17 +1450,10 @@ Test(judge_stop, stop_does_not_wait_for_a_bots_escaped_child, .timeout = 120)
  * its bots and remove its unfinished game's files before it ends. */
 Test(judge_stop, sighup_to_one_worker_removes_its_game_files, .timeout = 120)
 {
-	char dir[512], bots[1024], out[1024], games[1100], path[64];
-	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
-			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
+	char dir[512], out[1024], games[1100], path[64];
 	int files, worker = 0;
 
-	alpha_setup(dir, bots);
-	make_bot(bots, "hang", "hang");
-	snprintf(out, sizeof out, "%s/out", dir);
-	pid_t pid = judge_start(dir, "stopped", args);
-	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
-		     "expected the judge, 2 workers and 4 bots running");
+	pid_t pid = start_hung_games(dir, out);
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "%s", path);
