@@ -18,9 +18,9 @@ int kj_table_seat(int n, int k)
 
 unsigned kj_table_present(int n)
 {
-	static const unsigned masks[5] = {0, 0x1, 0x5, 0x7, 0xf};
+	static const unsigned masks[KB_SEATS] = {0x1, 0x5, 0x7, 0xf};
 
-	return masks[n];
+	return n >= 1 && n <= KB_SEATS ? masks[n - 1] : 0; /* 5 bots of -f fixed: none */
 }
 
 static int fail(kb_err *err, const char *what)

@@ -1485,6 +1485,8 @@ Test(judge_rules, plan_fixed_lineup)
 	cr_assert_eq(kj_table_present(2), 0x5);
 	cr_assert_eq(kj_table_present(3), 0x7);
 	cr_assert_eq(kj_table_present(4), 0xf);
+	cr_assert_eq(kj_table_present(0), 0, "no table");
+	cr_assert_eq(kj_table_present(5), 0, "no table of five (-f fixed with five bots)");
 }
 
 Test(judge_rules, plan_sizes_refused)
