@@ -435,10 +435,7 @@ static int tournament(cli *c, char **words, int n)
 	if (!c->table)
 		c->table = c->format == KJ_FIXED ? n : n < 4 ? n : 4;
 	if (c->starts) {
-		unsigned present = 0;
-		for (int k = 0; k < c->table; k++)
-			present |= 1u << kj_table_seat(c->table, k);
-		if ((nstarts = kj_starts_read(c->starts, present, &starts, &err)) < 0)
+		if ((nstarts = kj_starts_read(c->starts, kj_table_present(c->table), &starts, &err)) < 0)
 			die(1, "%s", err.msg);
 	}
 	if (kj_plan_build(&plan, c->format, n, c->table, (uint32_t)c->games, c->seed, nstarts, &err))

@@ -16,6 +16,13 @@ int kj_table_seat(int n, int k)
 	return seats[n][k];
 }
 
+unsigned kj_table_present(int n)
+{
+	static const unsigned masks[KB_SEATS] = {0x1, 0x5, 0x7, 0xf};
+
+	return n >= 1 && n <= KB_SEATS ? masks[n - 1] : 0; /* 5 bots of -f fixed: none */
+}
+
 static int fail(kb_err *err, const char *what)
 {
 	return kb_err_set(err, -1, "%s", what);

@@ -55,6 +55,10 @@ void kj_plan_free(kj_plan *plan);
 /* Seat of the k-th table place for a table of n. */
 int kj_table_seat(int n, int k);
 
+/* The seats a table of n (1..4) plays, as a mask (bit s for seat s); 0
+ * for any other n. */
+unsigned kj_table_present(int n);
+
 /* A start position: board (absolute seats), seat to roll, its die (0:
  * from the dice). */
 typedef struct kj_start {

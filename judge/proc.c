@@ -525,7 +525,7 @@ int kj_proc_pump(kj_proc *p, int ms)
 		return -1;
 	for (;;) {
 		struct pollfd fds[3] = {{p->out, POLLIN, 0}, {p->in, POLLOUT, 0}, {p->err, POLLIN, 0}};
-		int nfds = p->olen && p->in >= 0 ? 2 : 1;
+		int nfds;
 		int r;
 
 		echo_err(p);

@@ -600,6 +600,36 @@ Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 	free(x), free(y);
 }
 
+/* A rerun of a transcript whose start position the game refuses (seat B
+ * to roll in a game of A and C) says so and exits 2, having given back
+ * what it held (the ASan run of make test sees a leak). */
+Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
+{
+	char dir[512], bot[1024], tx[1100], edited[1100];
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+	const char *rerun[] = {"replay", "--rerun", edited, bot, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "h", "hard");
+	snprintf(bot, sizeof bot, "%s/h", dir);
+	snprintf(tx, sizeof tx, "%s/g.tx", dir);
+	snprintf(edited, sizeof edited, "%s/s.tx", dir);
+	cr_assert_eq(judge(dir, "game", game), 0);
+	char *text = slurp(tx), *msg = strstr(text, "\nmsg ");
+	cr_assert(text && msg, "%s", text ? text : "no transcript");
+	FILE *f = fopen(edited, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%.*s\nstart 00000000000000000000000000000000000000000000 B 3%s", (int)(msg - text),
+		text, msg);
+	cr_assert_eq(fclose(f), 0);
+	free(text);
+	cr_assert_eq(judge(dir, "rerun", rerun), 2);
+	text = printed(dir, "rerun", "err");
+	cr_assert(strstr(text, "replay --rerun: start position: unsound, already won, or seats that "
+			       "do not match the lineup"), "%s", text);
+	free(text);
+}
+
 Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], tx[1200], alpha[1100], other[1100], state[1200];
@@ -1235,7 +1265,8 @@ static void check_stopped(pid_t pid, int sig, const char *dir, const char *out)
 	cr_assert_eq(ntx, nres, "%d transcripts but %d results", ntx, nres);
 	if (sig != SIGKILL) { /* the count it says is the count it kept */
 		char said[80];
-		snprintf(said, sizeof said, "stopped by %s: %d of ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+		snprintf(said, sizeof said, "stopped by %s: %d of ",
+			 sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM",
 			 nres);
 		cr_expect_not_null(strstr(test_read_file(dir, "stopped.err"), said), "\"%s\" in %s", said,
 				   test_read_file(dir, "stopped.err"));
@@ -1314,24 +1345,34 @@ Test(judge_stop, sigkill_leaves_no_worker_and_resume_is_exact, .timeout = 120)
 	stop_and_resume(SIGKILL, 0, 43);
 }
 
-/* Games that cannot end (a bot that never answers, 10 minutes per move):
- * a stopped judge must still take every worker and bot with it at once,
- * and leave none of the unfinished games' files. */
-static void stop_hung_games(int sig)
+/* Start a judge of two games that cannot end (a bot that never answers,
+ * 10 minutes per move) in a new folder dir, its out folder in out, and
+ * wait until the judge, two workers and their four bots run. */
+static pid_t start_hung_games(char dir[512], char out[1024])
 {
-	char dir[512], bots[1024], out[1024], games[1100];
+	char bots[1024];
 	const char *args[] = {"-q", "--no-timing", "-j2", "--move-ms", "600000", "-g", "2", "-t", "2",
 			      "--bots", bots, "-o", out, "alpha", "hang", NULL};
-	int files;
 
 	alpha_setup(dir, bots);
 	make_bot(bots, "hang", "hang");
-	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(out, 1024, "%s/out", dir);
 	pid_t pid = judge_start(dir, "stopped", args);
-	/* the judge, two workers and their four bots */
 	cr_assert_eq(await_processes(pid, dir, 7, 7, RUN_MS), 7,
 		     "expected the judge, 2 workers and 4 bots running");
-	kill(pid, sig);
+	return pid;
+}
+
+/* Games that cannot end (a bot that never answers, 10 minutes per move):
+ * a stopped judge must still take every worker and bot with it at once,
+ * and leave none of the unfinished games' files. */
+static void stop_hung_games(int sig, int to_group)
+{
+	char dir[512], out[1024], games[1100];
+	int files;
+
+	pid_t pid = start_hung_games(dir, out);
+	kill(to_group ? -pid : pid, sig);
 	check_stopped(pid, sig, dir, out);
 	snprintf(games, sizeof games, "%s/games", out);
 	free(snapshot(games, "", &files));
@@ -1340,17 +1381,99 @@ static void stop_hung_games(int sig)
 
 Test(judge_stop, sigint_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGINT);
+	stop_hung_games(SIGINT, 0);
 }
 
 Test(judge_stop, sigterm_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGTERM);
+	stop_hung_games(SIGTERM, 0);
+}
+
+/* A terminal's hangup reaches the judge, its workers and their bots at
+ * once: each worker still kills its bots and removes its game's files. */
+Test(judge_stop, sighup_to_the_group_with_hung_bots, .timeout = 120)
+{
+	stop_hung_games(SIGHUP, 1);
+}
+
+/* Whether a bot's stderr file in folder games holds text. */
+static int err_file_says(const char *games, const char *text)
+{
+	DIR *d = opendir(games);
+	struct dirent *e;
+	char path[1400];
+	int found = 0;
+
+	while (d && !found && (e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		if (n < 4 || strcmp(e->d_name + n - 4, ".err"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", games, e->d_name);
+		char *content = slurp(path);
+		found = content && strstr(content, text);
+		free(content);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A bot's child in a session of its own outlives its stopped worker and
+ * comes to the judge: once every worker is reaped the judge kills it and
+ * ends at once, instead of waiting for it (a minute) as for a worker. */
+Test(judge_stop, stop_does_not_wait_for_a_bots_escaped_child, .timeout = 120)
+{
+	char dir[512], bots[1024], out[1024], games[1100];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "600000", "-g", "1", "-t", "2",
+			      "--bots", bots, "-o", out, "kid", "hang", NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "kid", "spillkid=1");
+	make_bot(bots, "hang", "hang");
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(games, sizeof games, "%s/games", out);
+	pid_t pid = judge_start(dir, "stopped", args);
+	double deadline = clock_ms() + RUN_MS;
+	/* the bot says it plays once its child has written its files */
+	while (!err_file_says(games, "testbot spillkid=1: playing") && clock_ms() < deadline)
+		poll(NULL, 0, 2); /* polling the folder, not synchronising */
+	cr_assert(err_file_says(games, "testbot spillkid=1: playing"), "the bot never played");
+	kill(pid, SIGINT);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, 20000);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT,
+		  "the judge did not end at once (status %d): it waits for the bot's child", st);
+}
+
+/* A stop signal that reaches one worker alone (here SIGHUP: the worker
+ * must not keep the judge's handler for it) still makes that worker kill
+ * its bots and remove its unfinished game's files before it ends. */
+Test(judge_stop, sighup_to_one_worker_removes_its_game_files, .timeout = 120)
+{
+	char dir[512], out[1024], games[1100], path[64];
+	int files, worker = 0;
+
+	pid_t pid = start_hung_games(dir, out);
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fscanf(f, "%d", &worker), 1, "the judge has no worker");
+	fclose(f);
+	cr_assert_eq(kill(worker, SIGHUP), 0);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) != 0, "status %d", st);
+	cr_assert_eq(await_processes(pid, dir, 0, 0, 10000), 0, "workers or bots outlive the judge");
+	snprintf(games, sizeof games, "%s/games", out);
+	char *left = snapshot(games, "", &files);
+	cr_expect_eq(files, 0, "files of unfinished games left in %s: %s; %s", games, left,
+		     test_read_file(dir, "stopped.err"));
+	free(left);
 }
 
 Test(judge_stop, sigkill_with_hung_bots, .timeout = 120)
 {
-	stop_hung_games(SIGKILL);
+	stop_hung_games(SIGKILL, 0);
 }
 
 /* Field 3 (state) and 4 (parent) of /proc/PID/stat: the state, or 0 when

@@ -27,7 +27,7 @@ typedef struct live {
 
 static void live_start(live *s, const char *const *extra)
 {
-	char bin[512], port[16], http[16], line[256];
+	char bin[512], port[16], http[16], line[256], errp[600];
 	const char *argv[24] = {test_bin("kimble-server", bin, sizeof bin), "--port", port,
 				"--http", http};
 	int n = 5;
@@ -43,7 +43,8 @@ static void live_start(live *s, const char *const *extra)
 	for (int i = 0; extra && extra[i] && n < 22; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	cr_assert_eq(test_spawn(&s->p, (char *const *)argv, s->dir, 0, 1, NULL), 0);
+	snprintf(errp, sizeof errp, "%s/server.err", s->dir);
+	cr_assert_eq(test_spawn(&s->p, (char *const *)argv, s->dir, 0, 1, errp), 0);
 	test_reader_init(&r, s->p.out);
 	cr_assert_gt(test_getline(&r, line, sizeof line, WAIT_MS), 0, "server's first line");
 	cr_assert(strstr(line, "listening on"), "%s", line);
@@ -465,6 +466,19 @@ Test(live, spectator_and_connection_limits, .timeout = 60)
 	int i3 = test_connect(s.http, WAIT_MS);
 	cr_assert_geq(i3, 0);
 	cr_assert_eq(read_all(i3, buf, sizeof buf, WAIT_MS), 0, "fourth connection closed");
+	/* said before the refused connection is closed: the first refusal */
+	cr_assert(strstr(test_read_file(s.dir, "server.err"), "refusing connections beyond 3 per address"),
+		  "%s", test_read_file(s.dir, "server.err"));
+	close(i3);
+	i3 = test_connect(s.http, WAIT_MS);
+	cr_assert_geq(i3, 0);
+	cr_assert_eq(read_all(i3, buf, sizeof buf, WAIT_MS), 0, "and the next one too");
 	close(i1), close(i2), close(i3), close(w);
 	held_finish(&h, &s);
+	/* the refusals are logged once (a flood must not fill the log), the
+	 * total at shutdown */
+	const char *log = test_read_file(s.dir, "server.err");
+	cr_assert_eq(test_count(log, "refusing connections beyond 3 per address"), 1, "%s", log);
+	cr_assert(strstr(log, "kimble-server: http: 2 connections refused by the per-address limit\n"),
+		  "%s", log);
 }

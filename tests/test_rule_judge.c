@@ -223,6 +223,53 @@ Test(judge_rules, match_leaves_no_descriptor_open, .timeout = 60)
 	free(text);
 }
 
+/* A debug run shows each line sent to a process bot ("A > ") and each
+ * message it sent ("A < "), one per line, the text without its line end
+ * (a bad message's LF or CR LF too): never an empty line, a line cut
+ * short, a CR left or a blank line between. */
+Test(judge_rules, debug_run_shows_each_message_whole, .timeout = 60)
+{
+	static const char *const modes[] = {"hard", "crlf"};
+	kj_bot bots[2], hard;
+	kj_result res;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	for (int b = 0; b < 2; b++) {
+		char *text = NULL;
+		size_t len = 0;
+		int sent = 0, got = 0;
+
+		testbot_in(modes[b], &bots[b]);
+		const kj_bot *seats[KB_SEATS] = {&bots[b], NULL, &hard, NULL};
+		FILE *debug = open_memstream(&text, &len);
+		cr_assert_not_null(debug);
+		kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000,
+				     .debug = debug};
+		cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		fclose(debug);
+		cr_assert_eq(res.seat[0].reason, b ? KJ_GARBAGE : 0, "%s: %s", modes[b],
+			     kj_reason_name(res.seat[0].reason));
+		cr_assert_null(strstr(text, "\n\n"), "%s: no blank line: %s", modes[b], text);
+		for (char *line = text, *eol; (eol = strchr(line, '\n')); line = eol + 1) {
+			size_t n = (size_t)(eol - line);
+			if (n < 4 || line[0] != 'A' || (line[2] != '>' && line[2] != '<'))
+				continue;
+			sent += line[2] == '>', got += line[2] == '<';
+			cr_assert_gt(n, 5, "%s: a message with its text: %.*s", modes[b], (int)n, line);
+			cr_assert_neq(line[n - 1], '\r', "%s: %.*s", modes[b], (int)n, line);
+		}
+		cr_assert_gt(sent, 0, "%s", text);
+		cr_assert_gt(got, 0, "%s", text);
+		/* the bot's version line, then its moves (t, its token, the
+		 * index) or the line it sent instead */
+		cr_assert(strstr(text, "A < v001020\n"), "%s", text);
+		cr_assert(strstr(text, b ? "\nA < hello judge, this is not a move\n" : "\nA < t"), "%s",
+			  text);
+		free(text);
+	}
+}
+
 /* Seat A always plays (the seat a lineup is seen from): a game without it
  * is refused before anything starts. */
 Test(judge_rules, match_without_seat_a_is_refused)
@@ -1433,6 +1480,13 @@ Test(judge_rules, plan_fixed_lineup)
 	cr_assert_eq(kj_table_seat(2, 1), 2);
 	cr_assert_eq(kj_table_seat(3, 2), 2);
 	cr_assert_eq(kj_table_seat(4, 3), 3);
+	/* the seats each table plays: A; A and C; A, B and C; all four */
+	cr_assert_eq(kj_table_present(1), 0x1);
+	cr_assert_eq(kj_table_present(2), 0x5);
+	cr_assert_eq(kj_table_present(3), 0x7);
+	cr_assert_eq(kj_table_present(4), 0xf);
+	cr_assert_eq(kj_table_present(0), 0, "no table");
+	cr_assert_eq(kj_table_present(5), 0, "no table of five (-f fixed with five bots)");
 }
 
 Test(judge_rules, plan_sizes_refused)

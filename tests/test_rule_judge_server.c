@@ -78,7 +78,10 @@ Test(judge_rules, spectator_commands_framed)
 		cr_assert_str_eq(r.msg.why, "expected \"?watch g\" and 16 lowercase hex digits (a spectator id)",
 				 "%s", bad_watch[i]);
 	}
-	static const char *const bad_cmd[] = {"?lists\n", "?lis\n", "?\n", "?LIST\n"};
+	/* "?watc" and another sixth character is no ?watch, even with an id;
+	 * "?lis" and another fifth is no ?list */
+	static const char *const bad_cmd[] = {"?lists\n", "?lis\n", "?lisx\n", "?\n", "?LIST\n",
+					      "?watcx g0123456789abcdef\n", "?watcH g0123456789abcdef\n"};
 	for (size_t i = 0; i < sizeof bad_cmd / sizeof bad_cmd[0]; i++) {
 		cr_assert_eq(req(bad_cmd[i], &r), strlen(bad_cmd[i]), "%s", bad_cmd[i]);
 		cr_assert_eq(r.type, SRV_REQ_BAD, "%s", bad_cmd[i]);

@@ -13,6 +13,7 @@
  *       exit     exits (status 0) at its first decision
  *       fork     plays hard, leaving a child that sleeps holding stdout
  *       slow     plays hard, but waits 400 ms before every answer
+ *       crlf     garbage, ending each line it sends with CR LF
  *       lineup   plays hard but announces a wrong lineup (v001000)
  *       easy     plays the easy policy (the rearmost movable piece)
  *       farewell plays hard; when its stdin closes after the game it
@@ -275,6 +276,8 @@ static void first_decision(const char *mode)
 			pause();
 	if (!strcmp(mode, "garbage"))
 		say("hello judge, this is not a move\n");
+	if (!strcmp(mode, "crlf"))
+		say("hello judge, this is not a move\r\n");
 	if (!strcmp(mode, "exit"))
 		exit(0);
 }
@@ -322,7 +325,8 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "silent"))
 		for (;;)
 			pause();
-	printf("v001%s\n", strcmp(mode, "lineup") ? digits : "000");
+	const char *eol = strcmp(mode, "crlf") ? "\n" : "\r\n";
+	printf("v001%s%s", strcmp(mode, "lineup") ? digits : "000", eol);
 	fflush(stdout);
 	if (!strcmp(mode, "noread"))
 		for (;;)
@@ -364,8 +368,8 @@ int main(int argc, char **argv)
 			spill(atoi(mode + 6));
 		if (!mask)
 			continue;
-		printf("%s%d\n", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
-		       choose(mode, &pos, die, mask, &rng));
+		printf("%s%d%s", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
+		       choose(mode, &pos, die, mask, &rng), eol);
 		fflush(stdout);
 	}
 	if (!strcmp(mode, "farewell")) {
