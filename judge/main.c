@@ -435,6 +435,10 @@ static int tournament(cli *c, char **words, int n)
 	if (!c->table)
 		c->table = c->format == KJ_FIXED ? n : n < 4 ? n : 4;
 	if (c->starts) {
+		/* the starts are checked against the table's seats: a table
+		 * the plan would refuse has none (5 bots of -f fixed) */
+		if (!kj_table_present(c->table))
+			usage_error("table size: expected 1 to 4 seats, got %d", c->table);
 		if ((nstarts = kj_starts_read(c->starts, kj_table_present(c->table), &starts, &err)) < 0)
 			die(1, "%s", err.msg);
 	}

@@ -905,6 +905,15 @@ Test(judge, start_positions_and_pictures, .timeout = 60)
 	text = slurp(path);
 	cr_expect(strstr(text, "starts:2: ") != NULL, "%s", text);
 	free(text);
+	/* five bots of a fixed lineup: a table of 5 seats, refused as such
+	 * before the starts are read (they once were read for no seat) */
+	const char *five[] = {"-q", "-f", "fixed", "-o", out, "--starts", starts,
+			      "hard", "easy", "hard", "easy", "hard", NULL};
+	cr_assert_eq(judge(dir, "five", five), 64);
+	snprintf(path, sizeof path, "%s/five.err", dir);
+	text = slurp(path);
+	cr_expect(strstr(text, "table size: expected 1 to 4 seats, got 5") != NULL, "%s", text);
+	free(text);
 }
 
 /* alpha against a bot that always crashes: clearly stronger (H1); alpha
