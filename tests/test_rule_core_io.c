@@ -498,15 +498,12 @@ Test(core_rules, svg_roll_that_passes)
 	free(svg);
 }
 
-/* How the game ended, wrapped at spaces to the panel's 300 px (38
- * characters at 13 px): a word longer than a line is not broken but set
- * smaller on a line of its own (50 characters fit at 10 px), 17 px below
- * "ended:". */
-Test(core_rules, svg_long_word_of_the_ending_set_smaller)
+/* The SVG of a game won by B that ended with the result text word, which
+ * must stand on its own line 17 px below "ended:" at px pixels. */
+static void ending_word_set_at(const char *word, int px)
 {
 	kb_frame fr;
 	char want[300];
-	const char *word = "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx";
 
 	empty_frame(&fr);
 	fr.over = 1, fr.winner = 1;
@@ -514,10 +511,19 @@ Test(core_rules, svg_long_word_of_the_ending_set_smaller)
 	char *svg = svg_of_frame(&fr);
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"274\" font-size=\"13\" font-weight=\"normal\" "
 			      "fill=\"#222\">ended:</text>\n"), "%s", svg);
-	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"10\" font-weight=\"normal\" "
-				    "fill=\"#222\">%s</text>\n", word);
+	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"%d\" font-weight=\"normal\" "
+				    "fill=\"#222\">%s</text>\n", px, word);
 	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
 	free(svg);
+}
+
+/* How the game ended, wrapped at spaces to the panel's 300 px (38
+ * characters at 13 px): a word longer than a line is not broken but set
+ * smaller on a line of its own (50 characters fit at 10 px), 17 px below
+ * "ended:". */
+Test(core_rules, svg_long_word_of_the_ending_set_smaller)
+{
+	ending_word_set_at("abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwx", 10);
 }
 
 /* The smallest size still fits the panel: a word of 83 characters is set
@@ -525,19 +531,11 @@ Test(core_rules, svg_long_word_of_the_ending_set_smaller)
  * (348.6 px, past the picture's edge). */
 Test(core_rules, svg_word_of_83_characters_set_at_6_px)
 {
-	kb_frame fr;
-	char word[84], want[300];
+	char word[84];
 
 	memset(word, 'w', 83);
 	word[83] = '\0';
-	empty_frame(&fr);
-	fr.over = 1, fr.winner = 1;
-	snprintf(fr.result, sizeof fr.result, "%s", word);
-	char *svg = svg_of_frame(&fr);
-	snprintf(want, sizeof want, "<text x=\"480\" y=\"291\" font-size=\"6\" font-weight=\"normal\" "
-				    "fill=\"#222\">%s</text>\n", word);
-	cr_assert(strstr(svg, want), "%s\nwanted: %s", svg, want);
-	free(svg);
+	ending_word_set_at(word, 6);
 }
 
 /* A game that ended without a winner says so where the winner would
