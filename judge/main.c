@@ -437,9 +437,10 @@ static int tournament(cli *c, char **words, int n)
 	if (c->starts) {
 		/* the starts are checked against the table's seats: a table
 		 * the plan would refuse has none (5 bots of -f fixed) */
-		if (!kj_table_present(c->table))
+		unsigned present = kj_table_present(c->table);
+		if (!present)
 			usage_error("table size: expected 1 to 4 seats, got %d", c->table);
-		if ((nstarts = kj_starts_read(c->starts, kj_table_present(c->table), &starts, &err)) < 0)
+		if ((nstarts = kj_starts_read(c->starts, present, &starts, &err)) < 0)
 			die(1, "%s", err.msg);
 	}
 	if (kj_plan_build(&plan, c->format, n, c->table, (uint32_t)c->games, c->seed, nstarts, &err))
