@@ -1,0 +1,279 @@
+/* test_rule_judge_out.c - judge_rules: kimble-judge's output rules that
+ * need a setting of their own (a terminal, a failing libm call), and the
+ * pictures' well-formedness checked over a whole game. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/err.h"
+#include "core/transcript.h"
+#include "judge/rating.h"
+#include "judge/svg.h"
+#include "support.h"
+#include "support_run.h"
+
+/* ---- the progress line: on a terminal only, and not with -q ---------------- */
+
+/* Milliseconds left until deadline (CLOCK_MONOTONIC, ms), at least 0. */
+static int ms_left(long long deadline)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long long left = deadline - (now.tv_sec * 1000LL + now.tv_nsec / 1000000);
+	return left > 0 ? (int)left : 0;
+}
+
+/* Run kimble-judge with args in a fresh folder, its stderr a terminal
+ * (a pseudo-terminal's slave), stdin, stdout and descriptor 3 /dev/null
+ * (no terminal); everything the terminal showed goes to text.  Returns
+ * the exit status, -1 when it did not exit within 20 s. */
+static int judge_on_terminal(const char *const *args, char *text, size_t size)
+{
+	char dir[256], bin[512], *argv[16];
+	int n = 0, master = posix_openpt(O_RDWR | O_NOCTTY);
+
+	cr_assert(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0, "a pseudo-terminal");
+	int slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	cr_assert(slave >= 0);
+	test_tmpdir(dir, sizeof dir);
+	argv[n++] = (char *)test_bin("kimble-judge", bin, sizeof bin);
+	for (; *args && n < 15; args++)
+		argv[n++] = (char *)*args;
+	argv[n] = NULL;
+	pid_t pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int null = open("/dev/null", O_RDWR);
+		if (chdir(dir) || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(slave, 2) < 0 ||
+		    dup2(null, 3) < 0)
+			_exit(127);
+		for (int fd = 4; fd < 1024; fd++)
+			close(fd);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(slave);
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long long deadline = t0.tv_sec * 1000LL + t0.tv_nsec / 1000000 + 20000;
+	size_t got = 0;
+	for (;;) { /* until every holder of the slave closed it (EIO) */
+		struct pollfd pf = {master, POLLIN, 0};
+		if (poll(&pf, 1, ms_left(deadline)) <= 0)
+			break;
+		ssize_t k = read(master, text + got, size - 1 - got);
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	text[got] = '\0';
+	close(master);
+	int st;
+	if (!ms_left(deadline))
+		kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* "-q, --quiet: no progress line" (--help): without it the judge keeps a
+ * line of games done on its stderr when that is a terminal (and only
+ * then: a file or pipe would fill with carriage returns). */
+Test(judge_rules, progress_line_on_a_terminal_only, .timeout = 60)
+{
+	static char text[1 << 16];
+	const char *args[] = {"--no-timing", "-o", "out", "hard", "easy", NULL};
+	int st = judge_on_terminal(args, text, sizeof text);
+
+	if (st == 2 && strstr(text, "sandbox"))
+		cr_skip_test("no sandbox here: %s", text);
+	cr_assert_eq(st, 0, "%s", text);
+	cr_assert(strstr(text, "\r2/2 games done, 0 running "), "the progress line: %s", text);
+
+	const char *quiet[] = {"-q", "--no-timing", "-o", "out", "hard", "easy", NULL};
+	cr_assert_eq(judge_on_terminal(quiet, text, sizeof text), 0, "%s", text);
+	cr_assert_null(strstr(text, "games done"), "-q: %s", text);
+
+	const char *err;
+	cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 0, "%s", err);
+	cr_assert_null(strstr(err, "games done"), "stderr a file: %s", err);
+	cr_assert_null(strchr(err, '\r'), "stderr a file: %s", err);
+}
+
+/* ---- the rating fit that fails ---------------------------------------------- */
+
+/* Fault injection: while exp_fails is set, exp (the test binary's, which
+ * the judge's library links to) answers NaN, which no information matrix
+ * survives: the fit's "did not converge" path, which no real input
+ * reaches (rating.h). */
+static int exp_fails;
+
+double exp(double x)
+{
+	static double (*libm_exp)(double);
+
+	if (exp_fails)
+		return NAN;
+	if (!libm_exp)
+		*(void **)&libm_exp = dlsym(RTLD_NEXT, "exp");
+	return libm_exp(x);
+}
+
+/* A fit that cannot settle says so, names the bots' number, returns
+ * KJ_RATING_NO_CONVERGENCE and leaves nothing allocated (the ASan run
+ * checks its work memory is freed; out needs no kj_rating_free). */
+Test(judge_rules, rating_fit_that_does_not_converge)
+{
+	static const kj_rating_game g[] = {{1, 2, {0, 1}, {1, 2}}, {2, 3, {2, 1, 0}, {1, 2, 3}}};
+	kj_rating r;
+	kb_err err = {0};
+
+	cr_assert(fabs(exp(1.0) - 2.718281828) < 1e-9, "exp itself when not failing");
+	exp_fails = 1;
+	int status = kj_rating_fit(g, 2, 3, &r, &err);
+	exp_fails = 0;
+	cr_assert_eq(status, KJ_RATING_NO_CONVERGENCE, "%d", status);
+	cr_assert_str_eq(err.msg, "rating: the fit of 3 bots did not converge");
+	cr_assert_null(r.cov);
+}
+
+/* ---- pictures: every SVG the judge writes is well-formed XML ---------------- */
+
+/* 0 when text is one well-formed XML element (an <?xml ...?> prologue
+ * and comments allowed): every tag closed in order, attribute values
+ * quoted, '&' only in entities; else -1 with why. */
+static int xml_well_formed(const char *text, char *why, size_t size)
+{
+	char stack[64][32];
+	int depth = 0, roots = 0;
+	const char *p = text;
+
+	while (*p) {
+		if (*p != '<') {
+			if (*p == '&' && !strchr(p, ';'))
+				return snprintf(why, size, "a bare '&': %.40s", p), -1;
+			if (!depth && !strchr(" \t\r\n", *p))
+				return snprintf(why, size, "text outside the root: %.40s", p), -1;
+			p++;
+			continue;
+		}
+		const char *end = p[1] == '?' ? strstr(p, "?>") : !strncmp(p, "<!--", 4) ? strstr(p, "-->") : NULL;
+		if (p[1] == '?' || !strncmp(p, "<!--", 4)) {
+			if (!end)
+				return snprintf(why, size, "unclosed: %.40s", p), -1;
+			p = end + (p[1] == '?' ? 2 : 3);
+			continue;
+		}
+		int closing = p[1] == '/';
+		const char *name = p + 1 + closing;
+		size_t len = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_");
+		if (!len || len >= sizeof stack[0])
+			return snprintf(why, size, "a bad tag: %.40s", p), -1;
+		char quote = 0;
+		for (p = name + len; *p && (quote || *p != '>'); p++)
+			if (*p == '"' || *p == '\'')
+				quote = quote == *p ? 0 : quote ? quote : *p;
+		if (!*p)
+			return snprintf(why, size, "an unclosed tag <%.*s", (int)len, name), -1;
+		if (closing) {
+			if (!depth || strlen(stack[depth - 1]) != len || strncmp(stack[depth - 1], name, len))
+				return snprintf(why, size, "</%.*s> closes <%s>", (int)len, name,
+						depth ? stack[depth - 1] : "nothing"), -1;
+			depth--;
+		} else if (p[-1] != '/') {
+			if (depth == 64)
+				return snprintf(why, size, "nested too deep"), -1;
+			if (!depth && roots++)
+				return snprintf(why, size, "a second root <%.*s>", (int)len, name), -1;
+			snprintf(stack[depth++], sizeof stack[0], "%.*s", (int)len, name);
+		} else if (!depth && roots++) {
+			return snprintf(why, size, "a second root <%.*s/>", (int)len, name), -1;
+		}
+		p++;
+	}
+	if (depth)
+		return snprintf(why, size, "<%s> not closed", stack[depth - 1]), -1;
+	return roots == 1 ? 0 : (snprintf(why, size, "no root element"), -1);
+}
+
+/* The checker itself: what it must refuse. */
+Test(judge_rules, xml_checker_refuses_what_is_not_well_formed)
+{
+	char why[200];
+	static const char *const bad[] = {
+		"<svg><g></svg>",   "<svg><g></g>",	  "<svg></g></svg>", "<svg a=\"x>\"",
+		"<svg/><svg/>",	    "<svg>&amp</svg>", "x<svg/>",	   "",
+		"<svg><g x='1'></h></svg>",
+	};
+
+	cr_assert_eq(xml_well_formed("<?xml version=\"1.0\"?>\n<svg a=\"<>\"><!-- c --><g>x &amp; y</g><line/></svg>\n",
+				     why, sizeof why), 0, "%s", why);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert_eq(xml_well_formed(bad[i], why, sizeof why), -1, "accepted: %s", bad[i]);
+}
+
+#define EMPTY44 "00000000000000000000000000000000000000000000"
+
+/* A short game with a forfeit, so the pictures carry its panel too. */
+static const char forfeit_tx[] =
+	"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A my<bot>&co\n"
+	"roll 1 " EMPTY44 "A6 0 decided\n"
+	"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+	"forfeit A 2 illegal hard index_7_refused\n"
+	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+	"end C 3 win\n";
+
+/* Each still picture (before every roll, and the final position) and the
+ * animation: one well-formed SVG document each. */
+Test(judge_rules, svg_pictures_well_formed)
+{
+	kb_transcript tx;
+	char dir[256], path[300], why[200];
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, &err), 0, "%s", err.msg);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/p.svg", dir);
+	for (uint32_t n = 0; n <= tx.nrolls + 1; n++) {
+		cr_assert_eq(kj_svg_write(path, &tx, n, &err), 0, "%s", err.msg);
+		char *text = test_slurp(path);
+		cr_assert(text && strncmp(text, "<svg", 4) == 0, "picture %u", n);
+		cr_assert_eq(xml_well_formed(text, why, sizeof why), 0, "picture %u (0: animated): %s", n, why);
+		free(text);
+	}
+	kb_tx_free(&tx);
+}
+
+/* ---- the bots of a tournament ----------------------------------------------- */
+
+/* --bots names the folder whose bots play when none are named: an empty
+ * folder is the usage error of no bots at all, a missing one a failure
+ * naming it. */
+Test(judge_rules, bots_folder_empty_or_missing, .timeout = 30)
+{
+	char dir[256], empty[300], missing[300];
+	const char *err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(empty, sizeof empty, "%s/empty", dir);
+	snprintf(missing, sizeof missing, "%s/missing", dir);
+	cr_assert_eq(mkdir(empty, 0755), 0);
+	cr_assert_eq(test_run_prog("kimble-judge", (const char *[]){"--bots", empty, NULL}, NULL, &err), 64,
+		     "%s", err);
+	cr_assert_str_eq(err, "kimble-judge: no bots: name BOTs or a --bots folder (see kimble-judge --help)\n");
+	cr_assert_eq(test_run_prog("kimble-judge", (const char *[]){"--bots", missing, NULL}, NULL, &err), 1,
+		     "%s", err);
+	cr_assert(strstr(err, "kimble-judge: bots folder ") && strstr(err, "/missing: cannot read: No such file or directory"),
+		  "%s", err);
+}
