@@ -19,6 +19,7 @@
 #include "core/err.h"
 #include "core/transcript.h"
 #include "judge/rating.h"
+#include "judge/report.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
@@ -276,4 +277,95 @@ Test(judge_rules, bots_folder_empty_or_missing, .timeout = 30)
 		     "%s", err);
 	cr_assert(strstr(err, "kimble-judge: bots folder ") && strstr(err, "/missing: cannot read: No such file or directory"),
 		  "%s", err);
+}
+
+/* ---- the results table, row by row, against its columns' rules ------------ */
+
+/* The Wilson score interval at 95 % (report.h), worked out here. */
+static void wilson95(double k, double n, double *lo, double *hi)
+{
+	double z = 1.959964, p = k / n, den = 1 + z * z / n;
+	double mid = (p + z * z / (2 * n)) / den, half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den;
+
+	*lo = fmax(mid - half, 0), *hi = fmin(mid + half, 1);
+}
+
+/* Each bot's row of the table: games, wins, win% = 100 wins / games, the
+ * Wilson interval in %, the mean place, the forfeits "reason:count,..."
+ * and the timing columns (mean ms a decision, max ms); a bot without
+ * games shows 0 for each ratio. */
+Test(judge_rules, report_table_rows_by_their_rules)
+{
+	static kj_report rep;
+	static const struct {
+		const char *name;
+		uint32_t games, wins, place_sum, decisions;
+		double ms_total, ms_max;
+		int crash, illegal;
+		const char *forfeits;
+	} bots[] = {
+		{"alpha", 8, 3, 17, 6, 9, 4.5, 2, 0, "crash:2"},
+		{"beta", 7, 7, 7, 40, 10, 0.25, 0, 1, "illegal:1"},
+		{"gamma", 9, 2, 25, 0, 0, 0, 1, 3, "crash:1,illegal:3"},
+		{"nogames", 0, 0, 0, 0, 0, 0, 0, 0, "-"},
+	};
+	static char *buf;
+	size_t len;
+
+	rep.nbots = 4;
+	for (int i = 0; i < 4; i++) {
+		kj_bot_stats *st = &rep.bots[i];
+		snprintf(st->name, sizeof st->name, "%s", bots[i].name);
+		st->games = bots[i].games, st->wins = bots[i].wins, st->place_sum = bots[i].place_sum;
+		st->decisions = bots[i].decisions, st->ms_total = bots[i].ms_total, st->ms_max = bots[i].ms_max;
+		st->forfeits[KJ_CRASH] = (uint32_t)bots[i].crash, st->forfeits[KJ_ILLEGAL] = (uint32_t)bots[i].illegal;
+	}
+	FILE *f = open_memstream(&buf, &len);
+	kj_report_print(f, &rep, 1);
+	fclose(f);
+	const char *row = strchr(buf, '\n') + 1;
+	for (int i = 0; i < 4; i++, row = strchr(row, '\n') + 1) {
+		char name[64], ff[64];
+		unsigned games, wins;
+		double pct, lo, hi, place, mean_ms, max_ms;
+		cr_assert_eq(sscanf(row, "%63s %u %u %lf%% [%lf%%,%lf%%] %lf %63s %lf %lf", name, &games, &wins,
+				    &pct, &lo, &hi, &place, ff, &mean_ms, &max_ms), 10, "row %d: %s", i, row);
+		double n = bots[i].games, k = bots[i].wins, wlo = 0, whi = 1;
+		if (n > 0)
+			wilson95(k, n, &wlo, &whi);
+		cr_assert_str_eq(name, bots[i].name);
+		cr_assert(games == bots[i].games && wins == bots[i].wins, "%s", row);
+		cr_assert(fabs(pct - (n ? 100 * k / n : 0)) <= 0.05, "win%%: %s", row);
+		cr_assert(fabs(lo - 100 * wlo) <= 0.05 && fabs(hi - 100 * whi) <= 0.05, "interval %f %f: %s", 100 * wlo,
+			  100 * whi, row);
+		cr_assert(fabs(place - (n ? bots[i].place_sum / n : 0)) <= 0.005, "place: %s", row);
+		cr_assert_str_eq(ff, bots[i].forfeits, "%s", row);
+		double mean = bots[i].decisions ? bots[i].ms_total / bots[i].decisions : 0;
+		cr_assert(fabs(mean_ms - mean) <= 0.0005 && fabs(max_ms - bots[i].ms_max) <= 0.0005, "ms: %s", row);
+	}
+	cr_assert_eq(*row, '\0', "nothing after the rows without pairs or standings: %s", row);
+	free(buf);
+}
+
+/* results.json's strings: '"' and '\' escaped, control characters as
+ * \u00XX, everything else (spaces, non-ASCII bytes) as it is. */
+Test(judge_rules, report_json_strings_escaped)
+{
+	static kj_report rep;
+	static char *buf;
+	size_t len;
+
+	rep.nbots = 1;
+	snprintf(rep.bots[0].name, sizeof rep.bots[0].name, "b\xc3\xa4r");
+	rep.bots[0].games = 1, rep.bots[0].forfeited = 1, rep.bots[0].first_forfeit_game = 4;
+	snprintf(rep.bots[0].first_forfeit, sizeof rep.bots[0].first_forfeit,
+		 "roll 2: sent \"x\\y\"\t\x1f\x7f ~!");
+	FILE *f = open_memstream(&buf, &len);
+	kj_report_json(f, &rep, NULL, 1);
+	fclose(f);
+	cr_assert(strstr(buf, "{\"name\": \"b\xc3\xa4r\", \"games\": 1,"), "%s", buf);
+	cr_assert(strstr(buf, "\"first_forfeit\": {\"game\": 4, \"text\": "
+			      "\"roll 2: sent \\\"x\\\\y\\\"\\u0009\\u001f\x7f ~!\"}}"),
+		  "%s", buf);
+	free(buf);
 }
