@@ -369,3 +369,150 @@ Test(judge_rules, report_json_strings_escaped)
 		  "%s", buf);
 	free(buf);
 }
+
+/* ---- results.json: one well-formed JSON document in every format --------- */
+
+/* A JSON checker (RFC 8259) by recursive descent: the end of the value at
+ * p, or NULL when it is not one. */
+static const char *json_value(const char *p, int depth);
+
+static const char *json_space(const char *p)
+{
+	return p + strspn(p, " \t\r\n");
+}
+
+static const char *json_string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL; /* the end of the text too */
+		if (*p == '\\') {
+			p++;
+			if (*p == 'u') {
+				for (int i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p[i]) || !p[i])
+						return NULL;
+				p += 4;
+			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+				return NULL;
+			}
+		}
+	}
+	return p + 1;
+}
+
+static const char *json_number(const char *p)
+{
+	const char *start = p += *p == '-';
+	p += strspn(p, "0123456789");
+	if (p == start || (*start == '0' && p > start + 1))
+		return NULL;
+	if (*p == '.') {
+		const char *frac = ++p;
+		if ((p += strspn(p, "0123456789")) == frac)
+			return NULL;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p += 1 + (p[1] == '+' || p[1] == '-');
+		const char *exp_digits = p;
+		if ((p += strspn(p, "0123456789")) == exp_digits)
+			return NULL;
+	}
+	return p;
+}
+
+/* The members or elements of an object ('{') or array ('[') at p. */
+static const char *json_compound(const char *p, int depth)
+{
+	char close = *p == '{' ? '}' : ']';
+	p = json_space(p + 1);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (close == '}') {
+			if (!(p = json_string(p)) || *(p = json_space(p)) != ':')
+				return NULL;
+			p = json_space(p + 1);
+		}
+		if (!(p = json_value(p, depth + 1)))
+			return NULL;
+		p = json_space(p);
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = json_space(p + 1);
+	}
+}
+
+static const char *json_value(const char *p, int depth)
+{
+	if (depth > 32)
+		return NULL;
+	if (*p == '{' || *p == '[')
+		return json_compound(p, depth);
+	if (*p == '"')
+		return json_string(p);
+	for (int i = 0; i < 3; i++) {
+		static const char *const words[] = {"true", "false", "null"};
+		if (!strncmp(p, words[i], strlen(words[i])))
+			return p + strlen(words[i]);
+	}
+	return json_number(p);
+}
+
+/* 1 when text is one JSON object and nothing else but white space. */
+static int json_document(const char *text)
+{
+	const char *p = json_space(text);
+	return *p == '{' && (p = json_value(p, 0)) && !*json_space(p);
+}
+
+/* The checker itself: what it must refuse. */
+Test(judge_rules, json_checker_refuses_what_is_not_json)
+{
+	static const char *const bad[] = {
+		"",	     "{",		"{\"a\": 1,}",	 "{\"a\" 1}",	"{\"a\": 1}}", "{\"a\": [1 2]}",
+		"{\"a\": 01}", "{\"a\": 1.}",	"{\"a\": nul}",	 "{\"a\": \"x}", "{a: 1}",     "{\"a\": \"\\x\"}",
+		"{\"a\": -}",  "{\"a\": [1,]}", "{\"a\": 1} x", "[1]",	"{\"a\": \"\\u12\"}", "{\"a\": 1e}",
+	};
+
+	cr_assert(json_document(" {\"a\": [1, -2.5e+3, 0.25, true, false, null, {}], \"b\": {\"c\": \"\\u00e4\\\"\"}}\n"));
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert_not(json_document(bad[i]), "accepted: %s", bad[i]);
+}
+
+/* results.json of a tournament of each format (round robin with pairs
+ * and the rating list, gauntlet with its per-opponent list, a fixed
+ * lineup with its learning curve, an SPRT test) is one JSON document,
+ * whatever sections it holds. */
+Test(judge_rules, results_json_well_formed_in_every_format, .timeout = 60)
+{
+	static const char *const runs[][12] = {
+		{"-f", "rr", "-g", "3", "hard", "easy", "random", NULL},
+		{"-f", "gauntlet", "-t", "2", "-g", "3", "random", "hard", "easy", NULL},
+		{"-f", "fixed", "-g", "25", "hard", "easy", NULL},
+		{"--sprt", "0,400", "-g", "40", "hard", "random", NULL},
+	};
+	static const char *const section[] = {"\"elo\": [\n    {", "\"per_opponent\": {", "\"learning_curve\"",
+					      "\"sprt\": {"};
+	char dir[256], out[300];
+
+	test_tmpdir(dir, sizeof dir);
+	for (int i = 0; i < 4; i++) {
+		const char *args[16] = {"-q", "--no-timing", "-o", out};
+		snprintf(out, sizeof out, "%s/out%d", dir, i);
+		for (int k = 0; runs[i][k]; k++)
+			args[4 + k] = runs[i][k];
+		const char *err;
+		int st = test_run_prog("kimble-judge", args, NULL, &err);
+		if (st == 2 && strstr(err, "sandbox"))
+			cr_skip_test("no sandbox here: %s", err);
+		cr_assert_eq(st, 0, "run %d: %s", i, err);
+		const char *json = test_read_file(out, "results.json");
+		cr_assert(strstr(json, section[i]), "run %d holds %s: %s", i, section[i], json);
+		cr_assert(json_document(json), "run %d: %s", i, json);
+	}
+}
