@@ -18,6 +18,7 @@
 
 #include "core/err.h"
 #include "core/transcript.h"
+#include "judge/html.h"
 #include "judge/rating.h"
 #include "judge/report.h"
 #include "judge/svg.h"
@@ -151,15 +152,30 @@ Test(judge_rules, rating_fit_that_does_not_converge)
 
 /* ---- pictures: every SVG the judge writes is well-formed XML ---------------- */
 
+/* HTML's elements that have no end tag. */
+static int html_void(const char *name, size_t len)
+{
+	static const char *const voids[] = {"area", "base", "br",   "col",	"embed", "hr",	  "img",
+					    "input", "link", "meta", "source", "track", "wbr"};
+	for (size_t i = 0; i < sizeof voids / sizeof voids[0]; i++)
+		if (strlen(voids[i]) == len && !strncmp(voids[i], name, len))
+			return 1;
+	return 0;
+}
+
 /* 0 when text is one well-formed XML element (an <?xml ...?> prologue
  * and comments allowed): every tag closed in order, attribute values
- * quoted, '&' only in entities; else -1 with why. */
-static int xml_well_formed(const char *text, char *why, size_t size)
+ * quoted, '&' only in entities; else -1 with why.  With html set, an
+ * HTML page held to the same rule, but for its doctype, void elements
+ * (<br>, <meta>, ...) and the raw text of <script> and <style>. */
+static int markup_well_formed(const char *text, int html, char *why, size_t size)
 {
 	char stack[64][32];
 	int depth = 0, roots = 0;
 	const char *p = text;
 
+	if (html && !strncmp(p, "<!DOCTYPE html>", 15))
+		p += 15;
 	while (*p) {
 		if (*p != '<') {
 			if (*p == '&' && !strchr(p, ';'))
@@ -192,12 +208,22 @@ static int xml_well_formed(const char *text, char *why, size_t size)
 				return snprintf(why, size, "</%.*s> closes <%s>", (int)len, name,
 						depth ? stack[depth - 1] : "nothing"), -1;
 			depth--;
+		} else if (html && html_void(name, len)) {
+			/* no end tag */
 		} else if (p[-1] != '/') {
 			if (depth == 64)
 				return snprintf(why, size, "nested too deep"), -1;
 			if (!depth && roots++)
 				return snprintf(why, size, "a second root <%.*s>", (int)len, name), -1;
 			snprintf(stack[depth++], sizeof stack[0], "%.*s", (int)len, name);
+			if (html && (!strcmp(stack[depth - 1], "script") || !strcmp(stack[depth - 1], "style"))) {
+				char end_tag[40];
+				snprintf(end_tag, sizeof end_tag, "</%s>", stack[depth - 1]);
+				const char *raw_end = strstr(p, end_tag);
+				if (!raw_end)
+					return snprintf(why, size, "<%s> not closed", stack[depth - 1]), -1;
+				p = raw_end - 1; /* its end tag is read next */
+			}
 		} else if (!depth && roots++) {
 			return snprintf(why, size, "a second root <%.*s/>", (int)len, name), -1;
 		}
@@ -209,7 +235,7 @@ static int xml_well_formed(const char *text, char *why, size_t size)
 }
 
 /* The checker itself: what it must refuse. */
-Test(judge_rules, xml_checker_refuses_what_is_not_well_formed)
+Test(judge_rules, markup_checker_refuses_what_is_not_well_formed)
 {
 	char why[200];
 	static const char *const bad[] = {
@@ -218,10 +244,17 @@ Test(judge_rules, xml_checker_refuses_what_is_not_well_formed)
 		"<svg><g x='1'></h></svg>",
 	};
 
-	cr_assert_eq(xml_well_formed("<?xml version=\"1.0\"?>\n<svg a=\"<>\"><!-- c --><g>x &amp; y</g><line/></svg>\n",
-				     why, sizeof why), 0, "%s", why);
+	cr_assert_eq(markup_well_formed("<?xml version=\"1.0\"?>\n<svg a=\"<>\"><!-- c --><g>x &amp; y</g><line/></svg>\n",
+				     0, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(markup_well_formed("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><style>a<b</style>"
+					"<script>if (a < b && c) x = '</p>';</script></head><body>a<br>b</body></html>\n",
+					1, why, sizeof why), 0, "%s", why);
+	static const char *const bad_html[] = {"<html><p></html>", "<html><script>x</html>", "<html><br></br></html>",
+					       "<!DOCTYPE html><html></html><p></p>"};
+	for (size_t i = 0; i < sizeof bad_html / sizeof bad_html[0]; i++)
+		cr_assert_eq(markup_well_formed(bad_html[i], 1, why, sizeof why), -1, "accepted: %s", bad_html[i]);
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		cr_assert_eq(xml_well_formed(bad[i], why, sizeof why), -1, "accepted: %s", bad[i]);
+		cr_assert_eq(markup_well_formed(bad[i], 0, why, sizeof why), -1, "accepted: %s", bad[i]);
 }
 
 #define EMPTY44 "00000000000000000000000000000000000000000000"
@@ -236,7 +269,8 @@ static const char forfeit_tx[] =
 	"end C 3 win\n";
 
 /* Each still picture (before every roll, and the final position) and the
- * animation: one well-formed SVG document each. */
+ * animation: one well-formed SVG document each; the game's viewer page
+ * with its elements closed as well. */
 Test(judge_rules, svg_pictures_well_formed)
 {
 	kb_transcript tx;
@@ -250,9 +284,16 @@ Test(judge_rules, svg_pictures_well_formed)
 		cr_assert_eq(kj_svg_write(path, &tx, n, &err), 0, "%s", err.msg);
 		char *text = test_slurp(path);
 		cr_assert(text && strncmp(text, "<svg", 4) == 0, "picture %u", n);
-		cr_assert_eq(xml_well_formed(text, why, sizeof why), 0, "picture %u (0: animated): %s", n, why);
+		cr_assert_eq(markup_well_formed(text, 0, why, sizeof why), 0, "picture %u (0: animated): %s", n, why);
 		free(text);
 	}
+	static char *page;
+	size_t len;
+	FILE *f = open_memstream(&page, &len);
+	cr_assert_eq(kj_html_game(f, &tx, "a <game> & more"), 0);
+	fclose(f);
+	cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "the viewer page: %s", why);
+	free(page);
 	kb_tx_free(&tx);
 }
 
@@ -487,8 +528,9 @@ Test(judge_rules, json_checker_refuses_what_is_not_json)
 /* results.json of a tournament of each format (round robin with pairs
  * and the rating list, gauntlet with its per-opponent list, a fixed
  * lineup with its learning curve, an SPRT test) is one JSON document,
- * whatever sections it holds. */
-Test(judge_rules, results_json_well_formed_in_every_format, .timeout = 60)
+ * whatever sections it holds; report.html closes every element it opens
+ * (but HTML's void ones). */
+Test(judge_rules, results_well_formed_in_every_format, .timeout = 60)
 {
 	static const char *const runs[][12] = {
 		{"-f", "rr", "-g", "3", "hard", "easy", "random", NULL},
@@ -514,5 +556,8 @@ Test(judge_rules, results_json_well_formed_in_every_format, .timeout = 60)
 		const char *json = test_read_file(out, "results.json");
 		cr_assert(strstr(json, section[i]), "run %d holds %s: %s", i, section[i], json);
 		cr_assert(json_document(json), "run %d: %s", i, json);
+		char why[200];
+		cr_assert_eq(markup_well_formed(test_read_file(out, "report.html"), 1, why, sizeof why), 0,
+			     "run %d: report.html: %s", i, why);
 	}
 }
