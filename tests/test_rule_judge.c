@@ -2256,6 +2256,33 @@ Test(judge_rules, learning_curve_of_one_deal)
 	kj_report_free(&rep);
 }
 
+/* The window of the learning curve is W = max(5, deals / 10), at most 500
+ * (standings.h), at each bound and across it; the text's heading says it;
+ * kj_standings_free leaves no curve behind. */
+Test(judge_rules, learning_curve_window_rule)
+{
+	static const uint32_t deals[] = {1, 49, 59, 60, 65, 66, 69, 70, 4999, 5000, 5010, 5011, 6000};
+	static kj_result res[6000];
+	kj_report rep;
+	kb_err err;
+	char heading[80];
+
+	for (size_t i = 0; i < sizeof deals / sizeof deals[0]; i++) {
+		uint32_t n = deals[i], want = n / 10 < 5 ? 5 : n / 10 > 500 ? 500 : n / 10;
+		curve_games(res, (int)n);
+		cr_assert_eq(kj_report_build(&rep, res, n, 1, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.standings->window, want, "%u deals: window %u, want %u", n,
+			     rep.standings->window, want);
+		snprintf(heading, sizeof heading, "learning curve (win%% over the last %u deals):\n", want);
+		if (n > 1)
+			cr_assert(strstr(standings_text(&rep, 0), heading), "%u deals: %s", n, heading);
+		kj_standings_free(rep.standings);
+		cr_assert_null(rep.standings->curve);
+		cr_assert_eq(rep.standings->has_rating, 0);
+		kj_report_free(&rep);
+	}
+}
+
 /* 250 deals: 100 points from deal 1 to the last, a window of 25 deals;
  * the text shows every tenth point and the last. */
 Test(judge_rules, learning_curve_of_many_deals)
