@@ -141,6 +141,7 @@ Test(judge_rules, rating_fit_that_does_not_converge)
 	kj_rating r;
 	kb_err err = {0};
 
+	memset(&r, 0xa5, sizeof r); /* whatever the caller's variable held */
 	cr_assert(fabs(exp(1.0) - 2.718281828) < 1e-9, "exp itself when not failing");
 	exp_fails = 1;
 	int status = kj_rating_fit(g, 2, 3, &r, &err);
@@ -148,6 +149,67 @@ Test(judge_rules, rating_fit_that_does_not_converge)
 	cr_assert_eq(status, KJ_RATING_NO_CONVERGENCE, "%d", status);
 	cr_assert_str_eq(err.msg, "rating: the fit of 3 bots did not converge");
 	cr_assert_null(r.cov);
+}
+
+/* A fit that refuses its input leaves out holding no memory either. */
+Test(judge_rules, rating_fit_refused_leaves_no_memory)
+{
+	static const kj_rating_game bad[] = {{1, 2, {0, 3}, {1, 2}}};
+	kj_rating r;
+	kb_err err = {0};
+
+	memset(&r, 0xa5, sizeof r);
+	cr_assert_eq(kj_rating_fit(bad, 1, 3, &r, &err), KJ_RATING_BAD_INPUT);
+	cr_assert_str_eq(err.msg, "rating: game 0 names bot 3: expected 0 to 2");
+	cr_assert_null(r.cov);
+	kj_rating_free(&r);
+}
+
+/* The most bots a fit takes (KJ_RATING_MAX_BOTS) in a cycle, each beating
+ * the next and losing to the one before, a deal each: by symmetry every
+ * rating is 0 with one standard error, finite; a bot against itself
+ * differs by exactly 0, with no spread. */
+Test(judge_rules, rating_of_the_most_bots_in_a_cycle)
+{
+	enum { N = KJ_RATING_MAX_BOTS };
+	static kj_rating_game g[N];
+	kj_rating r;
+	kb_err err;
+
+	for (int i = 0; i < N; i++)
+		g[i] = (kj_rating_game){(uint32_t)i, 2, {i, (i + 1) % N}, {1, 2}};
+	cr_assert_eq(kj_rating_fit(g, N, N, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.nbots, N);
+	cr_assert_eq(r.clusters, N);
+	for (int i = 0; i < N; i++) {
+		cr_assert(fabs(r.elo[i]) < 1e-6, "bot %d: %g", i, r.elo[i]);
+		cr_assert(isfinite(r.se[i]) && r.se[i] > 0 && fabs(r.se[i] - r.se[0]) < 1e-6, "bot %d: se %g, bot 0's %g",
+			  i, r.se[i], r.se[0]);
+	}
+	double diff, lo, hi;
+	kj_rating_versus(&r, 5, 5, &diff, &lo, &hi);
+	cr_assert(diff == 0 && lo == 0 && hi == 0, "%g [%g, %g]", diff, lo, hi);
+	kj_rating_free(&r);
+}
+
+/* Games of one deal are one cluster: G/(G-1) has no value for G = 1, so
+ * the sandwich takes the cluster as it is, and the covariance and the
+ * standard errors stay finite numbers. */
+Test(judge_rules, rating_of_one_deal)
+{
+	static const kj_rating_game g[] = {{7, 3, {0, 1, 2}, {1, 2, 3}}, {7, 3, {1, 2, 0}, {1, 3, 2}},
+					   {7, 3, {2, 0, 1}, {2, 1, 3}}};
+	kj_rating r;
+	kb_err err;
+
+	cr_assert_eq(kj_rating_fit(g, 3, 3, &r, &err), KJ_RATING_OK, "%s", err.msg);
+	cr_assert_eq(r.clusters, 1);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(isfinite(r.se[i]) && isfinite(r.lo[i]) && isfinite(r.hi[i]), "bot %d: se %g", i, r.se[i]);
+		for (int j = 0; j < 3; j++)
+			cr_assert(isfinite(r.cov[i * 3 + j]), "cov %d %d: %g", i, j, r.cov[i * 3 + j]);
+	}
+	kj_rating_free(&r);
 }
 
 /* ---- pictures: every SVG the judge writes is well-formed XML ---------------- */
