@@ -2079,6 +2079,14 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "text-anchor=\"end\">0%</text>");
 	has(page, "<line x1=\"44\" x2=\"490\" y1=\"69.0\" y2=\"69.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"73.0\" "
 		  "text-anchor=\"end\">75%</text>");
+	char grid[200]; /* a line and a label every 25 %, from 0 % (y 246) to 100 % (y 10) */
+	for (int k = 0; k <= 4; k++) {
+		snprintf(grid, sizeof grid, "<line x1=\"44\" x2=\"490\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			 "<text x=\"40\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>", 246 - 59.0 * k,
+			 246 - 59.0 * k, 250 - 59.0 * k, 25 * k);
+		has(page, grid);
+	}
+	cr_assert_eq(test_count(page, "stroke=\"#ddd\""), 5);
 	has(page, "<text x=\"267\" y=\"268\" text-anchor=\"middle\">deal</text>");
 	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 1</text><text x=\"490\" y=\"268\" "
 		  "text-anchor=\"end\">deal 10</text>");

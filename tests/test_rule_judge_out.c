@@ -473,6 +473,36 @@ Test(judge_rules, report_json_strings_escaped)
 	free(buf);
 }
 
+/* ---- report.html's list of games ------------------------------------------- */
+
+/* The games table lists at most KJ_HTML_GAMES games; only a longer run
+ * says which it shows ("The first N of M games."). */
+Test(judge_rules, html_games_table_at_its_bound)
+{
+	static kj_result res[KJ_HTML_GAMES + 1];
+	static kj_report rep;
+	char dir[256], path[300], note[80];
+	kb_err err;
+
+	for (uint32_t i = 0; i <= KJ_HTML_GAMES; i++)
+		res[i].game = i, res[i].winner = -1;
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	snprintf(note, sizeof note, "<p>The first %d of %d games.</p>", KJ_HTML_GAMES, KJ_HTML_GAMES + 1);
+	for (size_t n = KJ_HTML_GAMES - 1; n <= KJ_HTML_GAMES + 1; n++) {
+		cr_assert_eq(kj_report_html(dir, &rep, res, n, &err), 0, "%s", err.msg);
+		char *page = test_slurp(path);
+		cr_assert_not_null(page);
+		size_t rows = (size_t)test_count(page, "</td></tr>\n");
+		cr_assert_eq(rows, n < KJ_HTML_GAMES ? n : KJ_HTML_GAMES, "%zu games: %zu rows", n, rows);
+		if (n > KJ_HTML_GAMES)
+			cr_assert(strstr(page, note), "%zu games", n);
+		else
+			cr_assert_null(strstr(page, "The first"), "%zu games: all listed", n);
+		free(page);
+	}
+}
+
 /* ---- results.json: one well-formed JSON document in every format --------- */
 
 /* A JSON checker (RFC 8259) by recursive descent: the end of the value at
