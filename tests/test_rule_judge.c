@@ -3406,6 +3406,33 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 	kb_tx_free(&tx);
 }
 
+/* The verdict names the winner's seat, whichever it is (A, seat 0, too). */
+Test(judge_rules, rerun_names_each_winner)
+{
+	kj_bot hard, easy;
+	kb_err err;
+	kj_result res;
+	char want[200];
+	int rc, seen = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&easy, &hard, NULL, &easy};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	for (uint64_t seed = 1; seed < 60 && seen != 0xb; seed++) {
+		kb_transcript tx;
+		played(&tx, seats, seed, &opt, &res);
+		cr_assert(tx.winner >= 0 && tx.winner != 2, "seed %llu: winner %d", (unsigned long long)seed, tx.winner);
+		seen |= 1 << tx.winner;
+		snprintf(want, sizeof want, "rerun agrees with the transcript: %zu rolls, winner %c\n", tx.nrolls,
+			 "ABCD"[tx.winner]);
+		cr_assert_str_eq(rerun_text(&tx, seats, &rc), want);
+		cr_assert_eq(rc, 0);
+		kb_tx_free(&tx);
+	}
+	cr_assert_eq(seen, 0xb, "games won by A, B and D: %x", seen);
+}
+
 /* The rerun's notes come after the fingerprint lines, one "rerun NOTE"
  * line each, in the order the rerun wrote them (here the forfeit of a bot that exits at once, as
  * the played game's transcript notes it), then the verdict. */

@@ -3,6 +3,7 @@
  * pictures' well-formedness checked over a whole game. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
@@ -18,12 +19,25 @@
 
 #include "core/err.h"
 #include "core/transcript.h"
+#include "judge/bots.h"
 #include "judge/html.h"
 #include "judge/rating.h"
+#include "judge/replay.h"
 #include "judge/report.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
+
+#define EMPTY44 "00000000000000000000000000000000000000000000"
+
+/* A short game with a forfeit, so the pictures carry its panel too. */
+static const char forfeit_tx[] =
+	"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A my<bot>&co\n"
+	"roll 1 " EMPTY44 "A6 0 decided\n"
+	"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
+	"forfeit A 2 illegal hard index_7_refused\n"
+	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
+	"end C 3 win\n";
 
 /* ---- the progress line: on a terminal only, and not with -q ---------------- */
 
@@ -212,6 +226,77 @@ Test(judge_rules, rating_of_one_deal)
 	kj_rating_free(&r);
 }
 
+/* ---- replays: the final position, a rerun that cannot start ------------------ */
+
+/* The final position plays the last roll's index on its board, when that
+ * index can be played there: an index the roll cannot play (a hand-edited
+ * transcript: a home piece on a 3) leaves the board as it was. */
+Test(judge_rules, final_position_of_an_unplayable_last_index)
+{
+	static const char played_tx[] = "kimble-transcript 1\nseed 4\nseats hard absent hard absent\n"
+					"roll 1 " EMPTY44 "A6 0 decided\n";
+	static const char unplayable_tx[] = "kimble-transcript 1\nseed 4\nseats hard absent hard absent\n"
+					    "roll 1 " EMPTY44 "A3 0 decided\n";
+	kb_transcript tx;
+	char board[KB_BOARD_LEN];
+	int seat, die;
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(played_tx, strlen(played_tx), &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_tx_board(&tx, 2, board, &seat, &die), 0);
+	cr_assert(!memcmp(board, "A0000000000000000000000000000000000000000000", KB_BOARD_LEN), "a 6 brings A's piece out: %.44s", board);
+	cr_assert(seat == -1 && die == 0);
+	kb_tx_free(&tx);
+	cr_assert_eq(kb_tx_parse(unplayable_tx, strlen(unplayable_tx), &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_tx_board(&tx, 2, board, &seat, &die), 0);
+	cr_assert(!memcmp(board, EMPTY44, KB_BOARD_LEN), "nothing moved on a 3: %.44s", board);
+	kb_tx_free(&tx);
+}
+
+/* Fault injection: while memstream_fails is set, open_memstream (the test
+ * binary's, which the judge's library links to) fails with ENOMEM. */
+static int memstream_fails;
+
+FILE *open_memstream(char **ptr, size_t *size)
+{
+	static FILE *(*libc_open_memstream)(char **, size_t *);
+
+	if (memstream_fails) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!libc_open_memstream)
+		*(void **)&libc_open_memstream = dlsym(RTLD_NEXT, "open_memstream");
+	return libc_open_memstream(ptr, size);
+}
+
+/* A rerun without memory for the rerun's transcript: -1, "rerun: out of
+ * memory", nothing printed and no bot started. */
+Test(judge_rules, rerun_out_of_memory)
+{
+	kb_transcript tx;
+	kj_bot hard;
+	kb_err err = {0};
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *out = open_memstream(&text, &len);
+	cr_assert_not_null(out);
+	memstream_fails = 1;
+	int rc = kj_rerun(out, &tx, seats, &opt, &err);
+	memstream_fails = 0;
+	fclose(out);
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "rerun: out of memory");
+	cr_assert_eq(len, 0, "printed: %s", text);
+	free(text);
+	kb_tx_free(&tx);
+}
+
 /* ---- pictures: every SVG the judge writes is well-formed XML ---------------- */
 
 /* HTML's elements that have no end tag. */
@@ -319,16 +404,6 @@ Test(judge_rules, markup_checker_refuses_what_is_not_well_formed)
 		cr_assert_eq(markup_well_formed(bad[i], 0, why, sizeof why), -1, "accepted: %s", bad[i]);
 }
 
-#define EMPTY44 "00000000000000000000000000000000000000000000"
-
-/* A short game with a forfeit, so the pictures carry its panel too. */
-static const char forfeit_tx[] =
-	"kimble-transcript 1\nseed 42\nseats external absent hard absent\nname A my<bot>&co\n"
-	"roll 1 " EMPTY44 "A6 0 decided\n"
-	"roll 2 A0000000000000000000000000000000000000000000A3 0 decided\n"
-	"forfeit A 2 illegal hard index_7_refused\n"
-	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
-	"end C 3 win\n";
 
 /* Each still picture (before every roll, and the final position) and the
  * animation: one well-formed SVG document each; the game's viewer page
