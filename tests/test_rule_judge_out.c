@@ -24,6 +24,7 @@
 #include "judge/rating.h"
 #include "judge/replay.h"
 #include "judge/report.h"
+#include "judge/result.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
@@ -295,6 +296,38 @@ Test(judge_rules, rerun_out_of_memory)
 	cr_assert_eq(len, 0, "printed: %s", text);
 	free(text);
 	kb_tx_free(&tx);
+}
+
+/* ---- result records ------------------------------------------------------------ */
+
+/* A seat's why text is the rest of its line: a line end inside it (CR or
+ * LF, from a bot's message) is written as a space, so the record keeps
+ * one line a seat and reads back with the spaces. */
+Test(judge_rules, result_why_kept_on_its_line)
+{
+	kj_result res = {.winner = 2, .finished = 2, .rolls = 9, .deal = 1, .seed = 5};
+	static char *text;
+	size_t len;
+	uint32_t game;
+	kb_err err;
+
+	res.seat[0] = (kj_seat_result){.present = 1, .place = 2, .reason = KJ_GARBAGE, .forfeit_roll = 3};
+	snprintf(res.seat[0].name, sizeof res.seat[0].name, "x");
+	snprintf(res.seat[0].why, sizeof res.seat[0].why, "sent \"a\nb\rc\r\n\"");
+	res.seat[2] = (kj_seat_result){.present = 1, .place = 1};
+	snprintf(res.seat[2].name, sizeof res.seat[2].name, "y");
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_result_write(f, 7, &res), 0);
+	fclose(f);
+	cr_assert(strstr(text, " at 3 why sent \"a b c  \"\nseat C y "), "%s", text);
+	cr_assert_eq(test_count(text, "\n"), 5, "five lines: %s", text);
+	f = fmemopen(text, len, "r");
+	kj_result back;
+	cr_assert_eq(kj_result_read(f, &game, &back, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_str_eq(back.seat[0].why, "sent \"a b c  \"");
+	cr_assert(back.seat[2].present && back.winner == 2 && game == 7);
+	free(text);
 }
 
 /* ---- pictures: every SVG the judge writes is well-formed XML ---------------- */
