@@ -441,7 +441,7 @@ Test(judge_rules, markup_checker_refuses_what_is_not_well_formed)
 /* Each still picture (before every roll, and the final position) and the
  * animation: one well-formed SVG document each; the game's viewer page
  * with its elements closed as well. */
-Test(judge_rules, svg_pictures_well_formed)
+Test(judge_rules, svg_pictures_and_the_viewer_page)
 {
 	kb_transcript tx;
 	char dir[256], path[300], why[200];
@@ -463,6 +463,14 @@ Test(judge_rules, svg_pictures_well_formed)
 	cr_assert_eq(kj_html_game(f, &tx, "a <game> & more"), 0);
 	fclose(f);
 	cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "the viewer page: %s", why);
+	/* its board's back layer names the seats; the slider and the frames
+	 * go from roll 1 to the final position */
+	const char *back = strstr(page, "<div id=\"board\">"), *front = strstr(page, "<div id=\"front\">");
+	cr_assert(back && front && back < front);
+	const char *name_a = strstr(back, ">A my&lt;bot&gt;&amp;co</text>"), *name_c = strstr(back, ">C hard</text>");
+	cr_assert(name_a && name_a < front && name_c && name_c < front, "%.*s", (int)(front - back), back);
+	cr_assert(strstr(page, "<input type=\"range\" id=\"slider\" min=\"1\" max=\"4\" value=\"1\">"), "%s", page);
+	cr_assert_eq(test_count(page, "{\"text\":"), 4);
 	free(page);
 	kb_tx_free(&tx);
 }
