@@ -619,6 +619,30 @@ Test(judge_rules, html_games_table_at_its_bound)
 	}
 }
 
+/* A viewer page written from a transcript file is titled by the file's
+ * name without its folders (a path with or without them), as the games
+ * of report.html link them. */
+Test(judge_rules, viewer_file_titled_by_the_transcript_name)
+{
+	char dir[256], tx[300], page[300];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(tx, sizeof tx, "%s/000007.tx", dir);
+	snprintf(page, sizeof page, "%s/000007.html", dir);
+	FILE *f = fopen(tx, "w");
+	cr_assert_not_null(f);
+	fputs(forfeit_tx, f);
+	fclose(f);
+	cr_assert_eq(kj_html_game_file(tx, page, &err), 0, "%s", err.msg);
+	const char *text = test_read_file(NULL, page);
+	cr_assert(strstr(text, "<title>Kimble game 000007.tx</title>"), "%.400s", text);
+	cr_assert(strstr(text, "<h1>Kimble game 000007.tx</h1>"), "%.400s", text);
+	cr_assert_eq(chdir(dir), 0);
+	cr_assert_eq(kj_html_game_file("000007.tx", "here.html", &err), 0, "%s", err.msg);
+	cr_assert(strstr(test_read_file(dir, "here.html"), "<title>Kimble game 000007.tx</title>"));
+}
+
 /* ---- results.json: one well-formed JSON document in every format --------- */
 
 /* A JSON checker (RFC 8259) by recursive descent: the end of the value at
