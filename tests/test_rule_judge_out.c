@@ -40,6 +40,8 @@ static const char forfeit_tx[] =
 	"roll 3 000A0000000000000000000000000000000000000000C6 0 auto\n"
 	"end C 3 win\n";
 
+static int markup_well_formed(const char *text, int html, char *why, size_t size);
+
 /* ---- the progress line: on a terminal only, and not with -q ---------------- */
 
 /* Milliseconds left until deadline (CLOCK_MONOTONIC, ms), at least 0. */
@@ -252,6 +254,55 @@ Test(judge_rules, final_position_of_an_unplayable_last_index)
 	cr_assert_eq(kj_tx_board(&tx, 2, board, &seat, &die), 0);
 	cr_assert(!memcmp(board, EMPTY44, KB_BOARD_LEN), "nothing moved on a 3: %.44s", board);
 	kb_tx_free(&tx);
+}
+
+/* A game of no rolls (a hand-made transcript, or one cut before its
+ * first roll) ends where it started: the final position is the start
+ * board (all pieces home without a start line), and its pictures, its
+ * animation (one position, on its back layer) and its viewer page are
+ * drawn, where all three once read the roll before the first and
+ * crashed. */
+Test(judge_rules, game_of_no_rolls)
+{
+	static const char *const texts[] = {
+		"kimble-transcript 1\nseed 4\nseats hard absent hard absent\n",
+		"kimble-transcript 1\nseed 4\nseats hard absent hard absent\n"
+		"start 000000A0000000000000000000000000000000C00000 C 5\n"};
+	static const char *const boards[] = {EMPTY44, "000000A0000000000000000000000000000000C00000"};
+	char dir[256], path[300], why[200], board[KB_BOARD_LEN];
+	int seat, die;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/p.svg", dir);
+	for (int i = 0; i < 2; i++) {
+		kb_transcript tx;
+		cr_assert_eq(kb_tx_parse(texts[i], strlen(texts[i]), &tx, &err), 0, "%s", err.msg);
+		cr_assert_eq(tx.nrolls, 0);
+		cr_assert_eq(kj_tx_board(&tx, 1, board, &seat, &die), 0);
+		cr_assert(!memcmp(board, boards[i], KB_BOARD_LEN) && seat == -1 && die == 0, "%d: %.44s", i, board);
+		cr_assert_eq(kj_tx_board(&tx, 2, board, &seat, &die), -1);
+		for (uint32_t n = 0; n <= 1; n++) {
+			cr_assert_eq(kj_svg_write(path, &tx, n, &err), 0, "%s", err.msg);
+			char *text = test_slurp(path);
+			cr_assert_eq(markup_well_formed(text, 0, why, sizeof why), 0, "%d %u: %s", i, n, why);
+			cr_assert(strstr(text, ">A hard</text>") && strstr(text, ">C hard</text>"), "names: %s", text);
+			cr_assert_eq(test_count(text, "<rect width=\"780\" height=\"480\" fill=\"#fafaf5\"/>"), 1,
+				     "the back layer, once: %s", text);
+			if (n == 0)
+				cr_assert_eq(test_count(text, "<g visibility=\"hidden\">"), 1, "one position: %s", text);
+			free(text);
+		}
+		static char *page;
+		size_t len;
+		FILE *f = open_memstream(&page, &len);
+		cr_assert_eq(kj_html_game(f, &tx, "none"), 0);
+		fclose(f);
+		cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "%s", why);
+		cr_assert(strstr(page, "id=\"slider\" min=\"1\" max=\"1\""));
+		free(page);
+		kb_tx_free(&tx);
+	}
 }
 
 /* Fault injection: while memstream_fails is set, open_memstream (the test
