@@ -229,6 +229,76 @@ Test(judge_rules, rating_of_one_deal)
 	kj_rating_free(&r);
 }
 
+/* ---- kj_svg_write's outcomes ----------------------------------------------------- */
+
+/* A fake converter in folder dir: a shell script named name that writes a
+ * PNG signature to its output (argument out_arg) and exits with status. */
+static void fake_converter(const char *dir, const char *name, int out_arg, int status)
+{
+	char path[400];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "#!/bin/sh\nprintf '\\211PNG' > \"$%d\"\nexit %d\n", out_arg, status);
+	fclose(f);
+	cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* -1 with the reason for each failure (an animation not in SVG, a roll
+ * past the game, a file that cannot be created, no converter that works);
+ * a PNG through the first converter that exits 0: rsvg-convert, else
+ * ImageMagick's convert. */
+Test(judge_rules, svg_write_outcomes)
+{
+	kb_transcript tx;
+	char dir[256], bin[300], path[400], want[500];
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, &err), 0, "%s", err.msg);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/a.png", dir);
+	cr_assert_eq(kj_svg_write(path, &tx, 0, &err), -1);
+	snprintf(want, sizeof want, "%s: an animation is written as SVG only (a PNG cannot move); expected a FILE "
+		 "ending in .svg", path);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(kj_svg_write(NULL, &tx, 5, &err), -1);
+	cr_assert_str_eq(err.msg, "roll 5: the game has 3 rolls");
+	snprintf(path, sizeof path, "%s/no/such/p.svg", dir);
+	cr_assert_eq(kj_svg_write(path, &tx, 1, &err), -1);
+	snprintf(want, sizeof want, "cannot write %s: No such file or directory", path);
+	cr_assert_str_eq(err.msg, want);
+
+	snprintf(bin, sizeof bin, "%s/bin", dir);
+	cr_assert_eq(mkdir(bin, 0755), 0);
+	setenv("PATH", bin, 1);
+	static const struct {
+		int rsvg, magick; /* exit status, -1: not there */
+		int rc;
+	} cases[] = {{0, -1, 0}, {1, 0, 0}, {-1, 0, 0}, {1, 1, -1}, {-1, -1, -1}, {2, -1, -1}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char rsvg[400], magick[400];
+		snprintf(rsvg, sizeof rsvg, "%s/rsvg-convert", bin);
+		snprintf(magick, sizeof magick, "%s/convert", bin);
+		unlink(rsvg), unlink(magick);
+		if (cases[i].rsvg >= 0)
+			fake_converter(bin, "rsvg-convert", 2, cases[i].rsvg);
+		if (cases[i].magick >= 0)
+			fake_converter(bin, "convert", 2, cases[i].magick);
+		snprintf(path, sizeof path, "%s/p%zu.png", dir, i);
+		err.msg[0] = '\0';
+		cr_assert_eq(kj_svg_write(path, &tx, 2, &err), cases[i].rc, "case %zu: %s", i, err.msg);
+		if (cases[i].rc == 0) {
+			cr_assert_eq(memcmp(test_read_file(NULL, path), "\x89PNG", 4), 0, "case %zu: a PNG", i);
+		} else {
+			snprintf(want, sizeof want, "%s: no working rsvg-convert or convert to make a PNG", path);
+			cr_assert_str_eq(err.msg, want, "case %zu", i);
+		}
+		snprintf(want, sizeof want, "%s.svg", path);
+		cr_assert_neq(access(want, F_OK), 0, "case %zu: the SVG on the way is removed", i);
+	}
+	kb_tx_free(&tx);
+}
+
 /* ---- replays: the final position, a rerun that cannot start ------------------ */
 
 /* The final position plays the last roll's index on its board, when that
