@@ -42,6 +42,24 @@ static const char forfeit_tx[] =
 
 static int markup_well_formed(const char *text, int html, char *why, size_t size);
 
+/* The viewer page of tx (kj_html_game), checked well-formed (valid until
+ * the next call). */
+static const char *viewer_page(const kb_transcript *tx, const char *title)
+{
+	static char *page;
+	size_t len;
+	char why[200];
+
+	free(page);
+	page = NULL;
+	FILE *f = open_memstream(&page, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(kj_html_game(f, tx, title), 0);
+	fclose(f);
+	cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "the viewer page: %s", why);
+	return page;
+}
+
 /* ---- the progress line: on a terminal only, and not with -q ---------------- */
 
 /* Milliseconds left until deadline (CLOCK_MONOTONIC, ms), at least 0. */
@@ -363,14 +381,7 @@ Test(judge_rules, game_of_no_rolls)
 				cr_assert_eq(test_count(text, "<g visibility=\"hidden\">"), 1, "one position: %s", text);
 			free(text);
 		}
-		static char *page;
-		size_t len;
-		FILE *f = open_memstream(&page, &len);
-		cr_assert_eq(kj_html_game(f, &tx, "none"), 0);
-		fclose(f);
-		cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "%s", why);
-		cr_assert(strstr(page, "id=\"slider\" min=\"1\" max=\"1\""));
-		free(page);
+		cr_assert(strstr(viewer_page(&tx, "none"), "id=\"slider\" min=\"1\" max=\"1\""));
 		kb_tx_free(&tx);
 	}
 }
@@ -578,12 +589,7 @@ Test(judge_rules, svg_pictures_and_the_viewer_page)
 		cr_assert_eq(markup_well_formed(text, 0, why, sizeof why), 0, "picture %u (0: animated): %s", n, why);
 		free(text);
 	}
-	static char *page;
-	size_t len;
-	FILE *f = open_memstream(&page, &len);
-	cr_assert_eq(kj_html_game(f, &tx, "a <game> & more"), 0);
-	fclose(f);
-	cr_assert_eq(markup_well_formed(page, 1, why, sizeof why), 0, "the viewer page: %s", why);
+	const char *page = viewer_page(&tx, "a <game> & more");
 	/* its board's back layer names the seats; the slider and the frames
 	 * go from roll 1 to the final position */
 	const char *back = strstr(page, "<div id=\"board\">"), *front = strstr(page, "<div id=\"front\">");
@@ -592,7 +598,6 @@ Test(judge_rules, svg_pictures_and_the_viewer_page)
 	cr_assert(name_a && name_a < front && name_c && name_c < front, "%.*s", (int)(front - back), back);
 	cr_assert(strstr(page, "<input type=\"range\" id=\"slider\" min=\"1\" max=\"4\" value=\"1\">"), "%s", page);
 	cr_assert_eq(test_count(page, "{\"text\":"), 4);
-	free(page);
 	kb_tx_free(&tx);
 }
 
