@@ -601,6 +601,42 @@ Test(judge_rules, svg_pictures_and_the_viewer_page)
 	kb_tx_free(&tx);
 }
 
+/* ---- a debug game interrupted ---------------------------------------------- */
+
+/* A -d game stopped by SIGINT or SIGTERM kills its bots and exits with
+ * 128 + the signal's number, as a shell reports a program the signal
+ * ended. */
+Test(judge_rules, debug_game_interrupted_exits_128_plus_the_signal, .timeout = 60)
+{
+	static const int sigs[] = {SIGINT, SIGTERM};
+	char dir[256], bot[300], meta[320], bin[512], judge_bin[512], line[512];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/hanger", dir);
+	cr_assert_eq(mkdir(bot, 0755), 0);
+	snprintf(meta, sizeof meta, "%s/meta", bot);
+	FILE *f = fopen(meta, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "hanger\n%s\nhang\n0\n", test_root_path("build/rel/testbots/testbot", bin, sizeof bin));
+	fclose(f);
+	char *argv[] = {(char *)test_bin("kimble-judge", judge_bin, sizeof judge_bin), "--sandbox", "off",
+			"--move-ms", "60000", "-d", bot, NULL};
+	for (int i = 0; i < 2; i++) {
+		test_proc p;
+		test_reader r;
+		cr_assert_eq(test_spawn(&p, argv, dir, 0, 1, NULL), 0);
+		test_reader_init(&r, p.out);
+		long n;
+		while ((n = test_getline(&r, line, sizeof line, 10000)) >= 0 && strncmp(line, "A < v001", 8))
+			;
+		cr_assert_geq(n, 0, "the bot's start message");
+		test_kill(&p, sigs[i]);
+		int st = test_wait(&p, 10000);
+		close(p.out);
+		cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + sigs[i], "signal %d: status %#x", sigs[i], st);
+	}
+}
+
 /* ---- the bots of a tournament ----------------------------------------------- */
 
 /* --bots names the folder whose bots play when none are named: an empty
