@@ -66,8 +66,9 @@ typedef struct kj_rating {
 
 /* Fit nbots (2..KJ_RATING_MAX_BOTS) bots numbered 0..nbots-1 from n games.
  * Returns KJ_RATING_OK with out filled (free it with kj_rating_free), or
- * one of the statuses above with err naming what was wrong.  A bot in no
- * game gets rating 0 with an infinite interval. */
+ * one of the statuses above with err naming what was wrong and out holding
+ * no memory (out->cov NULL).  A bot in no game gets rating 0 with an
+ * infinite interval. */
 int kj_rating_fit(const kj_rating_game *games, size_t n, int nbots, kj_rating *out,
 		  kb_err *err);
 

@@ -28,6 +28,18 @@ int kj_tx_board(const kb_transcript *tx, uint32_t n, char board[KB_BOARD_LEN], i
 		*die = r->line[KB_BOARD_LEN + 1] - '0';
 		return 0;
 	}
+	if (!tx->nrolls) { /* no roll: the game stands where it started */
+		kb_pos start;
+		if (tx->has_start) {
+			memcpy(board, tx->start_board, KB_BOARD_LEN);
+		} else {
+			kb_pos_init(&start, kj_tx_present(tx));
+			kb_board_format(&start, board);
+		}
+		*seat = -1;
+		*die = 0;
+		return 0;
+	}
 	/* After the last roll: play it on its board. */
 	const kb_tx_roll *last = &tx->rolls[tx->nrolls - 1];
 	kb_pos pos;

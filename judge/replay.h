@@ -29,7 +29,9 @@ int kj_rerun(FILE *out, const kb_transcript *tx, const kj_bot *const bots[KB_SEA
 
 /* The board string of the position before roll n (1-based) of tx; n =
  * nrolls + 1 gives the final position (reconstructed by playing the last
- * roll).  Returns 0, or -1 when n is out of range. */
+ * roll; an index that roll cannot play, only in a hand-edited transcript,
+ * leaves its board as it is; a game of no rolls ends where it started).
+ * Returns 0, or -1 when n is out of range. */
 int kj_tx_board(const kb_transcript *tx, uint32_t n, char board[KB_BOARD_LEN], int *seat,
 		int *die);
 

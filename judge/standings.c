@@ -131,7 +131,7 @@ static int learning_curve(kj_standings *st, const kj_report *rep, const kj_resul
 			  size_t n)
 {
 	uint32_t *games, *wins, *deal_of, nd = deal_totals(rep, res, n, &games, &wins, &deal_of);
-	int nb = rep->nbots, rc = 0;
+	int nb = rep->nbots, rc;
 
 	if (nd) {
 		uint32_t points = nd < KJ_CURVE_POINTS ? nd : KJ_CURVE_POINTS;

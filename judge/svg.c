@@ -46,7 +46,7 @@ int kj_frame_of(const kb_transcript *tx, uint32_t n, kb_frame *fr)
 
 static void animated(FILE *f, const kb_transcript *tx)
 {
-	uint32_t frames = (uint32_t)tx->nrolls + (tx->nrolls > 0);
+	uint32_t frames = (uint32_t)tx->nrolls + 1;
 	kb_frame fr;
 
 	kb_svg_open(f);

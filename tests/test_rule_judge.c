@@ -2079,6 +2079,14 @@ Test(judge_rules, html_tables_curve_and_games)
 		  "text-anchor=\"end\">0%</text>");
 	has(page, "<line x1=\"44\" x2=\"490\" y1=\"69.0\" y2=\"69.0\" stroke=\"#ddd\"/><text x=\"40\" y=\"73.0\" "
 		  "text-anchor=\"end\">75%</text>");
+	char grid[200]; /* a line and a label every 25 %, from 0 % (y 246) to 100 % (y 10) */
+	for (int k = 0; k <= 4; k++) {
+		snprintf(grid, sizeof grid, "<line x1=\"44\" x2=\"490\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			 "<text x=\"40\" y=\"%.1f\" text-anchor=\"end\">%d%%</text>", 246 - 59.0 * k,
+			 246 - 59.0 * k, 250 - 59.0 * k, 25 * k);
+		has(page, grid);
+	}
+	cr_assert_eq(test_count(page, "stroke=\"#ddd\""), 5);
 	has(page, "<text x=\"267\" y=\"268\" text-anchor=\"middle\">deal</text>");
 	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 1</text><text x=\"490\" y=\"268\" "
 		  "text-anchor=\"end\">deal 10</text>");
@@ -2254,6 +2262,33 @@ Test(judge_rules, learning_curve_of_one_deal)
 			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
 	cr_assert_null(strstr(standings_text(&rep, 0), "learning curve"));
 	kj_report_free(&rep);
+}
+
+/* The window of the learning curve is W = max(5, deals / 10), at most 500
+ * (standings.h), at each bound and across it; the text's heading says it;
+ * kj_standings_free leaves no curve behind. */
+Test(judge_rules, learning_curve_window_rule)
+{
+	static const uint32_t deals[] = {1, 49, 59, 60, 65, 66, 69, 70, 4999, 5000, 5010, 5011, 6000};
+	static kj_result res[6000];
+	kj_report rep;
+	kb_err err;
+	char heading[80];
+
+	for (size_t i = 0; i < sizeof deals / sizeof deals[0]; i++) {
+		uint32_t n = deals[i], want = n / 10 < 5 ? 5 : n / 10 > 500 ? 500 : n / 10;
+		curve_games(res, (int)n);
+		cr_assert_eq(kj_report_build(&rep, res, n, 1, &err), 0, "%s", err.msg);
+		cr_assert_eq(rep.standings->window, want, "%u deals: window %u, want %u", n,
+			     rep.standings->window, want);
+		snprintf(heading, sizeof heading, "learning curve (win%% over the last %u deals):\n", want);
+		if (n > 1)
+			cr_assert(strstr(standings_text(&rep, 0), heading), "%u deals: %s", n, heading);
+		kj_standings_free(rep.standings);
+		cr_assert_null(rep.standings->curve);
+		cr_assert_eq(rep.standings->has_rating, 0);
+		kj_report_free(&rep);
+	}
 }
 
 /* 250 deals: 100 points from deal 1 to the last, a window of 25 deals;
@@ -3369,6 +3404,33 @@ Test(judge_rules, rerun_agrees_or_shows_the_first_difference)
 		 kb_how_name(tx.rolls[5].how));
 	cr_assert(strstr(t, want), "want %s in %s", want, t);
 	kb_tx_free(&tx);
+}
+
+/* The verdict names the winner's seat, whichever it is (A, seat 0, too). */
+Test(judge_rules, rerun_names_each_winner)
+{
+	kj_bot hard, easy;
+	kb_err err;
+	kj_result res;
+	char want[200];
+	int rc, seen = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&easy, &hard, NULL, &easy};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	for (uint64_t seed = 1; seed < 60 && seen != 0xb; seed++) {
+		kb_transcript tx;
+		played(&tx, seats, seed, &opt, &res);
+		cr_assert(tx.winner >= 0 && tx.winner != 2, "seed %llu: winner %d", (unsigned long long)seed, tx.winner);
+		seen |= 1 << tx.winner;
+		snprintf(want, sizeof want, "rerun agrees with the transcript: %zu rolls, winner %c\n", tx.nrolls,
+			 "ABCD"[tx.winner]);
+		cr_assert_str_eq(rerun_text(&tx, seats, &rc), want);
+		cr_assert_eq(rc, 0);
+		kb_tx_free(&tx);
+	}
+	cr_assert_eq(seen, 0xb, "games won by A, B and D: %x", seen);
 }
 
 /* The rerun's notes come after the fingerprint lines, one "rerun NOTE"

@@ -361,6 +361,35 @@ Test(sandbox, a_bot_forfeits_the_game_in_which_it_passes_its_budget, .timeout = 
 		     (unsigned long)folder_bytes(path));
 }
 
+/* replay --rerun holds the write budget as the tournament did: the bot
+ * that forfeited for writing too much forfeits in the rerun too (its
+ * note says so; the roll may differ by a look or two, as the judge reads
+ * the kernel's count between answers), where a bot left uncounted would
+ * play on. */
+Test(sandbox, a_rerun_holds_the_write_budget, .timeout = 120)
+{
+	char dir[512], bots[1024], out[1024], tx[1100], bots_spiller[1100];
+	const char *args[] = {"-q", "--no-timing", "-j1", "-f", "fixed", "-g", "1", "--max-write-mb",
+			      "1", "--bots", bots, "-o", out, "spiller", "player", NULL};
+	const char *rerun[] = {"replay", "--rerun", "--max-write-mb", "1", "--bots", bots, tx, NULL};
+
+	tournament_dir(dir, bots, out, 0);
+	test_bot_dir(dir, "spiller", "spill=512");
+	snprintf(bots_spiller, sizeof bots_spiller, "%s/spiller", bots);
+	cr_assert_eq(run_judge(dir, "judge", args), 0, "%s", test_read_file(dir, "judge.err"));
+	snprintf(tx, sizeof tx, "%s/games/000000.tx", out);
+	cr_assert_not_null(strstr(test_read_file(NULL, tx), "\nforfeit A "), "%s", test_read_file(NULL, tx));
+	int st = run_judge(dir, "rerun", rerun);
+	const char *text = test_read_file(dir, "rerun.out");
+	cr_expect(st == 0 || st == 3, "%d: %s", st, text);
+	cr_expect_not_null(strstr(text, "\nrerun note forfeit A spiller write\n"), "%s", text);
+	const char *debug[] = {"--no-timing", "--max-write-mb", "1", "-d", bots_spiller, "hard", NULL};
+	cr_assert_eq(run_judge(dir, "debug", debug), 0, "%s", test_read_file(dir, "debug.err"));
+	text = test_read_file(dir, "debug.out");
+	cr_expect_not_null(strstr(text, "A spiller forfeited at roll "), "a -d game too: %s", text);
+	cr_expect_not_null(strstr(text, " (write: "), "a -d game too: %s", text);
+}
+
 Test(sandbox, a_bot_writing_without_end_is_held_at_its_write_budget, .timeout = 120)
 {
 	write_budget(0);
