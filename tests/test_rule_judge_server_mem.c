@@ -83,6 +83,22 @@ int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	return (int)syscall(SYS_epoll_ctl, ep, op, fd, ev);
 }
 
+/* A host with small TCP send buffers (net.ipv4.tcp_wmem) cannot be had
+ * per test either: with accept_sndbuf set, every connection accepted in
+ * this process gets that SO_SNDBUF, so what the kernel holds of a reply
+ * is a few KB rather than the megabytes loopback sockets grow to. */
+static int accept_sndbuf;
+
+int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags)
+{
+	int c = (int)syscall(SYS_accept4, fd, addr, addr_len, flags);
+
+	if (c >= 0 && accept_sndbuf &&
+	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &accept_sndbuf, sizeof accept_sndbuf) != 0)
+		abort();
+	return c;
+}
+
 /* For test_rule_judge_server.c. */
 void test_refuse_epoll_add(int skip);
 void test_refuse_epoll_add(int skip)
@@ -387,6 +403,58 @@ Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
 		ends += strcmp(got, "END") == 0;
 	cr_assert_eq(len, -1, "the connection is closed, not left waiting (%d answers)", ends);
 	cr_assert_lt(ends, 2000, "answers are missing");
+	close(fd);
+	stop_server(kid);
+}
+
+/* A client that stops sending in the middle of a message is told so once
+ * (docs/spec.md: "Virhe: keskenerainen viesti", END, then the close), also
+ * when that answer has to wait behind answers the client has not read yet.
+ * The client sends 1500 unknown messages and a cut start, half closes,
+ * and reads nothing until the server has read all of it: the answers
+ * (160 KB, under the 256 KB that stop the server reading) outgrow the
+ * sockets' few KB (the server's send buffer held small), so the last
+ * answer is queued.  A second connection's 64 "?list" round trips are the
+ * barrier: the server's epoll is level-triggered, so each of its turns
+ * also reads the first connection while it has input (25 reads). */
+Test(judge_rules, server_queued_incomplete_answer_is_sent_once, .timeout = 60)
+{
+	enum { UNKNOWN = 1500 };
+	static char text[UNKNOWN * 3 + 4];
+	char got[256];
+	int port, small = 4096, unknown = 0, incomplete = 0;
+	size_t len = 0;
+
+	accept_sndbuf = 4096;
+	pid_t kid = start_server(&port);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	for (int i = 0; i < UNKNOWN; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "t0\n");
+	len += (size_t)snprintf(text + len, sizeof text - len, "v00");
+	cr_assert_eq(test_write_all(fd, text, len), 0);
+	cr_assert_eq(shutdown(fd, SHUT_WR), 0);
+	test_conn *barrier = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(ask(barrier, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(barrier);
+	test_reader r;
+	test_reader_init(&r, fd);
+	while (test_getline(&r, got, sizeof got, 10000) >= 0) {
+		if (strcmp(got, "END") == 0)
+			continue;
+		if (strcmp(got, "Virhe: keskenerainen viesti") == 0)
+			incomplete++;
+		else if (strncmp(got, "Virhe: tuntematon viesti (", 26) == 0 && !incomplete)
+			unknown++;
+		else
+			cr_assert_fail("unexpected line %s (after %d answers)", got, unknown);
+	}
+	cr_assert_eq(unknown, UNKNOWN, "every unknown message answered, in order");
+	cr_assert_eq(incomplete, 1, "the cut message answered once, then the close");
 	close(fd);
 	stop_server(kid);
 }
