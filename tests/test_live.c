@@ -195,20 +195,26 @@ static void held_start(held *h, int port)
 	} while (strncmp(h->last, "Voittaja: ", 10) == 0);
 }
 
-/* Play to the end, trying pieces in order until one is legal (an illegal
- * choice is answered with the same decision again); returns the winner. */
-static char held_play_out(held *h)
+/* One decision, trying pieces in order until one is legal (an illegal
+ * choice is answered with the same decision again). */
+static void held_step(held *h)
 {
 	char msg[96], before[128];
 
+	snprintf(before, sizeof before, "%s", h->last);
+	for (int idx = 0; idx < 4 && strcmp(h->last, before) == 0; idx++) {
+		snprintf(msg, sizeof msg, "%s%d\n", h->token, idx);
+		cr_assert_eq(test_write_all(h->fd, msg, strlen(msg)), 0);
+		held_resp(h);
+	}
+}
+
+/* Play to the end; returns the winner. */
+static char held_play_out(held *h)
+{
 	for (int decisions = 0; strncmp(h->last, "Voittaja: ", 10) != 0; decisions++) {
 		cr_assert_lt(decisions, 4000);
-		snprintf(before, sizeof before, "%s", h->last);
-		for (int idx = 0; idx < 4 && strcmp(h->last, before) == 0; idx++) {
-			snprintf(msg, sizeof msg, "%s%d\n", h->token, idx);
-			cr_assert_eq(test_write_all(h->fd, msg, strlen(msg)), 0);
-			held_resp(h);
-		}
+		held_step(h);
 	}
 	close(h->fd);
 	return h->last[10];
@@ -432,6 +438,41 @@ Test(live, http_watcher_counts_for_its_address, .timeout = 60)
 	 * event is noticed at that event: libmicrohttpd does not watch a
 	 * suspended connection, so its leaving is not tested here) */
 	close(w);
+	held_finish(&h, &s);
+}
+
+/* A game-port spectator that leaves gives its game's place back: /games
+ * counts it no more (from 1 straight to 0, not to some other count), and
+ * with one spectator per game allowed the next one is taken.  The server
+ * sees the spectator gone when it writes to it: at the game's next move
+ * (a fixed seed: the game goes on after it). */
+Test(live, leaving_spectator_frees_its_place, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], watch[64], line[256];
+	static const char *const extra[] = {"--game-spectators", "1", "--seed", "7", NULL};
+	test_reader r;
+
+	live_start(&s, extra);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	for (int i = 0; i < 2; i++) {
+		int g = test_connect(s.port, WAIT_MS);
+		cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+		test_reader_init(&r, g);
+		cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN,
+			     "spectator %d taken: %s", i + 1, line);
+		wait_watchers(s.http, 1);
+		close(g);
+		held_step(&h);
+		cr_assert_neq(strncmp(h.last, "Voittaja: ", 10), 0, "the game goes on");
+		const char *games;
+		while (strstr(games = http_get(s.http, "GET", "/games"), "\"watchers\":1,"))
+			;
+		cr_assert(strstr(games, "\"watchers\":0,"), "spectator %d left: %s", i + 1, games);
+	}
 	held_finish(&h, &s);
 }
 
