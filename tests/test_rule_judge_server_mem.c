@@ -407,54 +407,104 @@ Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
 	stop_server(kid);
 }
 
-/* A client that stops sending in the middle of a message is told so once
- * (docs/spec.md: "Virhe: keskenerainen viesti", END, then the close), also
- * when that answer has to wait behind answers the client has not read yet.
- * The client sends 1500 unknown messages and a cut start, half closes,
- * and reads nothing until the server has read all of it: the answers
- * (160 KB, under the 256 KB that stop the server reading) outgrow the
- * sockets' few KB (the server's send buffer held small), so the last
- * answer is queued.  A second connection's 64 "?list" round trips are the
- * barrier: the server's epoll is level-triggered, so each of its turns
- * also reads the first connection while it has input (25 reads). */
-Test(judge_rules, server_queued_incomplete_answer_is_sent_once, .timeout = 60)
-{
-	enum { UNKNOWN = 1500 };
-	static char text[UNKNOWN * 3 + 4];
-	char got[256];
-	int port, small = 4096, unknown = 0, incomplete = 0;
-	size_t len = 0;
+/* A client with a small receive buffer on port that sends UNKNOWN unknown
+ * messages ("t0"; their answers, 160 KB, stay under the 256 KB that stop
+ * the server reading but outgrow the sockets' few KB, the server's send
+ * buffer held small) and then tail, reading nothing: its descriptor, once
+ * the server has read all it sent.  A second connection's 64 "?list"
+ * round trips are that barrier: the server's epoll is level-triggered, so
+ * each of its turns also reads the first connection while it has input
+ * (25 reads). */
+enum { UNKNOWN = 1500 };
 
-	accept_sndbuf = 4096;
-	pid_t kid = start_server(&port);
+static int send_unread(int port, const char *tail, int half_close)
+{
+	static char text[UNKNOWN * 3 + 16];
+	char got[256];
+	int small = 4096;
+	size_t len = 0;
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
 	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
 	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
 	for (int i = 0; i < UNKNOWN; i++)
 		len += (size_t)snprintf(text + len, sizeof text - len, "t0\n");
-	len += (size_t)snprintf(text + len, sizeof text - len, "v00");
+	len += (size_t)snprintf(text + len, sizeof text - len, "%s", tail);
 	cr_assert_eq(test_write_all(fd, text, len), 0);
-	cr_assert_eq(shutdown(fd, SHUT_WR), 0);
+	if (half_close)
+		cr_assert_eq(shutdown(fd, SHUT_WR), 0);
 	test_conn *barrier = test_conn_open(NULL, port, 10000);
 	for (int i = 0; i < 64; i++)
 		cr_assert_eq(ask(barrier, "?list\n", got, sizeof got), 0, "%s", got);
 	test_conn_close(barrier);
-	test_reader r;
-	test_reader_init(&r, fd);
-	while (test_getline(&r, got, sizeof got, 10000) >= 0) {
-		if (strcmp(got, "END") == 0)
-			continue;
-		if (strcmp(got, "Virhe: keskenerainen viesti") == 0)
-			incomplete++;
-		else if (strncmp(got, "Virhe: tuntematon viesti (", 26) == 0 && !incomplete)
-			unknown++;
-		else
-			cr_assert_fail("unexpected line %s (after %d answers)", got, unknown);
+	return fd;
+}
+
+/* Read r's answers to send_unread's unknown messages, in order, up to
+ * want of them: how many came before another line (into next) or the end. */
+static int read_unknown(test_reader *r, int want, char *next, size_t size)
+{
+	int unknown = 0;
+
+	for (; unknown < want; unknown++) {
+		next[0] = '\0';
+		if (test_getline(r, next, size, 10000) < 0 ||
+		    strncmp(next, "Virhe: tuntematon viesti (", 26) != 0)
+			break;
+		cr_assert_eq(test_getline(r, next, size, 10000), 3, "END after the answer");
+		cr_assert_str_eq(next, "END");
 	}
-	cr_assert_eq(unknown, UNKNOWN, "every unknown message answered, in order");
-	cr_assert_eq(incomplete, 1, "the cut message answered once, then the close");
+	return unknown;
+}
+
+/* A client that stops sending in the middle of a message is told so once
+ * (docs/spec.md: "Virhe: keskenerainen viesti", END, then the close), also
+ * when that answer has to wait behind answers the client has not read. */
+Test(judge_rules, server_queued_incomplete_answer_is_sent_once, .timeout = 60)
+{
+	char got[256];
+	int port;
+	test_reader r;
+
+	accept_sndbuf = 4096;
+	pid_t kid = start_server(&port);
+	int fd = send_unread(port, "v00", 1);
+	test_reader_init(&r, fd);
+	cr_assert_eq(read_unknown(&r, UNKNOWN, got, sizeof got), UNKNOWN,
+		     "every unknown message answered, in order: %s", got);
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), 27);
+	cr_assert_str_eq(got, "Virhe: keskenerainen viesti");
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), 3);
+	cr_assert_str_eq(got, "END");
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), -1,
+		     "the cut message answered once, then the close: %s", got);
+	close(fd);
+	stop_server(kid);
+}
+
+/* A client that reads its answers slowly holds nobody up: when its socket
+ * takes part of what waits for it, the server writes that part and serves
+ * the next client (here: a client that read 300 of 1500 answers, then
+ * nothing until another client's "?list" are answered), and the rest
+ * comes whole and in order. */
+Test(judge_rules, server_serves_others_while_a_client_reads_slowly, .timeout = 60)
+{
+	char got[256];
+	int port;
+	test_reader r;
+
+	accept_sndbuf = 4096;
+	pid_t kid = start_server(&port);
+	int fd = send_unread(port, "", 0);
+	test_reader_init(&r, fd);
+	cr_assert_eq(read_unknown(&r, 300, got, sizeof got), 300);
+	test_conn *other = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(ask(other, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(other);
+	cr_assert_eq(read_unknown(&r, UNKNOWN - 300, got, sizeof got), UNKNOWN - 300);
 	close(fd);
 	stop_server(kid);
 }
