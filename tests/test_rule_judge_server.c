@@ -783,40 +783,70 @@ static void all_close_on_exec(pid_t pid)
 	cr_assert_geq(fds, 4, "the listener, signalfd, epoll and the spare descriptor");
 }
 
+/* kimble-server on port (a string, into port[16]) with descriptor limits
+ * lim and only descriptors 0..2 from us (not the test runner's), its
+ * announce line read from *r. */
+static void spawn_limited(test_proc *p, test_reader *r, char *port, struct rlimit lim)
+{
+	char bin[512], line[200];
+	int out[2];
+
+	snprintf(port, 16, "%d", test_free_port());
+	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
+			"--port", port, NULL};
+	cr_assert_eq(pipe(out), 0);
+	*p = (test_proc){.in = -1};
+	p->pid = fork();
+	cr_assert_geq(p->pid, 0);
+	if (p->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
+		    setrlimit(RLIMIT_NOFILE, &lim) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	p->out = out[0];
+	test_reader_init(r, p->out);
+	cr_assert_gt(test_getline(r, line, sizeof line, 20000), 0, "no announce line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+}
+
+/* Many idle connections are normal for the server: it raises its soft
+ * descriptor limit to the hard one (16 of 64 here) and serves far more
+ * than 16 descriptors would hold. */
+Test(judge_rules, server_takes_every_descriptor_it_may, .timeout = 60)
+{
+	char port[16];
+	test_proc p;
+	test_reader r;
+	test_conn *c[40];
+
+	spawn_limited(&p, &r, port, (struct rlimit){16, 64});
+	for (int i = 0; i < 40; i++) {
+		c[i] = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert(served(c[i]), "connection %d served", i + 1);
+	}
+	for (int i = 0; i < 40; i++)
+		test_conn_close(c[i]);
+	test_kill(&p, SIGTERM);
+	cr_assert_eq(test_wait(&p, 20000), 0);
+}
+
 /* With every descriptor taken, the server closes each further connection
  * at once (it keeps a spare descriptor for that, open again afterwards)
  * instead of leaving it waiting; a descriptor freed serves exactly one
  * more client; every descriptor the server holds is close-on-exec. */
 Test(judge_rules, server_out_of_descriptors_closes_new_connections, .timeout = 60)
 {
-	char bin[512], port[16], line[200];
-	struct rlimit few = {16, 16};
+	char port[16], line[200];
 	test_conn *c[24];
-	test_proc p = {.in = -1};
+	test_proc p;
 	test_reader r;
-	int out[2], n = 0;
+	int n = 0;
 
-	snprintf(port, sizeof port, "%d", test_free_port());
-	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
-			"--port", port, NULL};
-	cr_assert_eq(pipe(out), 0);
-	p.pid = fork();
-	cr_assert_geq(p.pid, 0);
-	if (p.pid == 0) {
-		/* 16 descriptors in all, and only 0..2 from us (not the
-		 * test runner's) */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
-		    setrlimit(RLIMIT_NOFILE, &few) != 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(out[1]);
-	p.out = out[0];
-	test_reader_init(&r, p.out);
-	cr_assert_gt(test_getline(&r, line, sizeof line, 20000), 0, "no announce line");
-	cr_assert(strstr(line, "listening on"), "%s", line);
+	spawn_limited(&p, &r, port, (struct rlimit){16, 16});
 	for (;;) {
 		cr_assert_lt(n, 24, "16 descriptors hold at most 13 connections");
 		c[n] = test_conn_open(NULL, atoi(port), 10000);
