@@ -982,6 +982,13 @@ static void http_not_added(void)
 	test_refuse_epoll_add(2); /* after the signalfd and the listener */
 }
 
+static void http_set_not_added(void)
+{
+	/* after the signalfd, the listener and libmicrohttpd's own
+	 * listening socket in its epoll set */
+	test_refuse_epoll_add(3);
+}
+
 /* srv_run with the live pages, fault() called first: its setup error
  * with message want, every descriptor it opened closed again (its
  * listening sockets, the game's and the HTTP one, included). */
@@ -1026,4 +1033,12 @@ Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout =
 Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
 {
 	setup_fails(http_not_added, "http: libmicrohttpd would not start (--http-memory too small?)");
+}
+
+/* libmicrohttpd started, but the server's epoll set does not take
+ * libmicrohttpd's own: a setup error naming the call, not a server whose
+ * live pages are never served. */
+Test(judge_rules, server_http_set_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(http_set_not_added, "epoll_ctl (http): No space left on device");
 }
