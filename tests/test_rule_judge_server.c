@@ -1020,6 +1020,51 @@ static void setup_fails(void (*fault)(void), const char *want)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
 }
 
+/* A server that cannot listen (its game port, or its live pages' port,
+ * taken) returns SRV_EBIND and closes nothing it did not open: the
+ * caller's descriptors, 0 to 2 included, stay open. */
+Test(judge_rules, server_that_cannot_listen_leaves_our_descriptors, .timeout = 30)
+{
+	for (int taken = 0; taken < 2; taken++) {
+		int ports[2] = {test_free_port(), test_free_port()}, st;
+		while (ports[1] == ports[0])
+			ports[1] = test_free_port();
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)ports[taken]),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int busy = socket(AF_INET, SOCK_STREAM, 0);
+		cr_assert_eq(bind(busy, (struct sockaddr *)&sa, sizeof sa), 0);
+		cr_assert_eq(listen(busy, 1), 0);
+		pid_t kid = fork();
+		cr_assert_geq(kid, 0);
+		if (kid == 0) {
+			srv_opts o = {.host = "127.0.0.1", .port_first = ports[0],
+				      .port_last = ports[0], .seed = 1, .ttl_ms = 60000,
+				      .announce = stdout};
+			kb_err err = {{0}};
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			alarm(10); /* a server that runs anyway ends here */
+			srv_limits_defaults(&o.limits);
+			srv_http_defaults(&o.http);
+			o.http.port = ports[1];
+			int fds = test_open_fds();
+			if (srv_run(&o, &err) != SRV_EBIND)
+				_exit(1);
+			for (int fd = 0; fd < 3; fd++)
+				if (fcntl(fd, F_GETFD) < 0)
+					_exit(3 + fd);
+			_exit(test_open_fds() == fds ? 0 : 2);
+		}
+		cr_assert_eq(waitpid(kid, &st, 0), kid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "port %d taken: not SRV_EBIND", taken);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) < 3, "port %d taken: descriptor %d closed",
+			  taken, WEXITSTATUS(st) - 3);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "port %d taken: descriptors not as before (%d)", taken, st);
+		close(busy);
+	}
+}
+
 /* A server that cannot be set up (no epoll instance: refused by a seccomp
  * filter) says which call failed and closes what it opened. */
 Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
