@@ -3,12 +3,14 @@
  * the real relay, or by this test on the game port where it must hold a
  * game still.  Each test runs its own server on free ports. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,8 +183,9 @@ static int held_resp(held *h)
 	}
 }
 
-/* Start games until one waits for A's decision. */
-static void held_start(held *h, int port)
+/* Start games (start message "v001XYZ\n") until one waits for A's
+ * decision. */
+static void held_start_lineup(held *h, int port, const char *start)
 {
 	memset(h, 0, sizeof *h);
 	h->fd = test_connect(port, WAIT_MS);
@@ -190,9 +193,14 @@ static void held_start(held *h, int port)
 	test_reader_init(&h->r, h->fd);
 	do {
 		h->token[0] = '\0';
-		cr_assert_eq(test_write_all(h->fd, "v001222\n", 8), 0);
+		cr_assert_eq(test_write_all(h->fd, start, strlen(start)), 0);
 		held_resp(h);
 	} while (strncmp(h->last, "Voittaja: ", 10) == 0);
+}
+
+static void held_start(held *h, int port)
+{
+	held_start_lineup(h, port, "v001222\n");
 }
 
 /* One decision, trying pieces in order until one is legal (an illegal
@@ -254,6 +262,12 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 		char *r = http_get(s.http, "GET", paths[i]);
 		cr_assert(strncmp(r, "HTTP/1.0 200", 12) == 0 || strncmp(r, "HTTP/1.1 200", 12) == 0,
 			  "%s: %.80s", paths[i], r);
+		static const char *const headers[] = {
+			"\r\nContent-Type: text/html; charset=utf-8\r\n",
+			"\r\nX-Content-Type-Options: nosniff\r\n", "\r\nReferrer-Policy: no-referrer\r\n",
+			"\r\nCache-Control: no-store\r\n"};
+		for (size_t k = 0; k < sizeof headers / sizeof *headers; k++)
+			cr_assert(strstr(r, headers[k]), "%s: header %s: %.600s", paths[i], headers[k] + 2, r);
 		char *csp = strstr(r, "Content-Security-Policy: default-src 'none'; script-src 'nonce-");
 		cr_assert(csp, "%s: CSP header: %.600s", paths[i], r);
 		cr_assert(strstr(csp, "connect-src 'self'"), "%.300s", csp);
@@ -268,6 +282,57 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	cr_assert(strstr(http_get(s.http, "GET", "/events/g0123456789abcdef"), " 404 "));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/nonsense"), " 404 "));
 	live_stop(&s);
+}
+
+/* The page needs a fresh nonce for its script and styles (16 bytes from
+ * the operating system): without randomness it is not served with a made
+ * up one but refused, "500 no memory or randomness" (the server, given
+ * --seed, needs none otherwise). */
+Test(live, page_without_randomness_is_a_server_error, .timeout = 60)
+{
+	live s;
+	static const char *const extra[] = {"--seed", "5", NULL};
+
+	test_fail_syscall(SYS_getrandom, EIO);
+	live_start(&s, extra);
+	char *r = http_get(s.http, "GET", "/");
+	cr_assert(strstr(r, " 500 "), "%.200s", r);
+	const char *body = strstr(r, "\r\n\r\n");
+	cr_assert(body, "%.300s", r);
+	cr_assert_str_eq(body + 4, "no memory or randomness\n");
+	live_stop(&s);
+}
+
+/* A live position's picture names the seats as the game has them: A the
+ * client, the others by the built-in policy of their lineup digit, and a
+ * seat whose digit is 0 absent (lineup 120: B easy, C hard, D absent). */
+Test(live, event_stream_names_the_seats_by_lineup, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64];
+	static char stream[BIG];
+
+	live_start(&s, NULL);
+	held_start_lineup(&h, s.port, "v001120\n");
+	first_game(s.http, id, "\"lineup\":\"120\"");
+	snprintf(path, sizeof path, "/events/%s", id);
+	int fd = http_open(s.http, "GET", path);
+	size_t len = 0;
+	while (!strstr(stream, "data: </svg>")) {
+		struct pollfd in = {.fd = fd, .events = POLLIN};
+		cr_assert_eq(poll(&in, 1, WAIT_MS), 1, "the first picture: %s", stream);
+		ssize_t n = read(fd, stream + len, sizeof stream - 1 - len);
+		cr_assert_gt(n, 0, "the first picture: %s", stream);
+		len += (size_t)n;
+		stream[len] = '\0';
+	}
+	close(fd);
+	static const char *const rows[] = {">A client</text>", ">B easy</text>", ">C hard</text>",
+					   ">D (absent)</text>"};
+	for (int k = 0; k < 4; k++)
+		cr_assert(strstr(stream, rows[k]), "seat row %s: %s", rows[k], stream);
+	held_finish(&h, &s);
 }
 
 /* A request with a body is answered as one without: the body is read
