@@ -305,12 +305,14 @@ Test(live, page_without_randomness_is_a_server_error, .timeout = 60)
 
 /* A live position's picture names the seats as the game has them: A the
  * client, the others by the built-in policy of their lineup digit, and a
- * seat whose digit is 0 absent (lineup 120: B easy, C hard, D absent). */
-Test(live, event_stream_names_the_seats_by_lineup, .timeout = 60)
+ * seat whose digit is 0 absent (lineup 120: B easy, C hard, D absent);
+ * its roll is the event's (here the roll A decides). */
+Test(live, event_stream_picture_names_the_seats_and_the_roll, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64];
+	char id[18], path[64], roll[32];
+	unsigned n_roll;
 	static char stream[BIG];
 
 	live_start(&s, NULL);
@@ -332,6 +334,10 @@ Test(live, event_stream_names_the_seats_by_lineup, .timeout = 60)
 					   ">D (absent)</text>"};
 	for (int k = 0; k < 4; k++)
 		cr_assert(strstr(stream, rows[k]), "seat row %s: %s", rows[k], stream);
+	const char *event_roll = strstr(stream, "\ndata: roll ");
+	cr_assert(event_roll && sscanf(event_roll, "\ndata: roll %u", &n_roll) == 1, "%s", stream);
+	snprintf(roll, sizeof roll, ">roll %u</text>", n_roll);
+	cr_assert(strstr(stream, roll), "the picture shows %s: %s", roll + 1, stream);
 	held_finish(&h, &s);
 }
 
