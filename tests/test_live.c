@@ -547,6 +547,40 @@ Test(live, leaving_spectator_frees_its_place, .timeout = 60)
 	held_finish(&h, &s);
 }
 
+/* A page that leaves gives its address's spectator place back (one per
+ * address here): once the server has seen it gone (at the game's next
+ * moves: a suspended stream is not watched) and /games counts it no more,
+ * a game-port watch from the same address is taken. */
+Test(live, leaving_page_frees_its_address_place, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], watch[64], line[256];
+	static const char *const extra[] = {"--addr-spectators", "1", "--seed", "7", NULL};
+	test_reader r;
+
+	live_start(&s, extra);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	int w = http_open(s.http, "GET", path);
+	wait_watchers(s.http, 1);
+	close(w);
+	for (int steps = 0; strstr(http_get(s.http, "GET", "/games"), "\"watchers\":1,"); steps++) {
+		cr_assert_lt(steps, 20, "the page's leaving seen");
+		held_step(&h);
+		cr_assert_neq(strncmp(h.last, "Voittaja: ", 10), 0, "the game goes on");
+	}
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	int g = test_connect(s.port, WAIT_MS);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&r, g);
+	cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN,
+		     "the address's place is free: %s", line);
+	close(g);
+	held_finish(&h, &s);
+}
+
 Test(live, spectator_and_connection_limits, .timeout = 60)
 {
 	live s;
