@@ -10,6 +10,7 @@
  * on).  Under ASan they are left out, since ASan's allocator must see
  * every block, and the tests skip. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <signal.h>
@@ -24,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <microhttpd.h>
 
 #include "judge/server/game.h"
 #include "judge/server/server.h"
@@ -97,6 +99,27 @@ int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags)
 	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &accept_sndbuf, sizeof accept_sndbuf) != 0)
 		abort();
 	return c;
+}
+
+/* libmicrohttpd out of memory cannot be had on purpose either: the next
+ * refuse_streams responses made from a callback (the live event streams)
+ * are refused. */
+static int refuse_streams;
+
+struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t block_size,
+						       MHD_ContentReaderCallback crc, void *crc_cls,
+						       MHD_ContentReaderFreeCallback crfc)
+{
+	static struct MHD_Response *(*real)(uint64_t, size_t, MHD_ContentReaderCallback, void *,
+					    MHD_ContentReaderFreeCallback);
+
+	if (refuse_streams > 0) {
+		refuse_streams--;
+		return NULL;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_callback");
+	return real(size, block_size, crc, crc_cls, crfc);
 }
 
 /* For test_rule_judge_server.c. */
@@ -182,11 +205,22 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
  * id; *port is where it listens.  The child fails (exit status 2) when a
  * run after the first keeps memory. */
 static test_reader announced;
+static int runs_http_port; /* the live pages' port, or 0: none */
+
+/* Read the announce lines up to the next "listening on" one (a run with
+ * live pages says where they are on a line of its own). */
+static void read_announce(void)
+{
+	char line[200];
+
+	do
+		cr_assert_gt(test_getline(&announced, line, sizeof line, 30000), 0, "no announce line");
+	while (!strstr(line, "kimble-server: listening on 127.0.0.1:"));
+}
 
 static pid_t start_runs(int *port, int runs)
 {
 	int to_test[2];
-	char line[200];
 	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
@@ -202,6 +236,8 @@ static pid_t start_runs(int *port, int runs)
 		o.announce = fdopen(to_test[1], "w");
 		srv_limits_defaults(&o.limits);
 		o.limits.max_games = SRV_MAX_GAMES;
+		srv_http_defaults(&o.http);
+		o.http.port = runs_http_port;
 		if (!o.announce)
 			_exit(1);
 		setvbuf(o.announce, NULL, _IONBF, 0); /* no buffer kept between runs */
@@ -225,8 +261,7 @@ static pid_t start_runs(int *port, int runs)
 	}
 	close(to_test[1]);
 	test_reader_init(r, to_test[0]);
-	cr_assert_gt(test_getline(r, line, sizeof line, 30000), 0, "no announce line");
-	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
+	read_announce();
 	return kid;
 }
 
@@ -238,11 +273,8 @@ static pid_t start_server(int *port)
 /* End this run of the server and wait for the next one's announce line. */
 static void next_run(pid_t kid)
 {
-	char line[200];
-
 	cr_assert_eq(kill(kid, SIGTERM), 0);
-	cr_assert_gt(test_getline(&announced, line, sizeof line, 30000), 0, "no second run");
-	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
+	read_announce();
 }
 
 static void stop_server(pid_t kid)
@@ -349,6 +381,40 @@ Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 		else
 			stop_server(kid);
 		test_conn_close(w);
+	}
+}
+
+/* A live event stream whose response libmicrohttpd cannot make (out of
+ * memory there) is refused, its connection closed without an answer,
+ * and keeps nothing: a run that refused 100 streams gives back all it
+ * took. */
+Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
+{
+	char got[8192], request[80];
+	int port;
+
+	need_own_allocator();
+	runs_http_port = test_free_port();
+	refuse_streams = 1000;
+	pid_t kid = start_runs(&port, 2);
+	cr_assert_neq(port, runs_http_port);
+	for (int run = 0; run < 2; run++) {
+		test_conn *c = test_conn_open(NULL, port, 10000);
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+		cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+		snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+		for (int i = 0; i < 100; i++) {
+			int fd = test_connect(runs_http_port, 10000);
+			cr_assert_geq(fd, 0);
+			cr_assert_eq(test_write_all(fd, request, strlen(request)), 0);
+			cr_assert_eq(read(fd, got, sizeof got), 0, "stream %d: closed unanswered", i);
+			close(fd);
+		}
+		test_conn_close(c);
+		if (run == 0)
+			next_run(kid);
+		else
+			stop_server(kid);
 	}
 }
 
