@@ -571,6 +571,8 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 		held_step(&h);
 		cr_assert_neq(strncmp(h.last, "Voittaja: ", 10), 0, "the game goes on");
 	}
+	const char *games = http_get(s.http, "GET", "/games");
+	cr_assert(strstr(games, "\"watchers\":0,"), "the page counted no more: %s", games);
 	snprintf(watch, sizeof watch, "?watch %s\n", id);
 	int g = test_connect(s.port, WAIT_MS);
 	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
