@@ -12,6 +12,7 @@
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <microhttpd.h>
 
 #include "judge/server/game.h"
+#include "judge/server/http.h"
 #include "judge/server/server.h"
 #include "support.h"
 
@@ -37,6 +39,7 @@
 static struct {
 	size_t calloc_bytes;
 	int calloc_skip, calloc_fails;
+	int calloc_next;          /* refuse the next calloc whatever its size */
 	size_t realloc_above;
 	int add_skip, add_fails;  /* the same for epoll_ctl's EPOLL_CTL_ADD */
 } refuse;
@@ -47,6 +50,11 @@ extern void *__libc_realloc(void *p, size_t size);
 
 void *calloc(size_t n, size_t size)
 {
+	if (refuse.calloc_next) {
+		refuse.calloc_next = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (refuse.calloc_fails > 0 && n * size == refuse.calloc_bytes) {
 		if (refuse.calloc_skip > 0) {
 			refuse.calloc_skip--;
@@ -196,6 +204,26 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
 	for (srv_game *o = t.lru_head; o; o = o->lru_next)
 		cr_assert_eq(srv_game_by_spec(&t, o->spec_id), o, "every game found after growing");
 	srv_games_free(&t, "test");
+}
+
+/* ---- the live pages --------------------------------------------------------------- */
+
+/* No memory for the live pages' state: srv_http_start fails saying so
+ * and closes the listening descriptor it was given. */
+Test(judge_rules, http_start_out_of_memory_says_why_and_closes_the_socket)
+{
+	srv_http_opts o;
+	int64_t now = 0;
+	kb_err err;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	need_own_allocator();
+	srv_http_defaults(&o);
+	cr_assert_geq(fd, 0);
+	refuse.calloc_next = 1;
+	cr_assert_null(srv_http_start(&o, fd, NULL, NULL, &now, &err));
+	cr_assert_str_eq(err.msg, "http: out of memory");
+	cr_assert_eq(fcntl(fd, F_GETFD), -1, "the descriptor is closed");
 }
 
 /* ---- the server ------------------------------------------------------------------ */
