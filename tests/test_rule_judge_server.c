@@ -249,6 +249,15 @@ Test(judge_rules, addresses_keyed_by_ipv4_and_ipv6_slash_64)
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
 	cr_assert_null(srv_addr_get(&l, SA(un), 0), "neither IPv4 nor IPv6");
 	cr_assert_eq(l.count, 3);
+	/* an IPv4-mapped address seen first is keyed as its IPv4 address,
+	 * every byte of it */
+	struct sockaddr_in6 mapped9 = v6("::ffff:198.51.100.9");
+	struct sockaddr_in a9 = v4("198.51.100.9");
+	srv_addr *c = srv_addr_get(&l, SA(mapped9), 0);
+	static const uint8_t key9[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 51, 100, 9};
+	cr_assert_eq(memcmp(c->key, key9, 16), 0);
+	cr_assert_eq(srv_addr_get(&l, SA(a9), 0), c, "the same as its IPv4 address");
+	cr_assert_eq(l.count, 4);
 
 	srv_addr_format(a->key, text, sizeof text);
 	cr_assert_str_eq(text, "192.0.2.7");
