@@ -30,6 +30,7 @@
 
 #include "judge/server/game.h"
 #include "judge/server/http.h"
+#include "judge/server/limits.h"
 #include "judge/server/server.h"
 #include "support.h"
 
@@ -204,6 +205,24 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
 	for (srv_game *o = t.lru_head; o; o = o->lru_next)
 		cr_assert_eq(srv_game_by_spec(&t, o->spec_id), o, "every game found after growing");
 	srv_games_free(&t, "test");
+}
+
+/* ---- the address table -------------------------------------------------------------- */
+
+/* No memory for the address table's buckets: srv_limits_init says so
+ * (-1, docs in limits.h) rather than hand back a table without them. */
+Test(judge_rules, address_table_init_out_of_memory_is_an_error)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	need_own_allocator();
+	srv_limits_defaults(&o);
+	refuse.calloc_next = 1;
+	cr_assert_eq(srv_limits_init(&l, &o, NULL), -1);
+	cr_assert_null(l.buckets);
+	cr_assert_eq(srv_limits_init(&l, &o, NULL), 0, "then served again");
+	srv_limits_free(&l);
 }
 
 /* ---- the live pages --------------------------------------------------------------- */
