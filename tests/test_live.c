@@ -250,6 +250,30 @@ static void wait_watchers(int port, int n)
 	}
 }
 
+/* The server (process pid) goes to sleep: its state in /proc is S (it
+ * waits in epoll_wait), not R for ever (a loop that never waits). */
+static void wait_asleep(pid_t pid)
+{
+	char path[64], stat[512];
+	struct timespec t0, t;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f);
+		size_t n = fread(stat, 1, sizeof stat - 1, f);
+		fclose(f);
+		stat[n] = '\0';
+		const char *state = strrchr(stat, ')');
+		cr_assert(state && state[1] == ' ', "%s", stat);
+		if (state[2] == 'S')
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 10, "the server never waits: %s", stat);
+	}
+}
+
 /* ---- the tests ------------------------------------------------------------------ */
 
 Test(live, page_is_self_contained_with_csp, .timeout = 60)
@@ -580,6 +604,36 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 	cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN,
 		     "the address's place is free: %s", line);
 	close(g);
+	held_finish(&h, &s);
+}
+
+/* Waking a page's stream (the game moved) is work for one turn of the
+ * server's loop, not for every turn after: the server goes back to
+ * waiting for events once the page has its event. */
+Test(live, server_waits_again_after_waking_a_page, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], line[512];
+	test_reader r;
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	first_game(s.http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	int w = http_open(s.http, "GET", path);
+	test_reader_init(&r, w);
+	for (int events = 0; events < 2; events++) {
+		do
+			cr_assert_geq(test_getline(&r, line, sizeof line, WAIT_MS), 0, "event %d", events);
+		while (strcmp(line, "data: </svg>") != 0);
+		/* asleep, the server has put the stream to sleep too (it
+		 * waits for the game); then the game moves and wakes it */
+		wait_asleep(s.p.pid);
+		if (events == 0)
+			held_step(&h);
+	}
+	close(w);
 	held_finish(&h, &s);
 }
 
