@@ -250,6 +250,39 @@ static void wait_watchers(int port, int n)
 	}
 }
 
+/* "?watch id" on a new game-port connection: its descriptor; the first
+ * line of the answer into line[size] (*len: its length, -1 for none). */
+static int port_watch(const live *s, const char *id, char *line, size_t size, long *len)
+{
+	char watch[64];
+	test_reader r;
+	int g = test_connect(s->port, WAIT_MS);
+
+	cr_assert_geq(g, 0);
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&r, g);
+	*len = test_getline(&r, line, size, WAIT_MS);
+	return g;
+}
+
+/* Move the held game until /games counts its one spectator no more, then
+ * 0 (not another count): the server sees a spectator gone only when it
+ * writes to it, at the game's next moves (with a fixed seed the game goes
+ * on meanwhile). */
+static void step_until_left(const live *s, held *h)
+{
+	const char *games;
+
+	for (int steps = 0; strstr(games = http_get(s->http, "GET", "/games"), "\"watchers\":1,");
+	     steps++) {
+		cr_assert_lt(steps, 20, "the spectator's leaving seen");
+		held_step(h);
+		cr_assert_neq(strncmp(h->last, "Voittaja: ", 10), 0, "the game goes on");
+	}
+	cr_assert(strstr(games, "\"watchers\":0,"), "counted no more: %s", games);
+}
+
 /* The server (process pid) goes to sleep: its state in /proc is S (it
  * waits in epoll_wait), not R for ever (a loop that never waits). */
 static void wait_asleep(pid_t pid)
@@ -512,23 +545,19 @@ Test(live, http_watcher_counts_for_its_address, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], buf[4096], watch[64];
+	char id[18], path[64], buf[4096];
 	static const char *const extra[] = {"--addr-spectators", "1", NULL};
-	test_reader gr;
 
 	live_start(&s, extra);
 	held_start(&h, s.port);
 	first_game(s.http, id, NULL);
 	snprintf(path, sizeof path, "/events/%s", id);
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
 	int w = http_open(s.http, "GET", path);
 	wait_watchers(s.http, 1);
-	int g = test_connect(s.port, WAIT_MS);
-	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-	test_reader_init(&gr, g);
-	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	long len;
+	close(port_watch(&s, id, buf, sizeof buf, &len));
+	cr_assert_gt(len, 0);
 	cr_assert(strstr(buf, "Virhe: liikaa katsojia tasta osoitteesta"), "refused while the page watches: %s", buf);
-	close(g);
 	/* (a page that leaves while its stream waits for the game's next
 	 * event is noticed at that event: libmicrohttpd does not watch a
 	 * suspended connection, so its leaving is not tested here) */
@@ -545,28 +574,19 @@ Test(live, leaving_spectator_frees_its_place, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], watch[64], line[256];
+	char id[18], line[256];
+	long len;
 	static const char *const extra[] = {"--game-spectators", "1", "--seed", "7", NULL};
-	test_reader r;
 
 	live_start(&s, extra);
 	held_start(&h, s.port);
 	first_game(s.http, id, NULL);
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
 	for (int i = 0; i < 2; i++) {
-		int g = test_connect(s.port, WAIT_MS);
-		cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-		test_reader_init(&r, g);
-		cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN,
-			     "spectator %d taken: %s", i + 1, line);
+		int g = port_watch(&s, id, line, sizeof line, &len);
+		cr_assert_eq(len, KB_ROLL_LINE_LEN, "spectator %d taken: %s", i + 1, line);
 		wait_watchers(s.http, 1);
 		close(g);
-		held_step(&h);
-		cr_assert_neq(strncmp(h.last, "Voittaja: ", 10), 0, "the game goes on");
-		const char *games;
-		while (strstr(games = http_get(s.http, "GET", "/games"), "\"watchers\":1,"))
-			;
-		cr_assert(strstr(games, "\"watchers\":0,"), "spectator %d left: %s", i + 1, games);
+		step_until_left(&s, &h);
 	}
 	held_finish(&h, &s);
 }
@@ -579,9 +599,9 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], watch[64], line[256];
+	char id[18], path[64], line[256];
+	long len;
 	static const char *const extra[] = {"--addr-spectators", "1", "--seed", "7", NULL};
-	test_reader r;
 
 	live_start(&s, extra);
 	held_start(&h, s.port);
@@ -590,20 +610,9 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 	int w = http_open(s.http, "GET", path);
 	wait_watchers(s.http, 1);
 	close(w);
-	for (int steps = 0; strstr(http_get(s.http, "GET", "/games"), "\"watchers\":1,"); steps++) {
-		cr_assert_lt(steps, 20, "the page's leaving seen");
-		held_step(&h);
-		cr_assert_neq(strncmp(h.last, "Voittaja: ", 10), 0, "the game goes on");
-	}
-	const char *games = http_get(s.http, "GET", "/games");
-	cr_assert(strstr(games, "\"watchers\":0,"), "the page counted no more: %s", games);
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
-	int g = test_connect(s.port, WAIT_MS);
-	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-	test_reader_init(&r, g);
-	cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), KB_ROLL_LINE_LEN,
-		     "the address's place is free: %s", line);
-	close(g);
+	step_until_left(&s, &h);
+	close(port_watch(&s, id, line, sizeof line, &len));
+	cr_assert_eq(len, KB_ROLL_LINE_LEN, "the address's place is free: %s", line);
 	held_finish(&h, &s);
 }
 
@@ -652,15 +661,10 @@ Test(live, spectator_and_connection_limits, .timeout = 60)
 	int w = http_open(s.http, "GET", path);
 	wait_watchers(s.http, 1);
 	/* the game port's spectator limit counts the HTTP watcher */
-	int g = test_connect(s.port, WAIT_MS);
-	char watch[64];
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
-	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-	test_reader gr;
-	test_reader_init(&gr, g);
-	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	long len;
+	close(port_watch(&s, id, buf, sizeof buf, &len));
+	cr_assert_gt(len, 0);
 	cr_assert(strstr(buf, "Virhe: "), "game port refuses the second spectator: %s", buf);
-	close(g);
 	cr_assert(strstr(http_get(s.http, "GET", path), " 429 "), "second HTTP watcher refused");
 	/* three connections per address: w and two idle ones (accepted in
 	 * order); a fourth is shut at once */
