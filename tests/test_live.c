@@ -236,6 +236,20 @@ static void held_finish(held *h, live *s)
 	live_stop(s);
 }
 
+/* A server (with options extra) holding a game that waits for A's
+ * decision, the game's id into id[18], and a page following it: the
+ * page's descriptor. */
+static int held_and_followed(live *s, held *h, const char *const *extra, char *id)
+{
+	char path[64];
+
+	live_start(s, extra);
+	held_start(h, s->port);
+	first_game(s->http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	return http_open(s->http, "GET", path);
+}
+
 /* /games shows n watchers of the held game: the watch is in place. */
 static void wait_watchers(int port, int n)
 {
@@ -545,14 +559,10 @@ Test(live, http_watcher_counts_for_its_address, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], buf[4096];
+	char id[18], buf[4096];
 	static const char *const extra[] = {"--addr-spectators", "1", NULL};
 
-	live_start(&s, extra);
-	held_start(&h, s.port);
-	first_game(s.http, id, NULL);
-	snprintf(path, sizeof path, "/events/%s", id);
-	int w = http_open(s.http, "GET", path);
+	int w = held_and_followed(&s, &h, extra, id);
 	wait_watchers(s.http, 1);
 	long len;
 	close(port_watch(&s, id, buf, sizeof buf, &len));
@@ -599,15 +609,11 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], line[256];
+	char id[18], line[256];
 	long len;
 	static const char *const extra[] = {"--addr-spectators", "1", "--seed", "7", NULL};
 
-	live_start(&s, extra);
-	held_start(&h, s.port);
-	first_game(s.http, id, NULL);
-	snprintf(path, sizeof path, "/events/%s", id);
-	int w = http_open(s.http, "GET", path);
+	int w = held_and_followed(&s, &h, extra, id);
 	wait_watchers(s.http, 1);
 	close(w);
 	step_until_left(&s, &h);
@@ -623,14 +629,10 @@ Test(live, server_waits_again_after_waking_a_page, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], line[512];
+	char id[18], line[512];
 	test_reader r;
 
-	live_start(&s, NULL);
-	held_start(&h, s.port);
-	first_game(s.http, id, NULL);
-	snprintf(path, sizeof path, "/events/%s", id);
-	int w = http_open(s.http, "GET", path);
+	int w = held_and_followed(&s, &h, NULL, id);
 	test_reader_init(&r, w);
 	for (int events = 0; events < 2; events++) {
 		do
@@ -654,11 +656,8 @@ Test(live, spectator_and_connection_limits, .timeout = 60)
 	static const char *const extra[] = {"--game-spectators", "1", "--http-addr-connections",
 					    "3", NULL};
 
-	live_start(&s, extra);
-	held_start(&h, s.port);
-	first_game(s.http, id, NULL);
+	int w = held_and_followed(&s, &h, extra, id);
 	snprintf(path, sizeof path, "/events/%s", id);
-	int w = http_open(s.http, "GET", path);
 	wait_watchers(s.http, 1);
 	/* the game port's spectator limit counts the HTTP watcher */
 	long len;

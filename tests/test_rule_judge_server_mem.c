@@ -414,25 +414,53 @@ Test(judge_rules, server_game_out_of_memory_is_a_virhe, .timeout = 60)
 	stop_server(kid);
 }
 
+/* A game started on a new connection to port (returned): "?watch ID" into
+ * watch[40], its live stream's request "GET /events/ID" into
+ * request[80]. */
+static test_conn *start_watchable_game(int port, char *watch, char *request)
+{
+	static char got[8192];
+	test_conn *c = test_conn_open(NULL, port, 10000);
+
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	snprintf(watch, 40, "?watch %.17s\n", got);
+	snprintf(request, 80, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+	return c;
+}
+
+/* start_runs(port, 2) with live pages (what the test refuses armed
+ * before: the server is a child of this process). */
+static pid_t start_runs_with_pages(int *port)
+{
+	need_own_allocator();
+	runs_http_port = test_free_port();
+	pid_t kid = start_runs(port, 2);
+	cr_assert_neq(*port, runs_http_port);
+	return kid;
+}
+
+/* End the run (0 or 1) of a server started by start_runs(&port, 2). */
+static void end_run(pid_t kid, int run)
+{
+	if (run == 0)
+		next_run(kid);
+	else
+		stop_server(kid);
+}
+
 /* A run gives back all it took: its game and address tables, running
  * games, spectators (a live page's stream and its last event included),
  * the response buffer. */
 Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 {
-	char got[8192], request[80];
+	char got[8192], request[80], watch[40];
 	int port;
 
-	need_own_allocator();
-	runs_http_port = test_free_port();
-	pid_t kid = start_runs(&port, 2);
-	cr_assert_neq(port, runs_http_port);
+	pid_t kid = start_runs_with_pages(&port);
 	for (int run = 0; run < 2; run++) {
-		test_conn *c = test_conn_open(NULL, port, 10000), *w = test_conn_open(NULL, port, 10000);
-		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
-		cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
-		char watch[40];
-		snprintf(watch, sizeof watch, "?watch %.17s\n", got);
-		snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+		test_conn *c = start_watchable_game(port, watch, request);
+		test_conn *w = test_conn_open(NULL, port, 10000);
 		cr_assert_eq(test_write_all(w->fd, watch, strlen(watch)), 0);
 		cr_assert_gt(test_getline(&w->r, got, sizeof got, 10000), 0, "the watch answered");
 		/* a live page following the game, its first event read */
@@ -442,10 +470,7 @@ Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 			cr_assert_geq(test_getline(&page->r, got, sizeof got, 10000), 0, "an event");
 		while (strcmp(got, "data: </svg>") != 0);
 		test_conn_close(c); /* w and the page are told at the shutdown */
-		if (run == 0)
-			next_run(kid);
-		else
-			stop_server(kid);
+		end_run(kid, run);
 		test_conn_close(w);
 		test_conn_close(page);
 	}
@@ -457,19 +482,13 @@ Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
  * took. */
 Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 {
-	char got[8192], request[80];
+	char got[256], request[80], watch[40];
 	int port;
 
-	need_own_allocator();
-	runs_http_port = test_free_port();
 	refuse_streams = 1000;
-	pid_t kid = start_runs(&port, 2);
-	cr_assert_neq(port, runs_http_port);
+	pid_t kid = start_runs_with_pages(&port);
 	for (int run = 0; run < 2; run++) {
-		test_conn *c = test_conn_open(NULL, port, 10000);
-		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
-		cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
-		snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+		test_conn *c = start_watchable_game(port, watch, request);
 		for (int i = 0; i < 100; i++) {
 			int fd = test_connect(runs_http_port, 10000);
 			cr_assert_geq(fd, 0);
@@ -478,10 +497,7 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 			close(fd);
 		}
 		test_conn_close(c);
-		if (run == 0)
-			next_run(kid);
-		else
-			stop_server(kid);
+		end_run(kid, run);
 	}
 }
 
