@@ -556,24 +556,28 @@ Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
 	stop_server(kid);
 }
 
-/* A client with a small receive buffer on port that sends UNKNOWN unknown
- * messages ("t0"; their answers, 160 KB, stay under the 256 KB that stop
- * the server reading but outgrow the sockets' few KB, the server's send
- * buffer held small) and then tail, reading nothing: its descriptor, once
- * the server has read all it sent.  A second connection's 64 "?list"
+/* A server whose sockets' send buffers are small (its process id into
+ * *kid, its port into *port), and a client with a small receive buffer
+ * that sends UNKNOWN unknown messages ("t0"; their answers, 160 KB, stay
+ * under the 256 KB that stop the server reading but outgrow the sockets'
+ * few KB) and then tail, reading nothing: the client's descriptor (r set
+ * to read it), once the server has read all it sent.  A second connection's 64 "?list"
  * round trips are that barrier: the server's epoll is level-triggered, so
  * each of its turns also reads the first connection while it has input
  * (25 reads). */
 enum { UNKNOWN = 1500 };
 
-static int send_unread(int port, const char *tail, int half_close)
+static int send_unread(pid_t *kid, int *port, const char *tail, int half_close, test_reader *r)
 {
 	static char text[UNKNOWN * 3 + 16];
 	char got[256];
 	int small = 4096;
 	size_t len = 0;
+
+	accept_sndbuf = 4096;
+	*kid = start_server(port);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)*port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 
 	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
@@ -584,10 +588,11 @@ static int send_unread(int port, const char *tail, int half_close)
 	cr_assert_eq(test_write_all(fd, text, len), 0);
 	if (half_close)
 		cr_assert_eq(shutdown(fd, SHUT_WR), 0);
-	test_conn *barrier = test_conn_open(NULL, port, 10000);
+	test_conn *barrier = test_conn_open(NULL, *port, 10000);
 	for (int i = 0; i < 64; i++)
 		cr_assert_eq(ask(barrier, "?list\n", got, sizeof got), 0, "%s", got);
 	test_conn_close(barrier);
+	test_reader_init(r, fd);
 	return fd;
 }
 
@@ -615,12 +620,9 @@ Test(judge_rules, server_queued_incomplete_answer_is_sent_once, .timeout = 60)
 {
 	char got[256];
 	int port;
+	pid_t kid;
 	test_reader r;
-
-	accept_sndbuf = 4096;
-	pid_t kid = start_server(&port);
-	int fd = send_unread(port, "v00", 1);
-	test_reader_init(&r, fd);
+	int fd = send_unread(&kid, &port, "v00", 1, &r);
 	cr_assert_eq(read_unknown(&r, UNKNOWN, got, sizeof got), UNKNOWN,
 		     "every unknown message answered, in order: %s", got);
 	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), 27);
@@ -642,12 +644,9 @@ Test(judge_rules, server_serves_others_while_a_client_reads_slowly, .timeout = 6
 {
 	char got[256];
 	int port;
+	pid_t kid;
 	test_reader r;
-
-	accept_sndbuf = 4096;
-	pid_t kid = start_server(&port);
-	int fd = send_unread(port, "", 0);
-	test_reader_init(&r, fd);
+	int fd = send_unread(&kid, &port, "", 0, &r);
 	cr_assert_eq(read_unknown(&r, 300, got, sizeof got), 300);
 	test_conn *other = test_conn_open(NULL, port, 10000);
 	for (int i = 0; i < 8; i++)
