@@ -585,6 +585,46 @@ Test(judge_rules, game_table_finds_orders_and_expires)
 }
 
 /* The roll log replays the game's state lines, then the pending one. */
+/* Tokens are random, so the table finds a game in a short chain: 1000
+ * games in 1024 buckets leave none longer than 12 (a uniform hash makes
+ * a longer one about once in 2*10^7 runs; one bucket for all is 1000). */
+Test(judge_rules, game_tokens_spread_over_the_buckets)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+	int longest = 0;
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	for (int i = 0; i < 1000; i++)
+		cr_assert_not_null(srv_game_start(&t, lineup, 0));
+	cr_assert_eq(t.nbuckets, 1024);
+	for (size_t b = 0; b < t.nbuckets; b++) {
+		int chain = 0;
+		for (srv_game *g = t.by_token[b]; g; g = g->token_next)
+			chain++;
+		longest = chain > longest ? chain : longest;
+	}
+	cr_assert_leq(longest, 12, "a chain of %d games", longest);
+	srv_games_free(&t, "test");
+}
+
+/* Without the operating system's randomness no game starts (its token
+ * would be guessable): srv_game_start fails with getrandom's error and
+ * the table stays empty. */
+Test(judge_rules, game_without_randomness_is_not_started)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	test_fail_syscall(SYS_getrandom, EIO);
+	errno = 0;
+	cr_assert_null(srv_game_start(&t, lineup, 0));
+	cr_assert_eq(errno, EIO);
+	cr_assert_eq(t.count, 0);
+	srv_games_free(&t, "test");
+}
+
 Test(judge_rules, game_replayed_from_its_roll_log)
 {
 	static srv_games t;
