@@ -558,6 +558,8 @@ Test(judge_rules, game_table_finds_orders_and_expires)
 	cr_assert_null(srv_games_expired(&t, 999));
 	cr_assert_eq(srv_games_expired(&t, 1000), g[0]);
 	cr_assert_eq(srv_games_next_expiry(&t, 400), 600);
+	cr_assert_eq(srv_games_next_expiry(&t, 999), 1, "the last millisecond is waited for");
+	cr_assert_eq(srv_games_next_expiry(&t, 1000), 0, "due now");
 	cr_assert_eq(srv_games_next_expiry(&t, 1500), 0);
 	srv_game_touch(&t, g[0], 5000);
 	cr_assert_eq(g[0]->last_used_ms, 5000);

@@ -207,6 +207,33 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
 	srv_games_free(&t, "test");
 }
 
+/* A game that cannot have its ids (no randomness: getrandom refused) is
+ * not started and keeps nothing: 100 refused starts leave what was
+ * allocated as it was. */
+Test(judge_rules, game_without_randomness_keeps_nothing)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+
+	need_own_allocator();
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	test_fail_syscall(SYS_getrandom, EIO);
+	/* the first refusals load what the C library keeps: its own state
+	 * (3 KB), and the 7 freed blocks of a size its per-thread cache
+	 * holds, which calloc does not take back */
+	int started = 0;
+	for (int i = 0; i < 8; i++)
+		started += srv_game_start(&t, lineup, 0) != NULL;
+	size_t before = in_use();
+	for (int i = 0; i < 100; i++) /* (no assertion inside: Criterion's allocate) */
+		started += srv_game_start(&t, lineup, 0) != NULL;
+	size_t after = in_use();
+	cr_assert_eq(started, 0);
+	cr_assert_eq(after, before, "the games not started are given back (%ld bytes kept)",
+		     (long)after - (long)before);
+	srv_games_free(&t, "test");
+}
+
 /* ---- the address table -------------------------------------------------------------- */
 
 /* No memory for the address table's buckets: srv_limits_init says so
