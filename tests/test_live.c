@@ -3,12 +3,14 @@
  * the real relay, or by this test on the game port where it must hold a
  * game still.  Each test runs its own server on free ports. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,8 +183,9 @@ static int held_resp(held *h)
 	}
 }
 
-/* Start games until one waits for A's decision. */
-static void held_start(held *h, int port)
+/* Start games (start message "v001XYZ\n") until one waits for A's
+ * decision. */
+static void held_start_lineup(held *h, int port, const char *start)
 {
 	memset(h, 0, sizeof *h);
 	h->fd = test_connect(port, WAIT_MS);
@@ -190,25 +193,36 @@ static void held_start(held *h, int port)
 	test_reader_init(&h->r, h->fd);
 	do {
 		h->token[0] = '\0';
-		cr_assert_eq(test_write_all(h->fd, "v001222\n", 8), 0);
+		cr_assert_eq(test_write_all(h->fd, start, strlen(start)), 0);
 		held_resp(h);
 	} while (strncmp(h->last, "Voittaja: ", 10) == 0);
 }
 
-/* Play to the end, trying pieces in order until one is legal (an illegal
- * choice is answered with the same decision again); returns the winner. */
-static char held_play_out(held *h)
+static void held_start(held *h, int port)
+{
+	held_start_lineup(h, port, "v001222\n");
+}
+
+/* One decision, trying pieces in order until one is legal (an illegal
+ * choice is answered with the same decision again). */
+static void held_step(held *h)
 {
 	char msg[96], before[128];
 
+	snprintf(before, sizeof before, "%s", h->last);
+	for (int idx = 0; idx < 4 && strcmp(h->last, before) == 0; idx++) {
+		snprintf(msg, sizeof msg, "%s%d\n", h->token, idx);
+		cr_assert_eq(test_write_all(h->fd, msg, strlen(msg)), 0);
+		held_resp(h);
+	}
+}
+
+/* Play to the end; returns the winner. */
+static char held_play_out(held *h)
+{
 	for (int decisions = 0; strncmp(h->last, "Voittaja: ", 10) != 0; decisions++) {
 		cr_assert_lt(decisions, 4000);
-		snprintf(before, sizeof before, "%s", h->last);
-		for (int idx = 0; idx < 4 && strcmp(h->last, before) == 0; idx++) {
-			snprintf(msg, sizeof msg, "%s%d\n", h->token, idx);
-			cr_assert_eq(test_write_all(h->fd, msg, strlen(msg)), 0);
-			held_resp(h);
-		}
+		held_step(h);
 	}
 	close(h->fd);
 	return h->last[10];
@@ -220,6 +234,20 @@ static void held_finish(held *h, live *s)
 {
 	held_play_out(h);
 	live_stop(s);
+}
+
+/* A server (with options extra) holding a game that waits for A's
+ * decision, the game's id into id[18], and a page following it: the
+ * page's descriptor. */
+static int held_and_followed(live *s, held *h, const char *const *extra, char *id)
+{
+	char path[64];
+
+	live_start(s, extra);
+	held_start(h, s->port);
+	first_game(s->http, id, NULL);
+	snprintf(path, sizeof path, "/events/%s", id);
+	return http_open(s->http, "GET", path);
 }
 
 /* /games shows n watchers of the held game: the watch is in place. */
@@ -236,6 +264,63 @@ static void wait_watchers(int port, int n)
 	}
 }
 
+/* "?watch id" on a new game-port connection: its descriptor; the first
+ * line of the answer into line[size] (*len: its length, -1 for none). */
+static int port_watch(const live *s, const char *id, char *line, size_t size, long *len)
+{
+	char watch[64];
+	test_reader r;
+	int g = test_connect(s->port, WAIT_MS);
+
+	cr_assert_geq(g, 0);
+	snprintf(watch, sizeof watch, "?watch %s\n", id);
+	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
+	test_reader_init(&r, g);
+	*len = test_getline(&r, line, size, WAIT_MS);
+	return g;
+}
+
+/* Move the held game until /games counts its one spectator no more, then
+ * 0 (not another count): the server sees a spectator gone only when it
+ * writes to it, at the game's next moves (with a fixed seed the game goes
+ * on meanwhile). */
+static void step_until_left(const live *s, held *h)
+{
+	const char *games;
+
+	for (int steps = 0; strstr(games = http_get(s->http, "GET", "/games"), "\"watchers\":1,");
+	     steps++) {
+		cr_assert_lt(steps, 20, "the spectator's leaving seen");
+		held_step(h);
+		cr_assert_neq(strncmp(h->last, "Voittaja: ", 10), 0, "the game goes on");
+	}
+	cr_assert(strstr(games, "\"watchers\":0,"), "counted no more: %s", games);
+}
+
+/* The server (process pid) goes to sleep: its state in /proc is S (it
+ * waits in epoll_wait), not R for ever (a loop that never waits). */
+static void wait_asleep(pid_t pid)
+{
+	char path[64], stat[512];
+	struct timespec t0, t;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		cr_assert_not_null(f);
+		size_t n = fread(stat, 1, sizeof stat - 1, f);
+		fclose(f);
+		stat[n] = '\0';
+		const char *state = strrchr(stat, ')');
+		cr_assert(state && state[1] == ' ', "%s", stat);
+		if (state[2] == 'S')
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 10, "the server never waits: %s", stat);
+	}
+}
+
 /* ---- the tests ------------------------------------------------------------------ */
 
 Test(live, page_is_self_contained_with_csp, .timeout = 60)
@@ -248,6 +333,12 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 		char *r = http_get(s.http, "GET", paths[i]);
 		cr_assert(strncmp(r, "HTTP/1.0 200", 12) == 0 || strncmp(r, "HTTP/1.1 200", 12) == 0,
 			  "%s: %.80s", paths[i], r);
+		static const char *const headers[] = {
+			"\r\nContent-Type: text/html; charset=utf-8\r\n",
+			"\r\nX-Content-Type-Options: nosniff\r\n", "\r\nReferrer-Policy: no-referrer\r\n",
+			"\r\nCache-Control: no-store\r\n"};
+		for (size_t k = 0; k < sizeof headers / sizeof *headers; k++)
+			cr_assert(strstr(r, headers[k]), "%s: header %s: %.600s", paths[i], headers[k] + 2, r);
 		char *csp = strstr(r, "Content-Security-Policy: default-src 'none'; script-src 'nonce-");
 		cr_assert(csp, "%s: CSP header: %.600s", paths[i], r);
 		cr_assert(strstr(csp, "connect-src 'self'"), "%.300s", csp);
@@ -262,6 +353,63 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	cr_assert(strstr(http_get(s.http, "GET", "/events/g0123456789abcdef"), " 404 "));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/nonsense"), " 404 "));
 	live_stop(&s);
+}
+
+/* The page needs a fresh nonce for its script and styles (16 bytes from
+ * the operating system): without randomness it is not served with a made
+ * up one but refused, "500 no memory or randomness" (the server, given
+ * --seed, needs none otherwise). */
+Test(live, page_without_randomness_is_a_server_error, .timeout = 60)
+{
+	live s;
+	static const char *const extra[] = {"--seed", "5", NULL};
+
+	test_fail_syscall(SYS_getrandom, EIO);
+	live_start(&s, extra);
+	char *r = http_get(s.http, "GET", "/");
+	cr_assert(strstr(r, " 500 "), "%.200s", r);
+	const char *body = strstr(r, "\r\n\r\n");
+	cr_assert(body, "%.300s", r);
+	cr_assert_str_eq(body + 4, "no memory or randomness\n");
+	live_stop(&s);
+}
+
+/* A live position's picture names the seats as the game has them: A the
+ * client, the others by the built-in policy of their lineup digit, and a
+ * seat whose digit is 0 absent (lineup 120: B easy, C hard, D absent);
+ * its roll is the event's (here the roll A decides). */
+Test(live, event_stream_picture_names_the_seats_and_the_roll, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64], roll[32];
+	unsigned n_roll;
+	static char stream[BIG];
+
+	live_start(&s, NULL);
+	held_start_lineup(&h, s.port, "v001120\n");
+	first_game(s.http, id, "\"lineup\":\"120\"");
+	snprintf(path, sizeof path, "/events/%s", id);
+	int fd = http_open(s.http, "GET", path);
+	size_t len = 0;
+	while (!strstr(stream, "data: </svg>")) {
+		struct pollfd in = {.fd = fd, .events = POLLIN};
+		cr_assert_eq(poll(&in, 1, WAIT_MS), 1, "the first picture: %s", stream);
+		ssize_t n = read(fd, stream + len, sizeof stream - 1 - len);
+		cr_assert_gt(n, 0, "the first picture: %s", stream);
+		len += (size_t)n;
+		stream[len] = '\0';
+	}
+	close(fd);
+	static const char *const rows[] = {">A client</text>", ">B easy</text>", ">C hard</text>",
+					   ">D (absent)</text>"};
+	for (int k = 0; k < 4; k++)
+		cr_assert(strstr(stream, rows[k]), "seat row %s: %s", rows[k], stream);
+	const char *event_roll = strstr(stream, "\ndata: roll ");
+	cr_assert(event_roll && sscanf(event_roll, "\ndata: roll %u", &n_roll) == 1, "%s", stream);
+	snprintf(roll, sizeof roll, ">roll %u</text>", n_roll);
+	cr_assert(strstr(stream, roll), "the picture shows %s: %s", roll + 1, stream);
+	held_finish(&h, &s);
 }
 
 /* A request with a body is answered as one without: the body is read
@@ -411,26 +559,91 @@ Test(live, http_watcher_counts_for_its_address, .timeout = 60)
 {
 	live s;
 	held h;
-	char id[18], path[64], buf[4096], watch[64];
+	char id[18], buf[4096];
 	static const char *const extra[] = {"--addr-spectators", "1", NULL};
-	test_reader gr;
+
+	int w = held_and_followed(&s, &h, extra, id);
+	wait_watchers(s.http, 1);
+	long len;
+	close(port_watch(&s, id, buf, sizeof buf, &len));
+	cr_assert_gt(len, 0);
+	cr_assert(strstr(buf, "Virhe: liikaa katsojia tasta osoitteesta"), "refused while the page watches: %s", buf);
+	/* (a page that leaves while its stream waits for the game's next
+	 * event is noticed at that event: libmicrohttpd does not watch a
+	 * suspended connection, so its leaving is not tested here) */
+	close(w);
+	held_finish(&h, &s);
+}
+
+/* A game-port spectator that leaves gives its game's place back: /games
+ * counts it no more (from 1 straight to 0, not to some other count), and
+ * with one spectator per game allowed the next one is taken.  The server
+ * sees the spectator gone when it writes to it: at the game's next move
+ * (a fixed seed: the game goes on after it). */
+Test(live, leaving_spectator_frees_its_place, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], line[256];
+	long len;
+	static const char *const extra[] = {"--game-spectators", "1", "--seed", "7", NULL};
 
 	live_start(&s, extra);
 	held_start(&h, s.port);
 	first_game(s.http, id, NULL);
-	snprintf(path, sizeof path, "/events/%s", id);
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
-	int w = http_open(s.http, "GET", path);
+	for (int i = 0; i < 2; i++) {
+		int g = port_watch(&s, id, line, sizeof line, &len);
+		cr_assert_eq(len, KB_ROLL_LINE_LEN, "spectator %d taken: %s", i + 1, line);
+		wait_watchers(s.http, 1);
+		close(g);
+		step_until_left(&s, &h);
+	}
+	held_finish(&h, &s);
+}
+
+/* A page that leaves gives its address's spectator place back (one per
+ * address here): once the server has seen it gone (at the game's next
+ * moves: a suspended stream is not watched) and /games counts it no more,
+ * a game-port watch from the same address is taken. */
+Test(live, leaving_page_frees_its_address_place, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], line[256];
+	long len;
+	static const char *const extra[] = {"--addr-spectators", "1", "--seed", "7", NULL};
+
+	int w = held_and_followed(&s, &h, extra, id);
 	wait_watchers(s.http, 1);
-	int g = test_connect(s.port, WAIT_MS);
-	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-	test_reader_init(&gr, g);
-	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
-	cr_assert(strstr(buf, "Virhe: liikaa katsojia tasta osoitteesta"), "refused while the page watches: %s", buf);
-	close(g);
-	/* (a page that leaves while its stream waits for the game's next
-	 * event is noticed at that event: libmicrohttpd does not watch a
-	 * suspended connection, so its leaving is not tested here) */
+	close(w);
+	step_until_left(&s, &h);
+	close(port_watch(&s, id, line, sizeof line, &len));
+	cr_assert_eq(len, KB_ROLL_LINE_LEN, "the address's place is free: %s", line);
+	held_finish(&h, &s);
+}
+
+/* Waking a page's stream (the game moved) is work for one turn of the
+ * server's loop, not for every turn after: the server goes back to
+ * waiting for events once the page has its event. */
+Test(live, server_waits_again_after_waking_a_page, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], line[512];
+	test_reader r;
+
+	int w = held_and_followed(&s, &h, NULL, id);
+	test_reader_init(&r, w);
+	for (int events = 0; events < 2; events++) {
+		do
+			cr_assert_geq(test_getline(&r, line, sizeof line, WAIT_MS), 0, "event %d", events);
+		while (strcmp(line, "data: </svg>") != 0);
+		/* asleep, the server has put the stream to sleep too (it
+		 * waits for the game); then the game moves and wakes it */
+		wait_asleep(s.p.pid);
+		if (events == 0)
+			held_step(&h);
+	}
 	close(w);
 	held_finish(&h, &s);
 }
@@ -443,22 +656,14 @@ Test(live, spectator_and_connection_limits, .timeout = 60)
 	static const char *const extra[] = {"--game-spectators", "1", "--http-addr-connections",
 					    "3", NULL};
 
-	live_start(&s, extra);
-	held_start(&h, s.port);
-	first_game(s.http, id, NULL);
+	int w = held_and_followed(&s, &h, extra, id);
 	snprintf(path, sizeof path, "/events/%s", id);
-	int w = http_open(s.http, "GET", path);
 	wait_watchers(s.http, 1);
 	/* the game port's spectator limit counts the HTTP watcher */
-	int g = test_connect(s.port, WAIT_MS);
-	char watch[64];
-	snprintf(watch, sizeof watch, "?watch %s\n", id);
-	cr_assert_eq(test_write_all(g, watch, strlen(watch)), 0);
-	test_reader gr;
-	test_reader_init(&gr, g);
-	cr_assert_gt(test_getline(&gr, buf, sizeof buf, WAIT_MS), 0);
+	long len;
+	close(port_watch(&s, id, buf, sizeof buf, &len));
+	cr_assert_gt(len, 0);
 	cr_assert(strstr(buf, "Virhe: "), "game port refuses the second spectator: %s", buf);
-	close(g);
 	cr_assert(strstr(http_get(s.http, "GET", path), " 429 "), "second HTTP watcher refused");
 	/* three connections per address: w and two idle ones (accepted in
 	 * order); a fourth is shut at once */

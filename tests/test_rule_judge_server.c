@@ -249,6 +249,15 @@ Test(judge_rules, addresses_keyed_by_ipv4_and_ipv6_slash_64)
 	struct sockaddr_un un = {.sun_family = AF_UNIX};
 	cr_assert_null(srv_addr_get(&l, SA(un), 0), "neither IPv4 nor IPv6");
 	cr_assert_eq(l.count, 3);
+	/* an IPv4-mapped address seen first is keyed as its IPv4 address,
+	 * every byte of it */
+	struct sockaddr_in6 mapped9 = v6("::ffff:198.51.100.9");
+	struct sockaddr_in a9 = v4("198.51.100.9");
+	srv_addr *c = srv_addr_get(&l, SA(mapped9), 0);
+	static const uint8_t key9[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 51, 100, 9};
+	cr_assert_eq(memcmp(c->key, key9, 16), 0);
+	cr_assert_eq(srv_addr_get(&l, SA(a9), 0), c, "the same as its IPv4 address");
+	cr_assert_eq(l.count, 4);
 
 	srv_addr_format(a->key, text, sizeof text);
 	cr_assert_str_eq(text, "192.0.2.7");
@@ -549,6 +558,8 @@ Test(judge_rules, game_table_finds_orders_and_expires)
 	cr_assert_null(srv_games_expired(&t, 999));
 	cr_assert_eq(srv_games_expired(&t, 1000), g[0]);
 	cr_assert_eq(srv_games_next_expiry(&t, 400), 600);
+	cr_assert_eq(srv_games_next_expiry(&t, 999), 1, "the last millisecond is waited for");
+	cr_assert_eq(srv_games_next_expiry(&t, 1000), 0, "due now");
 	cr_assert_eq(srv_games_next_expiry(&t, 1500), 0);
 	srv_game_touch(&t, g[0], 5000);
 	cr_assert_eq(g[0]->last_used_ms, 5000);
@@ -576,6 +587,46 @@ Test(judge_rules, game_table_finds_orders_and_expires)
 }
 
 /* The roll log replays the game's state lines, then the pending one. */
+/* Tokens are random, so the table finds a game in a short chain: 1000
+ * games in 1024 buckets leave none longer than 12 (a uniform hash makes
+ * a longer one about once in 2*10^7 runs; one bucket for all is 1000). */
+Test(judge_rules, game_tokens_spread_over_the_buckets)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+	int longest = 0;
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	for (int i = 0; i < 1000; i++)
+		cr_assert_not_null(srv_game_start(&t, lineup, 0));
+	cr_assert_eq(t.nbuckets, 1024);
+	for (size_t b = 0; b < t.nbuckets; b++) {
+		int chain = 0;
+		for (srv_game *g = t.by_token[b]; g; g = g->token_next)
+			chain++;
+		longest = chain > longest ? chain : longest;
+	}
+	cr_assert_leq(longest, 12, "a chain of %d games", longest);
+	srv_games_free(&t, "test");
+}
+
+/* Without the operating system's randomness no game starts (its token
+ * would be guessable): srv_game_start fails with getrandom's error and
+ * the table stays empty. */
+Test(judge_rules, game_without_randomness_is_not_started)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	test_fail_syscall(SYS_getrandom, EIO);
+	errno = 0;
+	cr_assert_null(srv_game_start(&t, lineup, 0));
+	cr_assert_eq(errno, EIO);
+	cr_assert_eq(t.count, 0);
+	srv_games_free(&t, "test");
+}
+
 Test(judge_rules, game_replayed_from_its_roll_log)
 {
 	static srv_games t;
@@ -783,40 +834,70 @@ static void all_close_on_exec(pid_t pid)
 	cr_assert_geq(fds, 4, "the listener, signalfd, epoll and the spare descriptor");
 }
 
+/* kimble-server on port (a string, into port[16]) with descriptor limits
+ * lim and only descriptors 0..2 from us (not the test runner's), its
+ * announce line read from *r. */
+static void spawn_limited(test_proc *p, test_reader *r, char *port, struct rlimit lim)
+{
+	char bin[512], line[200];
+	int out[2];
+
+	snprintf(port, 16, "%d", test_free_port());
+	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
+			"--port", port, NULL};
+	cr_assert_eq(pipe(out), 0);
+	*p = (test_proc){.in = -1};
+	p->pid = fork();
+	cr_assert_geq(p->pid, 0);
+	if (p->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
+		    setrlimit(RLIMIT_NOFILE, &lim) != 0)
+			_exit(126);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	p->out = out[0];
+	test_reader_init(r, p->out);
+	cr_assert_gt(test_getline(r, line, sizeof line, 20000), 0, "no announce line");
+	cr_assert(strstr(line, "listening on"), "%s", line);
+}
+
+/* Many idle connections are normal for the server: it raises its soft
+ * descriptor limit to the hard one (16 of 64 here) and serves far more
+ * than 16 descriptors would hold. */
+Test(judge_rules, server_takes_every_descriptor_it_may, .timeout = 60)
+{
+	char port[16];
+	test_proc p;
+	test_reader r;
+	test_conn *c[40];
+
+	spawn_limited(&p, &r, port, (struct rlimit){16, 64});
+	for (int i = 0; i < 40; i++) {
+		c[i] = test_conn_open(NULL, atoi(port), 10000);
+		cr_assert(served(c[i]), "connection %d served", i + 1);
+	}
+	for (int i = 0; i < 40; i++)
+		test_conn_close(c[i]);
+	test_kill(&p, SIGTERM);
+	cr_assert_eq(test_wait(&p, 20000), 0);
+}
+
 /* With every descriptor taken, the server closes each further connection
  * at once (it keeps a spare descriptor for that, open again afterwards)
  * instead of leaving it waiting; a descriptor freed serves exactly one
  * more client; every descriptor the server holds is close-on-exec. */
 Test(judge_rules, server_out_of_descriptors_closes_new_connections, .timeout = 60)
 {
-	char bin[512], port[16], line[200];
-	struct rlimit few = {16, 16};
+	char port[16], line[200];
 	test_conn *c[24];
-	test_proc p = {.in = -1};
+	test_proc p;
 	test_reader r;
-	int out[2], n = 0;
+	int n = 0;
 
-	snprintf(port, sizeof port, "%d", test_free_port());
-	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
-			"--port", port, NULL};
-	cr_assert_eq(pipe(out), 0);
-	p.pid = fork();
-	cr_assert_geq(p.pid, 0);
-	if (p.pid == 0) {
-		/* 16 descriptors in all, and only 0..2 from us (not the
-		 * test runner's) */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
-		    setrlimit(RLIMIT_NOFILE, &few) != 0)
-			_exit(126);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(out[1]);
-	p.out = out[0];
-	test_reader_init(&r, p.out);
-	cr_assert_gt(test_getline(&r, line, sizeof line, 20000), 0, "no announce line");
-	cr_assert(strstr(line, "listening on"), "%s", line);
+	spawn_limited(&p, &r, port, (struct rlimit){16, 16});
 	for (;;) {
 		cr_assert_lt(n, 24, "16 descriptors hold at most 13 connections");
 		c[n] = test_conn_open(NULL, atoi(port), 10000);
@@ -952,6 +1033,13 @@ static void http_not_added(void)
 	test_refuse_epoll_add(2); /* after the signalfd and the listener */
 }
 
+static void http_set_not_added(void)
+{
+	/* after the signalfd, the listener and libmicrohttpd's own
+	 * listening socket in its epoll set */
+	test_refuse_epoll_add(3);
+}
+
 /* srv_run with the live pages, fault() called first: its setup error
  * with message want, every descriptor it opened closed again (its
  * listening sockets, the game's and the HTTP one, included). */
@@ -983,6 +1071,51 @@ static void setup_fails(void (*fault)(void), const char *want)
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "descriptors left open (%d)", st);
 }
 
+/* A server that cannot listen (its game port, or its live pages' port,
+ * taken) returns SRV_EBIND and closes nothing it did not open: the
+ * caller's descriptors, 0 to 2 included, stay open. */
+Test(judge_rules, server_that_cannot_listen_leaves_our_descriptors, .timeout = 30)
+{
+	for (int taken = 0; taken < 2; taken++) {
+		int ports[2] = {test_free_port(), test_free_port()}, st;
+		while (ports[1] == ports[0])
+			ports[1] = test_free_port();
+		struct sockaddr_in sa = {.sin_family = AF_INET,
+					 .sin_port = htons((uint16_t)ports[taken]),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int busy = socket(AF_INET, SOCK_STREAM, 0);
+		cr_assert_eq(bind(busy, (struct sockaddr *)&sa, sizeof sa), 0);
+		cr_assert_eq(listen(busy, 1), 0);
+		pid_t kid = fork();
+		cr_assert_geq(kid, 0);
+		if (kid == 0) {
+			srv_opts o = {.host = "127.0.0.1", .port_first = ports[0],
+				      .port_last = ports[0], .seed = 1, .ttl_ms = 60000,
+				      .announce = stdout};
+			kb_err err = {{0}};
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			alarm(10); /* a server that runs anyway ends here */
+			srv_limits_defaults(&o.limits);
+			srv_http_defaults(&o.http);
+			o.http.port = ports[1];
+			int fds = test_open_fds();
+			if (srv_run(&o, &err) != SRV_EBIND)
+				_exit(1);
+			for (int fd = 0; fd < 3; fd++)
+				if (fcntl(fd, F_GETFD) < 0)
+					_exit(3 + fd);
+			_exit(test_open_fds() == fds ? 0 : 2);
+		}
+		cr_assert_eq(waitpid(kid, &st, 0), kid);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 1, "port %d taken: not SRV_EBIND", taken);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) < 3, "port %d taken: descriptor %d closed",
+			  taken, WEXITSTATUS(st) - 3);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+			  "port %d taken: descriptors not as before (%d)", taken, st);
+		close(busy);
+	}
+}
+
 /* A server that cannot be set up (no epoll instance: refused by a seccomp
  * filter) says which call failed and closes what it opened. */
 Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
@@ -996,4 +1129,12 @@ Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout =
 Test(judge_rules, server_http_refused_is_a_setup_error, .timeout = 30)
 {
 	setup_fails(http_not_added, "http: libmicrohttpd would not start (--http-memory too small?)");
+}
+
+/* libmicrohttpd started, but the server's epoll set does not take
+ * libmicrohttpd's own: a setup error naming the call, not a server whose
+ * live pages are never served. */
+Test(judge_rules, server_http_set_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(http_set_not_added, "epoll_ctl (http): No space left on device");
 }

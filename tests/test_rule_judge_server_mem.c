@@ -10,7 +10,9 @@
  * on).  Under ASan they are left out, since ASan's allocator must see
  * every block, and the tests skip. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,8 +26,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <microhttpd.h>
 
 #include "judge/server/game.h"
+#include "judge/server/http.h"
+#include "judge/server/limits.h"
 #include "judge/server/server.h"
 #include "support.h"
 
@@ -35,6 +40,7 @@
 static struct {
 	size_t calloc_bytes;
 	int calloc_skip, calloc_fails;
+	int calloc_next;          /* refuse the next calloc whatever its size */
 	size_t realloc_above;
 	int add_skip, add_fails;  /* the same for epoll_ctl's EPOLL_CTL_ADD */
 } refuse;
@@ -45,6 +51,11 @@ extern void *__libc_realloc(void *p, size_t size);
 
 void *calloc(size_t n, size_t size)
 {
+	if (refuse.calloc_next) {
+		refuse.calloc_next = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (refuse.calloc_fails > 0 && n * size == refuse.calloc_bytes) {
 		if (refuse.calloc_skip > 0) {
 			refuse.calloc_skip--;
@@ -81,6 +92,43 @@ int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 		}
 	}
 	return (int)syscall(SYS_epoll_ctl, ep, op, fd, ev);
+}
+
+/* A host with small TCP send buffers (net.ipv4.tcp_wmem) cannot be had
+ * per test either: with accept_sndbuf set, every connection accepted in
+ * this process gets that SO_SNDBUF, so what the kernel holds of a reply
+ * is a few KB rather than the megabytes loopback sockets grow to. */
+static int accept_sndbuf;
+
+int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags)
+{
+	int c = (int)syscall(SYS_accept4, fd, addr, addr_len, flags);
+
+	if (c >= 0 && accept_sndbuf &&
+	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &accept_sndbuf, sizeof accept_sndbuf) != 0)
+		abort();
+	return c;
+}
+
+/* libmicrohttpd out of memory cannot be had on purpose either: the next
+ * refuse_streams responses made from a callback (the live event streams)
+ * are refused. */
+static int refuse_streams;
+
+struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t block_size,
+						       MHD_ContentReaderCallback crc, void *crc_cls,
+						       MHD_ContentReaderFreeCallback crfc)
+{
+	static struct MHD_Response *(*real)(uint64_t, size_t, MHD_ContentReaderCallback, void *,
+					    MHD_ContentReaderFreeCallback);
+
+	if (refuse_streams > 0) {
+		refuse_streams--;
+		return NULL;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_callback");
+	return real(size, block_size, crc, crc_cls, crfc);
 }
 
 /* For test_rule_judge_server.c. */
@@ -159,6 +207,71 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
 	srv_games_free(&t, "test");
 }
 
+/* A game that cannot have its ids (no randomness: getrandom refused) is
+ * not started and keeps nothing: 100 refused starts leave what was
+ * allocated as it was. */
+Test(judge_rules, game_without_randomness_keeps_nothing)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {1, 1, 1};
+
+	need_own_allocator();
+	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
+	test_fail_syscall(SYS_getrandom, EIO);
+	/* the first refusals load what the C library keeps: its own state
+	 * (3 KB), and the 7 freed blocks of a size its per-thread cache
+	 * holds, which calloc does not take back */
+	int started = 0;
+	for (int i = 0; i < 8; i++)
+		started += srv_game_start(&t, lineup, 0) != NULL;
+	size_t before = in_use();
+	for (int i = 0; i < 100; i++) /* (no assertion inside: Criterion's allocate) */
+		started += srv_game_start(&t, lineup, 0) != NULL;
+	size_t after = in_use();
+	cr_assert_eq(started, 0);
+	cr_assert_eq(after, before, "the games not started are given back (%ld bytes kept)",
+		     (long)after - (long)before);
+	srv_games_free(&t, "test");
+}
+
+/* ---- the address table -------------------------------------------------------------- */
+
+/* No memory for the address table's buckets: srv_limits_init says so
+ * (-1, docs in limits.h) rather than hand back a table without them. */
+Test(judge_rules, address_table_init_out_of_memory_is_an_error)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	need_own_allocator();
+	srv_limits_defaults(&o);
+	refuse.calloc_next = 1;
+	cr_assert_eq(srv_limits_init(&l, &o, NULL), -1);
+	cr_assert_null(l.buckets);
+	cr_assert_eq(srv_limits_init(&l, &o, NULL), 0, "then served again");
+	srv_limits_free(&l);
+}
+
+/* ---- the live pages --------------------------------------------------------------- */
+
+/* No memory for the live pages' state: srv_http_start fails saying so
+ * and closes the listening descriptor it was given. */
+Test(judge_rules, http_start_out_of_memory_says_why_and_closes_the_socket)
+{
+	srv_http_opts o;
+	int64_t now = 0;
+	kb_err err;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	need_own_allocator();
+	srv_http_defaults(&o);
+	cr_assert_geq(fd, 0);
+	refuse.calloc_next = 1;
+	cr_assert_null(srv_http_start(&o, fd, NULL, NULL, &now, &err));
+	cr_assert_str_eq(err.msg, "http: out of memory");
+	cr_assert_eq(fcntl(fd, F_GETFD), -1, "the descriptor is closed");
+}
+
 /* ---- the server ------------------------------------------------------------------ */
 
 /* srv_run in a child process of this test, runs times (each ended by
@@ -166,11 +279,31 @@ Test(judge_rules, game_table_that_cannot_grow_keeps_working)
  * id; *port is where it listens.  The child fails (exit status 2) when a
  * run after the first keeps memory. */
 static test_reader announced;
+static int runs_http_port; /* the live pages' port, or 0: none */
+
+/* Read the announce lines up to the next "listening on" one (a run with
+ * live pages says where they are on a line of its own). */
+static void read_announce(void)
+{
+	char line[200];
+
+	do
+		cr_assert_gt(test_getline(&announced, line, sizeof line, 30000), 0, "no announce line");
+	while (!strstr(line, "kimble-server: listening on 127.0.0.1:"));
+}
+
+/* What a run may keep: nothing of its own (2 KB of slack for the C
+ * library), and with live pages what libmicrohttpd keeps of each daemon
+ * started and stopped (measured: 768 bytes for a bare one, 2.5 KB with
+ * the server's options, in no block of the server's). */
+static size_t kept_at_most(void)
+{
+	return runs_http_port ? 6144 : 2048;
+}
 
 static pid_t start_runs(int *port, int runs)
 {
 	int to_test[2];
-	char line[200];
 	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
@@ -186,6 +319,8 @@ static pid_t start_runs(int *port, int runs)
 		o.announce = fdopen(to_test[1], "w");
 		srv_limits_defaults(&o.limits);
 		o.limits.max_games = SRV_MAX_GAMES;
+		srv_http_defaults(&o.http);
+		o.http.port = runs_http_port;
 		if (!o.announce)
 			_exit(1);
 		setvbuf(o.announce, NULL, _IONBF, 0); /* no buffer kept between runs */
@@ -195,7 +330,7 @@ static pid_t start_runs(int *port, int runs)
 			size_t before = in_use();
 			if (srv_run(&o, &err) != SRV_OK)
 				_exit(1);
-			if (run > 0 && in_use() > before + 2048)
+			if (run > 0 && in_use() > before + kept_at_most())
 				_exit(2);
 			/* the run's SIGTERM stays pending (blocked; the
 			 * server does not read its signalfd): take it */
@@ -209,8 +344,7 @@ static pid_t start_runs(int *port, int runs)
 	}
 	close(to_test[1]);
 	test_reader_init(r, to_test[0]);
-	cr_assert_gt(test_getline(r, line, sizeof line, 30000), 0, "no announce line");
-	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
+	read_announce();
 	return kid;
 }
 
@@ -222,11 +356,8 @@ static pid_t start_server(int *port)
 /* End this run of the server and wait for the next one's announce line. */
 static void next_run(pid_t kid)
 {
-	char line[200];
-
 	cr_assert_eq(kill(kid, SIGTERM), 0);
-	cr_assert_gt(test_getline(&announced, line, sizeof line, 30000), 0, "no second run");
-	cr_assert(strstr(line, "kimble-server: listening on 127.0.0.1:"), "%s", line);
+	read_announce();
 }
 
 static void stop_server(pid_t kid)
@@ -310,29 +441,90 @@ Test(judge_rules, server_game_out_of_memory_is_a_virhe, .timeout = 60)
 	stop_server(kid);
 }
 
+/* A game started on a new connection to port (returned): "?watch ID" into
+ * watch[40], its live stream's request "GET /events/ID" into
+ * request[80]. */
+static test_conn *start_watchable_game(int port, char *watch, char *request)
+{
+	static char got[8192];
+	test_conn *c = test_conn_open(NULL, port, 10000);
+
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	snprintf(watch, 40, "?watch %.17s\n", got);
+	snprintf(request, 80, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+	return c;
+}
+
+/* start_runs(port, 2) with live pages (what the test refuses armed
+ * before: the server is a child of this process). */
+static pid_t start_runs_with_pages(int *port)
+{
+	need_own_allocator();
+	runs_http_port = test_free_port();
+	pid_t kid = start_runs(port, 2);
+	cr_assert_neq(*port, runs_http_port);
+	return kid;
+}
+
+/* End the run (0 or 1) of a server started by start_runs(&port, 2). */
+static void end_run(pid_t kid, int run)
+{
+	if (run == 0)
+		next_run(kid);
+	else
+		stop_server(kid);
+}
+
 /* A run gives back all it took: its game and address tables, running
- * games, spectators, the response buffer. */
+ * games, spectators (a live page's stream and its last event included),
+ * the response buffer. */
 Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 {
-	char got[8192];
+	char got[8192], request[80], watch[40];
 	int port;
 
-	need_own_allocator();
-	pid_t kid = start_runs(&port, 2);
+	pid_t kid = start_runs_with_pages(&port);
 	for (int run = 0; run < 2; run++) {
-		test_conn *c = test_conn_open(NULL, port, 10000), *w = test_conn_open(NULL, port, 10000);
-		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
-		cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
-		char watch[40];
-		snprintf(watch, sizeof watch, "?watch %.17s\n", got);
+		test_conn *c = start_watchable_game(port, watch, request);
+		test_conn *w = test_conn_open(NULL, port, 10000);
 		cr_assert_eq(test_write_all(w->fd, watch, strlen(watch)), 0);
 		cr_assert_gt(test_getline(&w->r, got, sizeof got, 10000), 0, "the watch answered");
-		test_conn_close(c); /* w is told at the shutdown */
-		if (run == 0)
-			next_run(kid);
-		else
-			stop_server(kid);
+		/* a live page following the game, its first event read */
+		test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+		cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+		do
+			cr_assert_geq(test_getline(&page->r, got, sizeof got, 10000), 0, "an event");
+		while (strcmp(got, "data: </svg>") != 0);
+		test_conn_close(c); /* w and the page are told at the shutdown */
+		end_run(kid, run);
 		test_conn_close(w);
+		test_conn_close(page);
+	}
+}
+
+/* A live event stream whose response libmicrohttpd cannot make (out of
+ * memory there) is refused, its connection closed without an answer,
+ * and keeps nothing: a run that refused 100 streams gives back all it
+ * took. */
+Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
+{
+	char got[256], request[80], watch[40];
+	int port;
+
+	refuse_streams = 1000;
+	pid_t kid = start_runs_with_pages(&port);
+	for (int run = 0; run < 2; run++) {
+		test_conn *c = start_watchable_game(port, watch, request);
+		for (int i = 0; i < 100; i++) {
+			int fd = test_connect(runs_http_port, 10000);
+			cr_assert_geq(fd, 0);
+			cr_assert_eq(test_write_all(fd, request, strlen(request)), 0);
+			cr_assert_eq(read(fd, got, sizeof got), 0, "stream %d: closed unanswered", i);
+			close(fd);
+		}
+		test_conn_close(c);
+		end_run(kid, run);
 	}
 }
 
@@ -387,6 +579,107 @@ Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
 		ends += strcmp(got, "END") == 0;
 	cr_assert_eq(len, -1, "the connection is closed, not left waiting (%d answers)", ends);
 	cr_assert_lt(ends, 2000, "answers are missing");
+	close(fd);
+	stop_server(kid);
+}
+
+/* A server whose sockets' send buffers are small (its process id into
+ * *kid, its port into *port), and a client with a small receive buffer
+ * that sends UNKNOWN unknown messages ("t0"; their answers, 160 KB, stay
+ * under the 256 KB that stop the server reading but outgrow the sockets'
+ * few KB) and then tail, reading nothing: the client's descriptor (r set
+ * to read it), once the server has read all it sent.  A second connection's 64 "?list"
+ * round trips are that barrier: the server's epoll is level-triggered, so
+ * each of its turns also reads the first connection while it has input
+ * (25 reads). */
+enum { UNKNOWN = 1500 };
+
+static int send_unread(pid_t *kid, int *port, const char *tail, int half_close, test_reader *r)
+{
+	static char text[UNKNOWN * 3 + 16];
+	char got[256];
+	int small = 4096;
+	size_t len = 0;
+
+	accept_sndbuf = 4096;
+	*kid = start_server(port);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)*port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+
+	cr_assert_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small), 0);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	for (int i = 0; i < UNKNOWN; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "t0\n");
+	len += (size_t)snprintf(text + len, sizeof text - len, "%s", tail);
+	cr_assert_eq(test_write_all(fd, text, len), 0);
+	if (half_close)
+		cr_assert_eq(shutdown(fd, SHUT_WR), 0);
+	test_conn *barrier = test_conn_open(NULL, *port, 10000);
+	for (int i = 0; i < 64; i++)
+		cr_assert_eq(ask(barrier, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(barrier);
+	test_reader_init(r, fd);
+	return fd;
+}
+
+/* Read r's answers to send_unread's unknown messages, in order, up to
+ * want of them: how many came before another line (into next) or the end. */
+static int read_unknown(test_reader *r, int want, char *next, size_t size)
+{
+	int unknown = 0;
+
+	for (; unknown < want; unknown++) {
+		next[0] = '\0';
+		if (test_getline(r, next, size, 10000) < 0 ||
+		    strncmp(next, "Virhe: tuntematon viesti (", 26) != 0)
+			break;
+		cr_assert_eq(test_getline(r, next, size, 10000), 3, "END after the answer");
+		cr_assert_str_eq(next, "END");
+	}
+	return unknown;
+}
+
+/* A client that stops sending in the middle of a message is told so once
+ * (docs/spec.md: "Virhe: keskenerainen viesti", END, then the close), also
+ * when that answer has to wait behind answers the client has not read. */
+Test(judge_rules, server_queued_incomplete_answer_is_sent_once, .timeout = 60)
+{
+	char got[256];
+	int port;
+	pid_t kid;
+	test_reader r;
+	int fd = send_unread(&kid, &port, "v00", 1, &r);
+	cr_assert_eq(read_unknown(&r, UNKNOWN, got, sizeof got), UNKNOWN,
+		     "every unknown message answered, in order: %s", got);
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), 27);
+	cr_assert_str_eq(got, "Virhe: keskenerainen viesti");
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), 3);
+	cr_assert_str_eq(got, "END");
+	cr_assert_eq(test_getline(&r, got, sizeof got, 10000), -1,
+		     "the cut message answered once, then the close: %s", got);
+	close(fd);
+	stop_server(kid);
+}
+
+/* A client that reads its answers slowly holds nobody up: when its socket
+ * takes part of what waits for it, the server writes that part and serves
+ * the next client (here: a client that read 300 of 1500 answers, then
+ * nothing until another client's "?list" are answered), and the rest
+ * comes whole and in order. */
+Test(judge_rules, server_serves_others_while_a_client_reads_slowly, .timeout = 60)
+{
+	char got[256];
+	int port;
+	pid_t kid;
+	test_reader r;
+	int fd = send_unread(&kid, &port, "", 0, &r);
+	cr_assert_eq(read_unknown(&r, 300, got, sizeof got), 300);
+	test_conn *other = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(ask(other, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(other);
+	cr_assert_eq(read_unknown(&r, UNKNOWN - 300, got, sizeof got), UNKNOWN - 300);
 	close(fd);
 	stop_server(kid);
 }
