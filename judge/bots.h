@@ -68,7 +68,9 @@ const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn);
  *     are left out: any process opening the store rewrites them;
  *   - a data.mdb whose folder opens as an LMDB environment counts as its
  *     records (kb_store_digest), not its bytes, so page reuse inside the
- *     file does not count; the store is read without touching any file;
+ *     file does not count: its path, then the bytes "lmdb records" with
+ *     their NUL and the digest's 8 bytes, least significant first; the
+ *     store is read without touching any file;
  *   - every other file counts as its bytes;
  *   - files more than 8 levels below the state path (9 and deeper) are
  *     left out, a bound on odd trees.

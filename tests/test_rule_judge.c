@@ -18,6 +18,7 @@
 #include "core/draw.h"
 #include "core/err.h"
 #include "core/rng.h"
+#include "core/store.h"
 #include "core/transcript.h"
 #include "judge/botenv.h"
 #include "judge/bots.h"
@@ -1764,6 +1765,32 @@ Test(judge_rules, fingerprint_down_to_eight_levels)
 	put(path, "g", "G");
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	fingerprint_is(&bot, "./1/2/3/4/5/6/7/f\0F", 19, "level 8 counts, level 9 does not");
+}
+
+/* A data.mdb that opens as an LMDB store counts as its path, the words
+ * "lmdb records" (NUL ended) and the store's digest's 8 bytes, least
+ * significant first (bots.h); the digest is worked out here from its
+ * definition in store.h: one record, key "o/kim", value "abc". */
+Test(judge_rules, fingerprint_of_an_lmdb_store)
+{
+	char dir[256], state[300], bytes[64];
+	kj_bot bot;
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, sizeof state, "%s/learned", dir);
+	cr_assert_eq(kb_store_open(&st, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
+	size_t n = 0;
+	memcpy(bytes, "./data.mdb\0lmdb records\0", 24), n = 24;
+	for (int i = 0; i < 8; i++)
+		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	fingerprint_is(&bot, bytes, n, "the store's records, every byte of the digest");
 }
 
 /* The HOME a bot gets: its own folder, unless --pass-env names HOME
