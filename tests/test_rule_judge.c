@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -3563,6 +3564,73 @@ Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
 	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
 	cr_assert_eq(strlen(res.seat[0].why), 255, "cut to the field");
 	cr_assert_eq(strncmp(res.seat[0].why, "cannot run './missing xxxx", 26), 0, "%s", res.seat[0].why);
+}
+
+/* A credited win ends the transcript "end X ROLLS win", seat A's as any
+ * other's. */
+Test(judge_rules, transcript_ends_with_a_credited_win, .timeout = 60)
+{
+	kj_bot hard, easy;
+	kj_result res;
+	kb_err err;
+	int seen = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &easy, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	for (uint64_t seed = 1; seen != 3 && seed < 60; seed++) {
+		char *text = NULL, want[64];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		cr_assert_eq(kj_match_play(seats, seed, &opt, f, &res, &err), 0, "%s", err.msg);
+		fclose(f);
+		cr_assert(res.winner == 0 || res.winner == 2, "seed %" PRIu64 ": winner %d", seed, res.winner);
+		seen |= res.winner ? 2 : 1;
+		snprintf(want, sizeof want, "\nend %c %" PRIu32 " win\n", 'A' + res.winner, res.rolls);
+		cr_assert(len > strlen(want) && !strcmp(text + len - strlen(want), want),
+			  "seed %" PRIu64 ": want %s at the end of %s", seed, want, text);
+		free(text);
+	}
+	cr_assert_eq(seen, 3, "games won by A and by C");
+}
+
+/* At the end of the game each bot still playing is sent the rolls it has
+ * not seen, then the winner and END: it has seen every roll of the game. */
+Test(judge_rules, bots_see_every_roll_then_the_winner, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char path[600], line[256], want[64];
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	testbot_in("log", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000};
+	uint64_t seed = 1;
+	for (;; seed++) { /* a game C wins, so A has not seen the last rolls */
+		cr_assert_lt(seed, 40);
+		cr_assert_eq(kj_match_play(seats, seed, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[0].reason, 0);
+		if (res.winner == 2)
+			break;
+	}
+	snprintf(path, sizeof path, "%s/input.log", bot.dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	uint32_t rolls = 0;
+	char last[2][256] = {"", ""};
+	while (fgets(line, sizeof line, f)) {
+		rolls += strlen(line) == KB_ROLL_LINE_LEN + 1;
+		memcpy(last[0], last[1], sizeof last[0]);
+		snprintf(last[1], sizeof last[1], "%s", line);
+	}
+	fclose(f);
+	cr_assert_eq(rolls, res.rolls, "seed %" PRIu64 ": every roll sent", seed);
+	snprintf(want, sizeof want, "Voittaja: C\n");
+	cr_assert_str_eq(last[0], want);
+	cr_assert_str_eq(last[1], "END\n");
 }
 
 /* A transcript's message times count from the start of the game. */

@@ -25,11 +25,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "judge/bots.h"
+#include "judge/match.h"
 #include "judge/server/game.h"
 #include "judge/server/server.h"
 #include "support.h"
 
-/* What to refuse: callocs of exactly calloc_bytes bytes (after letting
+/* What to refuse: callocs of exactly calloc_bytes bytes (SIZE_MAX: of any
+ * size) (after letting
  * calloc_skip of them through, calloc_fails of them), and reallocs to more
  * than realloc_above bytes.  Zero: nothing. */
 static struct {
@@ -45,7 +48,7 @@ extern void *__libc_realloc(void *p, size_t size);
 
 void *calloc(size_t n, size_t size)
 {
-	if (refuse.calloc_fails > 0 && n * size == refuse.calloc_bytes) {
+	if (refuse.calloc_fails > 0 && (n * size == refuse.calloc_bytes || refuse.calloc_bytes == SIZE_MAX)) {
 		if (refuse.calloc_skip > 0) {
 			refuse.calloc_skip--;
 		} else {
@@ -389,4 +392,35 @@ Test(judge_rules, server_answer_not_kept_closes_the_connection, .timeout = 60)
 	cr_assert_lt(ends, 2000, "answers are missing");
 	close(fd);
 	stop_server(kid);
+}
+
+/* ---- kimble-judge's game ------------------------------------------------------ */
+
+/* A game whose state, or whose list of rolls, cannot be allocated is not
+ * played: -1 and "game SEED: out of memory" (match.h). */
+Test(judge_rules, match_out_of_memory_fails_the_game)
+{
+	kj_bot hard, easy;
+	kj_result res;
+	kb_err err;
+
+	need_own_allocator();
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &easy, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	refuse.calloc_bytes = SIZE_MAX;
+	refuse.calloc_fails = 1;
+	err.msg[0] = '\0';
+	int rc = kj_match_play(seats, 7, &opt, NULL, &res, &err);
+	refuse.calloc_fails = 0;
+	cr_assert_eq(rc, -1, "the game's state refused");
+	cr_assert_str_eq(err.msg, "game 7: out of memory");
+	refuse.realloc_above = 1;
+	err.msg[0] = '\0';
+	rc = kj_match_play(seats, 7, &opt, NULL, &res, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(rc, -1, "the list of rolls refused");
+	cr_assert_str_eq(err.msg, "game 7: out of memory");
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
 }

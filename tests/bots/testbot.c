@@ -20,6 +20,8 @@
  *                prints 1 MiB (more than a pipe holds), then creates
  *                farewell.done in its folder and exits
  *       silent   never says anything, not even v001XYZ
+ *       log      plays hard, writing every line it reads to input.log in
+ *                its folder
  *       try-RULE=ARG  first tries something the KoTH rules forbid, reports
  *                on stderr "testbot MODE: held: ERROR" or "MODE: NOT held",
  *                then plays hard; when not held it exits (status 3) at its
@@ -325,6 +327,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "silent"))
 		for (;;)
 			pause();
+	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
 	const char *eol = strcmp(mode, "crlf") ? "\n" : "\r\n";
 	printf("v001%s%s", strcmp(mode, "lineup") ? digits : "000", eol);
 	fflush(stdout);
@@ -345,6 +348,8 @@ int main(int argc, char **argv)
 		spill_child(atoi(mode + 9));
 	fprintf(stderr, "testbot %s: playing %s\n", mode, argv[2]);
 	while (fgets(line, sizeof line, stdin)) {
+		if (log)
+			fputs(line, log), fflush(log);
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == 't' && strlen(line) == KB_TOKEN_LEN)
 			snprintf(token, sizeof token, "%s", line);
