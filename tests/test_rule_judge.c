@@ -3633,6 +3633,37 @@ Test(judge_rules, bots_see_every_roll_then_the_winner, .timeout = 60)
 	cr_assert_str_eq(last[1], "END\n");
 }
 
+/* A bot that leaves more than KJ_OUTBUF bytes unread when its next
+ * decision's lines are queued forfeits then (unread), once: one forfeit
+ * record, and hard plays its seat to the end. */
+Test(judge_rules, unread_input_at_a_decision_forfeits_once, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char *text = NULL, want[100];
+	size_t len = 0;
+	int records = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	testbot_in("stuff", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 20000, .startup_ms = 20000, .grace_ms = 100,
+			     .max_errors = 1 << 20};
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_match_play(seats, 3, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_eq(res.seat[0].reason, KJ_UNREAD, "%s", kj_reason_name(res.seat[0].reason));
+	snprintf(want, sizeof want, "left more than %d bytes of input unread", KJ_OUTBUF);
+	cr_assert_str_eq(res.seat[0].why, want);
+	cr_assert_gt(res.seat[0].forfeit_roll, 1, "at its second decision");
+	cr_assert_geq(res.finished, 0, "played to the end");
+	for (const char *at = text; (at = strstr(at, "\nforfeit A ")); at++)
+		records++;
+	cr_assert_eq(records, 1, "one forfeit record");
+	free(text);
+}
+
 /* A transcript's message times count from the start of the game. */
 Test(judge_rules, message_times_from_the_game_start, .timeout = 60)
 {
