@@ -286,6 +286,66 @@ Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
 	kj_proc_finish(&p, 5000);
 }
 
+/* Calls of poll() so far in this process (its stand-in in test_rule_bot.c). */
+extern unsigned long test_poll_calls;
+
+/* While a bot thinks, kj_proc_pump waits in poll for the bot's output (or
+ * stderr, or room in a full stdin pipe), not on a stdin with nothing to
+ * send, which is always writable: a wait of 100 ms is one or two polls,
+ * with nothing to send and with more than the pipe takes. */
+Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
+{
+	static char big[200000];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ready; exec sleep 30", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	expect_line(&p, "ready");
+	for (int full = 0; full < 2; full++) {
+		if (full)
+			cr_assert_eq(kj_proc_send(&p, big, sizeof big), 0);
+		unsigned long before = test_poll_calls;
+		cr_assert_eq(kj_proc_pump(&p, 100), 0, "nothing from the bot");
+		cr_assert_leq(test_poll_calls - before, 2, "%lu polls in 100 ms (%s)", test_poll_calls - before,
+			      full ? "stdin pipe full" : "nothing to send");
+		cr_assert_eq(p.olen > 0, full);
+	}
+	kj_proc_finish(&p, 0);
+}
+
+/* A line the bot writes to stderr is echoed while the judge waits on the
+ * bot's stdout: the pump wakes for it.  The echo goes to a FIFO that the
+ * bot reads before it answers, so it answers only once its line was
+ * echoed. */
+Test(judge_rules, proc_pump_echoes_stderr_while_it_waits, .timeout = 60)
+{
+	char fifo[600];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "exec 3< echoed; echo ready; read x; echo thinking >&2; read seen <&3; "
+	       "echo \"$seen\"; exec sleep 30", NULL);
+	snprintf(fifo, sizeof fifo, "%s/echoed", b.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	p.echo = fopen(fifo, "w");
+	cr_assert_not_null(p.echo);
+	setvbuf(p.echo, NULL, _IOLBF, 0);
+	p.tag = 'C';
+	expect_line(&p, "ready");
+	go_on(&p);
+	while (!memchr(p.ibuf, '\n', p.ilen))
+		cr_assert_eq(kj_proc_pump(&p, 5000), 1, "the stderr line was not echoed while waiting");
+	cr_assert_eq(memcmp(p.ibuf, "C! thinking\n", 12), 0, "%.*s", (int)p.ilen, p.ibuf);
+	kj_proc_finish(&p, 0);
+	fclose(p.echo);
+}
+
 /* The bot's stderr, echoed (KJ_ERR_ECHO) line by line with its tag as it
  * arrives while the judge waits on the bot (kj_proc_pump): a
  * line that arrives in pieces (a read of a single byte first) is one
