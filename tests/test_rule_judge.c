@@ -3648,7 +3648,7 @@ Test(judge_rules, unread_input_at_a_decision_forfeits_once, .timeout = 60)
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
 	testbot_in("stuff", &bot);
 	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
-	kj_match_opts opt = {.move_ms = 20000, .startup_ms = 20000, .grace_ms = 100,
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100,
 			     .max_errors = 1 << 20};
 	FILE *f = open_memstream(&text, &len);
 	cr_assert_eq(kj_match_play(seats, 3, &opt, f, &res, &err), 0, "%s", err.msg);

@@ -228,7 +228,8 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 
 /* A bot that cannot be started (no process to be had) fails the start
  * with the bot's name and the system's error, and leaves nothing behind:
- * no descriptor open, no process, the stop signals unblocked again. */
+ * no descriptor open (its stderr's pipe neither, when echoed), no
+ * process, the stop signals unblocked again. */
 Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30)
 {
 	kj_limits lim = {0};
@@ -240,12 +241,16 @@ Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30
 	sh_bot(&b, "exit 0", NULL);
 	int fds = test_open_fds();
 	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", NULL, &lim, &err), -1);
-	cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
-	cr_assert_eq(p.pid, 0);
-	cr_assert_eq(p.in, -1);
-	cr_assert_eq(p.out, -1);
-	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+	for (int echo = 0; echo < 2; echo++) {
+		cr_assert_eq(kj_proc_start(&p, &b, "000", "1", echo ? KJ_ERR_ECHO : NULL, &lim, &err), -1);
+		cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
+		cr_assert_eq(p.pid, 0);
+		cr_assert_eq(p.in, -1);
+		cr_assert_eq(p.out, -1);
+		cr_assert_eq(p.err, -1);
+		cr_assert_eq(test_open_fds(), fds, "no descriptor left open (stderr %s)",
+			     echo ? "echoed" : "to /dev/null");
+	}
 	cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
 	cr_assert_eq(sigismember(&now, SIGINT), 0, "SIGINT blocked after the start");
 	cr_assert_eq(sigismember(&now, SIGTERM), 0, "SIGTERM blocked after the start");
@@ -284,6 +289,44 @@ Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
 	expect_line(&p, line);
 	cr_assert_eq(p.olen, 0);
 	kj_proc_finish(&p, 5000);
+}
+
+/* kj_proc_consume drops the first n bytes of the input and keeps the
+ * rest in order; n past the end drops everything. */
+Test(judge_rules, proc_consume_drops_only_the_first_bytes)
+{
+	static kj_proc p;
+
+	memcpy(p.ibuf, "one\ntwo\n", 8);
+	p.ilen = 8;
+	kj_proc_consume(&p, 4);
+	cr_assert_eq(p.ilen, 4);
+	cr_assert_eq(memcmp(p.ibuf, "two\n", 4), 0);
+	kj_proc_consume(&p, 0);
+	cr_assert_eq(p.ilen, 4);
+	kj_proc_consume(&p, 5);
+	cr_assert_eq(p.ilen, 0);
+}
+
+/* Once the bot has closed its stdin (the judge's write met EPIPE), what
+ * is sent is dropped, not an error: kj_proc_send returns 0 and the bot is
+ * judged on what it does, not on its input. */
+Test(judge_rules, proc_send_to_a_closed_stdin_is_dropped, .timeout = 60)
+{
+	kj_bot b;
+	kj_proc p;
+
+	signal(SIGPIPE, SIG_IGN); /* as the judge (main.c) */
+	sh_bot(&b, "exec 0<&-; echo closed; exec sleep 30", NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "closed");
+	cr_assert_eq(kj_proc_send(&p, "x\n", 2), 0);
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	cr_assert_eq(p.in, -1, "EPIPE: the judge's end closed too");
+	cr_assert_eq(p.olen, 0);
+	cr_assert_eq(kj_proc_send(&p, "y\n", 2), 0, "dropped, no error");
+	cr_assert_eq(p.olen, 0);
+	kj_proc_finish(&p, 0);
 }
 
 /* Calls of poll() so far in this process (its stand-in in test_rule_bot.c). */
