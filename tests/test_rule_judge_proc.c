@@ -7,6 +7,7 @@
  * Suite judge_rules. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,34 @@ Test(judge_rules, proc_send_to_a_closed_stdin_is_dropped, .timeout = 60)
 	cr_assert_eq(kj_proc_send(&p, "y\n", 2), 0, "dropped, no error");
 	cr_assert_eq(p.olen, 0);
 	kj_proc_finish(&p, 0);
+}
+
+/* Bytes this process holds from malloc, mapped blocks included. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* A finished bot gives back what its start took (its output buffer of
+ * KJ_OUTBUF bytes among it): bots started and finished one after another
+ * hold no more memory. */
+Test(judge_rules, proc_finished_bot_holds_no_memory, .timeout = 60)
+{
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready", NULL);
+	start(&p, &b, &unconfined); /* the C library's first allocations */
+	kj_proc_finish(&p, 5000);
+	size_t before = heap_in_use();
+	for (int i = 0; i < 3; i++) {
+		start(&p, &b, &unconfined);
+		expect_line(&p, "ready");
+		kj_proc_finish(&p, 5000);
+	}
+	cr_assert_eq(heap_in_use(), before, "%zu bytes more", heap_in_use() - before);
 }
 
 /* Calls of poll() so far in this process (its stand-in in test_rule_bot.c). */
