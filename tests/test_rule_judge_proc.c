@@ -175,6 +175,14 @@ Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 	expect_between(written, 200 * KIB, "at the reap");
 	cr_assert_eq(p.over_budget, 0);
 
+	/* killed when its grace ran out (it does not exit): the same */
+	written = 0;
+	sh_bot(&b, "head -c 204800 /dev/zero > a && echo done && exec sleep 30", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "done");
+	kj_proc_finish(&p, 0);
+	expect_between(written, 200 * KIB, "at the reap of a bot killed");
+
 	/* charged once while it ran: the reap adds only what came after */
 	written = 0;
 	sh_bot(&b, "head -c 102400 /dev/zero > a && echo one && read x && "
@@ -462,23 +470,28 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 }
 
 /* Every bot finished is forgotten by kj_proc_kill_all, also one that
- * someone else reaped (here the kernel: SIGCHLD ignored): after more
+ * someone else reaped (here the kernel: SIGCHLD ignored) or one killed
+ * at the end of its grace: after more
  * such bots than the table of running bots holds (64), a new bot is
  * still killed and reaped by kj_proc_kill_all. */
 Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60)
 {
-	kj_bot quick, slow;
+	kj_bot quick, sleeper, slow;
 	kj_proc p;
 
 	sh_bot(&quick, "exit 0", NULL);
+	sh_bot(&sleeper, "exec sleep 30", NULL);
 	sh_bot(&slow, "echo ready; read x", NULL);
-	signal(SIGCHLD, SIG_IGN);
-	for (int i = 0; i < 65; i++) {
-		start(&p, &quick, &unconfined);
-		kj_proc_finish(&p, 5000);
-		cr_assert_eq(p.pid, 0);
+	/* reaped by the kernel; exited and reaped here; killed when its
+	 * grace ran out, then reaped */
+	for (int how = 0; how < 3; how++) {
+		signal(SIGCHLD, how == 0 ? SIG_IGN : SIG_DFL);
+		for (int i = 0; i < 65; i++) {
+			start(&p, how == 2 ? &sleeper : &quick, &unconfined);
+			kj_proc_finish(&p, how == 2 ? 0 : 5000);
+			cr_assert_eq(p.pid, 0);
+		}
 	}
-	signal(SIGCHLD, SIG_DFL);
 	start(&p, &slow, &unconfined);
 	pid_t pid = p.pid;
 	expect_line(&p, "ready");
