@@ -27,6 +27,7 @@
 
 #include "judge/bots.h"
 #include "judge/match.h"
+#include "judge/plan.h"
 #include "judge/server/game.h"
 #include "judge/server/server.h"
 #include "support.h"
@@ -423,4 +424,33 @@ Test(judge_rules, match_out_of_memory_fails_the_game)
 	cr_assert_eq(rc, -1, "the list of rolls refused");
 	cr_assert_str_eq(err.msg, "game 7: out of memory");
 	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+}
+
+/* Start positions that cannot all be held are an error, not a shorter
+ * list: 20 positions need a list of 32 after one of 16; that growth
+ * refused, kj_starts_read fails naming the file and keeps nothing. */
+Test(judge_rules, starts_out_of_memory_is_an_error)
+{
+	char dir[256], path[300];
+	kj_start *st = NULL;
+	kb_err err;
+
+	need_own_allocator();
+	snprintf(path, sizeof path, "%s/starts", test_tmpdir(dir, sizeof dir));
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "00000000000000000000000000000000000000000000 %c %d\n", 'A' + i % 4, i % 7);
+	fclose(f);
+	size_t before = in_use();
+	refuse.realloc_above = 16 * sizeof(kj_start);
+	int n = kj_starts_read(path, 0xf, &st, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(n, -1, "%d positions", n);
+	char want[400];
+	snprintf(want, sizeof want, "start positions %s: out of memory", path);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(in_use(), before, "nothing kept");
+	cr_assert_eq(kj_starts_read(path, 0xf, &st, &err), 20, "%s", err.msg);
+	free(st);
 }
