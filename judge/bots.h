@@ -4,7 +4,8 @@
  * meta format (the Gomoku KoTH judge's, one field a line):
  *   1  name          one word, shown in results (spaces become '_')
  *   2  command       run in the bot's directory (e.g. ./kimble-bot, python3)
- *   3  arguments     split at spaces; may be empty
+ *   3  arguments     split at spaces, at most 15 words (KJ_MAX_ARGS - 1);
+ *                    may be empty
  *   4  stderr flag   0 discard the bot's stderr, 1 keep it in the log dir
  *   5  state path    optional: file or folder (relative to the bot directory)
  *                    whose contents fingerprint the learned state (see

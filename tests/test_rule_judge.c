@@ -3535,6 +3535,33 @@ Test(judge_rules, confined_command_warned_once)
 	free(text);
 }
 
+/* Line 3 holds at most 15 arguments (KJ_MAX_ARGS - 1, the last slot of
+ * argv is its NULL): 15 are all kept, in order; a 16th is an error naming
+ * the line, never dropped. */
+Test(judge_rules, meta_arguments_at_most_fifteen)
+{
+	char dir[256], text[200];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	int n = snprintf(text, sizeof text, "b\ncmd\n");
+	for (int i = 1; i <= 15; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, " a%d", i);
+	snprintf(text + n, sizeof text - (size_t)n, "\n0\n");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(bot.argc, 15);
+	for (int i = 0; i < 15; i++) {
+		char want[8];
+		snprintf(want, sizeof want, "a%d", i + 1);
+		cr_assert_str_eq(bot.argv[i], want);
+	}
+	cr_assert_null(bot.argv[15]);
+	snprintf(text + n, sizeof text - (size_t)n, " a16\n0\n");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:3: expected an arguments line of at most 15 words"), "%s", err.msg);
+}
+
 /* A bot whose command cannot be run forfeits before the first roll, its
  * result saying exactly why (cut to the field when long). */
 Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
