@@ -454,3 +454,28 @@ Test(judge_rules, starts_out_of_memory_is_an_error)
 	cr_assert_eq(kj_starts_read(path, 0xf, &st, &err), 20, "%s", err.msg);
 	free(st);
 }
+
+/* A bot folder that cannot be noted among the folders hidden from other
+ * bots (no memory for the list) is not loaded: -1 and "DIR: cannot note
+ * the folder: REASON", DIR the folder's real path. */
+Test(judge_rules, bot_load_out_of_memory_names_the_folder)
+{
+	char dir[256], real[512], path[300], want[700];
+	kj_bot bot;
+	kb_err err;
+
+	need_own_allocator();
+	cr_assert_not_null(realpath(test_tmpdir(dir, sizeof dir), real));
+	snprintf(path, sizeof path, "%s/meta", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("b\n/bin/true\n\n0\n", f);
+	fclose(f);
+	refuse.realloc_above = 1;
+	int rc = kj_bot_load(dir, &bot, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(rc, -1);
+	snprintf(want, sizeof want, "%s: cannot note the folder: %s", real, strerror(ENOMEM));
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+}
