@@ -3535,6 +3535,37 @@ Test(judge_rules, confined_command_warned_once)
 	free(text);
 }
 
+/* kj_bot_resolve: a word without '/' is a folder under the bots folder
+ * first, then one from the current folder; a word with '/' is a path and
+ * is never looked up under the bots folder. */
+Test(judge_rules, bot_resolve_word_or_path)
+{
+	char bots[256], here[256], sub[320];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(bots, sizeof bots);
+	test_tmpdir(here, sizeof here);
+	snprintf(sub, sizeof sub, "%s/team", bots);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof sub, "%s/team/x", bots);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "meta", "inbots\n/bin/true\n\n0\n");
+	snprintf(sub, sizeof sub, "%s/x", here);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "meta", "inhere\n/bin/true\n\n0\n");
+	cr_assert_eq(chdir(here), 0);
+	cr_assert_eq(kj_bot_resolve("team/x", bots, &bot, &err), -1, "a path, not under %s: %s", bots, bot.name);
+	cr_assert_str_eq(err.msg, "bot team/x: not easy/hard/random nor a directory with a meta file");
+	cr_assert_eq(kj_bot_resolve("x", NULL, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inhere", "no bots folder: the current one");
+	snprintf(sub, sizeof sub, "%s/team", bots);
+	cr_assert_eq(kj_bot_resolve("x", sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inbots", "the bots folder first");
+	cr_assert_eq(kj_bot_resolve("./x", sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inhere", "a path");
+}
+
 /* Line 3 holds at most 15 arguments (KJ_MAX_ARGS - 1, the last slot of
  * argv is its NULL): 15 are all kept, in order; a 16th is an error naming
  * the line, never dropped. */
