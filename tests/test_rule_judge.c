@@ -3537,7 +3537,7 @@ Test(judge_rules, confined_command_warned_once)
 
 /* kj_bot_resolve: a word without '/' is a folder under the bots folder
  * first, then one from the current folder; a word with '/' is a path and
- * is never looked up under the bots folder. */
+ * is never looked up under the bots folder; a file is no bot. */
 Test(judge_rules, bot_resolve_word_or_path)
 {
 	char bots[256], here[256], sub[320];
@@ -3564,6 +3564,9 @@ Test(judge_rules, bot_resolve_word_or_path)
 	cr_assert_str_eq(bot.name, "inbots", "the bots folder first");
 	cr_assert_eq(kj_bot_resolve("./x", sub, &bot, &err), 0, "%s", err.msg);
 	cr_assert_str_eq(bot.name, "inhere", "a path");
+	put(here, "file", "not a folder");
+	cr_assert_eq(kj_bot_resolve("file", NULL, &bot, &err), -1);
+	cr_assert_str_eq(err.msg, "bot file: not easy/hard/random nor a directory with a meta file");
 }
 
 /* Line 3 holds at most 15 arguments (KJ_MAX_ARGS - 1, the last slot of
