@@ -1792,6 +1792,26 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
 		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	fingerprint_is(&bot, bytes, n, "the store's records, every byte of the digest");
+
+	/* the fingerprint keeps nothing: no descriptor (the store's), no
+	 * memory (the folder's listing) */
+	char fp[17];
+	for (int i = 0; i < 16; i++) /* the allocator's caches fill */
+		kj_bot_fingerprint(&bot, fp);
+	int fds = test_open_fds();
+	for (int i = 0; i < 4; i++) {
+		size_t before = mallinfo2().uordblks;
+		kj_bot_fingerprint(&bot, fp);
+		cr_assert_eq(mallinfo2().uordblks, before, "%zd bytes left allocated",
+			     (ssize_t)(mallinfo2().uordblks - before));
+	}
+	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+
+	/* a data.mdb that does not open as a store counts as its bytes */
+	snprintf(state, sizeof state, "%s/learned", dir);
+	put(state, "data.mdb", "junk");
+	remove(strcat(state, "/lock.mdb"));
+	fingerprint_is(&bot, "./data.mdb\0junk", 15, "not a store: its bytes");
 }
 
 /* The HOME a bot gets: its own folder, unless --pass-env names HOME
