@@ -668,6 +668,31 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
 }
 
+/* merge skips a shard's temporary files (a killed worker's
+ * NNNNNN.tx.PID.tmp, docs/judge-stop.md) and its hidden ones: only
+ * finished games reach OUT/games. */
+Test(judge_rules, merge_skips_temporary_files, .timeout = 30)
+{
+	char dir[256], shard[300], out[300], games[320], path[400];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(games, sizeof games, subdir(shard, sizeof shard, dir, "shard"), "games");
+	put(games, "000003.tx.77.tmp", "half a game\n");
+	put(games, ".hidden", "x\n");
+	put(games, "notes", "kept\n");
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/games/000003.tx.77.tmp", out);
+	cr_assert_eq(access(path, F_OK), -1, "%s merged", path);
+	snprintf(path, sizeof path, "%s/games/.hidden", out);
+	cr_assert_eq(access(path, F_OK), -1, "%s merged", path);
+	snprintf(path, sizeof path, "%s/games/notes", out);
+	cr_assert_eq(access(path, F_OK), 0, "%s not merged", path);
+}
+
 /* A shard folder on another file system than OUT (/dev/shm, a tmpfs),
  * where a hard link cannot be made: its own test folder there, or 0 (the
  * test is skipped) when both are on one. */
