@@ -1892,8 +1892,8 @@ Test(judge_rules, bot_environment_entry_by_entry)
 {
 	static char *judge_env[] = {
 		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "LANG=C.UTF-8", "LAN=x",
-		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
-		"KIMBLE_=x", "KIMBLE=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
+		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "LCXY=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
+		"KIMBLE_=x", "KIMBLE=x", "KIMBLEXY=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
 		NULL};
 
 	environ = judge_env;
@@ -1906,10 +1906,10 @@ Test(judge_rules, bot_environment_entry_by_entry)
 	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
 	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
 	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
 	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
