@@ -1891,7 +1891,7 @@ extern char **environ;
 Test(judge_rules, bot_environment_entry_by_entry)
 {
 	static char *judge_env[] = {
-		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "LANG=C.UTF-8", "LAN=x",
+		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "HOMEX=h", "LANG=C.UTF-8", "LAN=x",
 		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "LCXY=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
 		"KIMBLE_=x", "KIMBLE=x", "KIMBLEXY=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
 		NULL};
@@ -1905,14 +1905,16 @@ Test(judge_rules, bot_environment_entry_by_entry)
 	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1 AWS_KEY=k");
 	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
 	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
-	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
 	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
-	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
 	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
 	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	env_is(1, "HOMEX", "HOME=/bots/b PATH=/usr/bin:/bin HOMEX=h LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
 }
 
 /* At most KJ_ENV_MAX entries, the bot's own KIMBLE_LEARN=0 included
