@@ -3633,7 +3633,7 @@ Test(judge_rules, meta_arguments_at_most_fifteen)
 	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "%s", err.msg);
 	cr_assert_eq(bot.argc, 15);
 	for (int i = 0; i < 15; i++) {
-		char want[8];
+		char want[16];
 		snprintf(want, sizeof want, "a%d", i + 1);
 		cr_assert_str_eq(bot.argv[i], want);
 	}
