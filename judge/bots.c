@@ -36,15 +36,17 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-static void split_args(kj_bot *bot)
+/* Returns 1 when a word is left over: an argument is never dropped
+ * silently. */
+static int split_args(kj_bot *bot)
 {
-	char *save = NULL;
+	char *save = NULL, *w = strtok_r(bot->argbuf, " \t", &save);
 
 	bot->argc = 0;
-	for (char *w = strtok_r(bot->argbuf, " \t", &save); w && bot->argc < KJ_MAX_ARGS - 1;
-	     w = strtok_r(NULL, " \t", &save))
+	for (; w && bot->argc < KJ_MAX_ARGS - 1; w = strtok_r(NULL, " \t", &save))
 		bot->argv[bot->argc++] = w;
 	bot->argv[bot->argc] = NULL;
+	return w != NULL;
 }
 
 /* Fill bot->path and bot->syspath from PATH for a command without '/'
@@ -143,7 +145,9 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 	bot->keep_stderr = line[0] == '1';
 	if (!bot->state[0])
 		snprintf(bot->state, sizeof bot->state, "kimble-state");
-	split_args(bot);
+	_Static_assert(KJ_MAX_ARGS - 1 == 15, "the message below says 15");
+	if (split_args(bot))
+		return fail(err, "%s:%d: expected %s of at most 15 words", path, 3, what[2]);
 	find_in_path(bot);
 	/* no other confined bot may see this folder, even from a folder
 	 * holding it (a bot folder is never a parent of the judge's own) */

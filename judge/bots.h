@@ -4,7 +4,8 @@
  * meta format (the Gomoku KoTH judge's, one field a line):
  *   1  name          one word, shown in results (spaces become '_')
  *   2  command       run in the bot's directory (e.g. ./kimble-bot, python3)
- *   3  arguments     split at spaces; may be empty
+ *   3  arguments     split at spaces, at most 15 words (KJ_MAX_ARGS - 1);
+ *                    may be empty
  *   4  stderr flag   0 discard the bot's stderr, 1 keep it in the log dir
  *   5  state path    optional: file or folder (relative to the bot directory)
  *                    whose contents fingerprint the learned state (see
@@ -68,7 +69,9 @@ const char *kj_bot_command(const kj_bot *bot, int confined, FILE *warn);
  *     are left out: any process opening the store rewrites them;
  *   - a data.mdb whose folder opens as an LMDB environment counts as its
  *     records (kb_store_digest), not its bytes, so page reuse inside the
- *     file does not count; the store is read without touching any file;
+ *     file does not count: its path, then the bytes "lmdb records" with
+ *     their NUL and the digest's 8 bytes, least significant first; the
+ *     store is read without touching any file;
  *   - every other file counts as its bytes;
  *   - files more than 8 levels below the state path (9 and deeper) are
  *     left out, a bound on odd trees.

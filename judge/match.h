@@ -60,8 +60,9 @@ typedef struct kj_match_opts {
 
 /* Play one game seeded seed with seats[s] in seat s (NULL: absent),
  * writing its transcript to tx (may be NULL); res->deal is left 0 for the caller.  Returns 0 with res filled,
- * or -1 with err set when seat A is absent (NULL), a bot could not be started at all or the start
- * position is unsound (bots that misbehave are results, not errors). */
+ * or -1 with err set when seat A is absent (NULL), a bot could not be started at all, the start
+ * position is unsound or memory ran out ("game SEED: out of memory") (bots that misbehave are
+ * results, not errors). */
 int kj_match_play(const kj_bot *const seats[KB_SEATS], uint64_t seed, const kj_match_opts *opt,
 		  FILE *tx, kj_result *res, kb_err *err);
 

@@ -167,8 +167,13 @@ int kj_starts_read(const char *path, unsigned present, kj_start **out, kb_err *e
 			continue;
 		if (n == cap) {
 			kj_start *p = realloc(list, (size_t)(cap = cap ? cap * 2 : 16) * sizeof *p);
-			if (!p)
-				break;
+			if (!p) { /* not a shorter list: every position or an error */
+				snprintf(err->msg, sizeof err->msg, "start positions %.150s: out of memory",
+					 path);
+				free(list);
+				fclose(f);
+				return -1;
+			}
 			list = p;
 		}
 		if (start_line(line, present, &list[n], &lerr)) {

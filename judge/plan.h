@@ -70,7 +70,7 @@ typedef struct kj_start {
  * seat letter, die 0..6); blank lines and lines starting with '#' are
  * skipped.  present: the table's seats.  Returns the count (>= 1) with
  * *out malloc'ed, or -1 with err naming the file, line and what was
- * expected. */
+ * expected (or "start positions PATH: out of memory"). */
 int kj_starts_read(const char *path, unsigned present, kj_start **out, kb_err *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "core/draw.h"
 #include "core/err.h"
 #include "core/rng.h"
+#include "core/store.h"
 #include "core/transcript.h"
 #include "judge/botenv.h"
 #include "judge/bots.h"
@@ -664,6 +666,31 @@ Test(judge_rules, merge_of_empty_shards, .timeout = 30)
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_merge(out2, dirs, 1, 0, &err), -1);
 	cr_assert(strstr(err.msg, "cannot write") && strstr(err.msg, "results.txt"), "%s", err.msg);
+}
+
+/* merge skips a shard's temporary files (a killed worker's
+ * NNNNNN.tx.PID.tmp, docs/judge-stop.md) and its hidden ones: only
+ * finished games reach OUT/games. */
+Test(judge_rules, merge_skips_temporary_files, .timeout = 30)
+{
+	char dir[256], shard[300], out[300], games[320], path[400];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(games, sizeof games, subdir(shard, sizeof shard, dir, "shard"), "games");
+	put(games, "000003.tx.77.tmp", "half a game\n");
+	put(games, ".hidden", "x\n");
+	put(games, "notes", "kept\n");
+	snprintf(out, sizeof out, "%s/out", dir);
+	const char *dirs[] = {shard};
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_merge(out, dirs, 1, 0, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof path, "%s/games/000003.tx.77.tmp", out);
+	cr_assert_eq(access(path, F_OK), -1, "%s merged", path);
+	snprintf(path, sizeof path, "%s/games/.hidden", out);
+	cr_assert_eq(access(path, F_OK), -1, "%s merged", path);
+	snprintf(path, sizeof path, "%s/games/notes", out);
+	cr_assert_eq(access(path, F_OK), 0, "%s not merged", path);
 }
 
 /* A shard folder on another file system than OUT (/dev/shm, a tmpfs),
@@ -1766,6 +1793,52 @@ Test(judge_rules, fingerprint_down_to_eight_levels)
 	fingerprint_is(&bot, "./1/2/3/4/5/6/7/f\0F", 19, "level 8 counts, level 9 does not");
 }
 
+/* A data.mdb that opens as an LMDB store counts as its path, the words
+ * "lmdb records" (NUL ended) and the store's digest's 8 bytes, least
+ * significant first (bots.h); the digest is worked out here from its
+ * definition in store.h: one record, key "o/kim", value "abc". */
+Test(judge_rules, fingerprint_of_an_lmdb_store)
+{
+	char dir[256], state[300], bytes[64];
+	kj_bot bot;
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, sizeof state, "%s/learned", dir);
+	cr_assert_eq(kb_store_open(&st, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
+	size_t n = 0;
+	memcpy(bytes, "./data.mdb\0lmdb records\0", 24), n = 24;
+	for (int i = 0; i < 8; i++)
+		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	fingerprint_is(&bot, bytes, n, "the store's records, every byte of the digest");
+
+	/* the fingerprint keeps nothing: no descriptor (the store's), no
+	 * memory (the folder's listing) */
+	char fp[17];
+	for (int i = 0; i < 16; i++) /* the allocator's caches fill */
+		kj_bot_fingerprint(&bot, fp);
+	int fds = test_open_fds();
+	for (int i = 0; i < 4; i++) {
+		size_t before = mallinfo2().uordblks;
+		kj_bot_fingerprint(&bot, fp);
+		cr_assert_eq(mallinfo2().uordblks, before, "%zd bytes left allocated",
+			     (ssize_t)(mallinfo2().uordblks - before));
+	}
+	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+
+	/* a data.mdb that does not open as a store counts as its bytes */
+	snprintf(state, sizeof state, "%s/learned", dir);
+	put(state, "data.mdb", "junk");
+	remove(strcat(state, "/lock.mdb"));
+	fingerprint_is(&bot, "./data.mdb\0junk", 15, "not a store: its bytes");
+}
+
 /* The HOME a bot gets: its own folder, unless --pass-env names HOME
  * itself (not a name that only starts like it, nor one it starts). */
 static const char *env_home(const char *pass)
@@ -1818,9 +1891,9 @@ extern char **environ;
 Test(judge_rules, bot_environment_entry_by_entry)
 {
 	static char *judge_env[] = {
-		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "LANG=C.UTF-8", "LAN=x",
-		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
-		"KIMBLE_=x", "KIMBLE=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
+		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "HOMEX=h", "LANG=C.UTF-8", "LAN=x",
+		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "LCXY=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
+		"KIMBLE_=x", "KIMBLE=x", "KIMBLEXY=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
 		NULL};
 
 	environ = judge_env;
@@ -1832,14 +1905,16 @@ Test(judge_rules, bot_environment_entry_by_entry)
 	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1 AWS_KEY=k");
 	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
 	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
-	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
-	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLE_LEARN=1 "
+	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
+	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
 	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	env_is(1, "HOMEX", "HOME=/bots/b PATH=/usr/bin:/bin HOMEX=h LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
 }
 
 /* At most KJ_ENV_MAX entries, the bot's own KIMBLE_LEARN=0 included
@@ -3569,6 +3644,67 @@ Test(judge_rules, confined_command_warned_once)
 	free(text);
 }
 
+/* kj_bot_resolve: a word without '/' is a folder under the bots folder
+ * first, then one from the current folder; a word with '/' is a path and
+ * is never looked up under the bots folder; a file is no bot. */
+Test(judge_rules, bot_resolve_word_or_path)
+{
+	char bots[256], here[256], sub[320];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(bots, sizeof bots);
+	test_tmpdir(here, sizeof here);
+	snprintf(sub, sizeof sub, "%s/team", bots);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof sub, "%s/team/x", bots);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "meta", "inbots\n/bin/true\n\n0\n");
+	snprintf(sub, sizeof sub, "%s/x", here);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	put(sub, "meta", "inhere\n/bin/true\n\n0\n");
+	cr_assert_eq(chdir(here), 0);
+	cr_assert_eq(kj_bot_resolve("team/x", bots, &bot, &err), -1, "a path, not under %s: %s", bots, bot.name);
+	cr_assert_str_eq(err.msg, "bot team/x: not easy/hard/random nor a directory with a meta file");
+	cr_assert_eq(kj_bot_resolve("x", NULL, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inhere", "no bots folder: the current one");
+	snprintf(sub, sizeof sub, "%s/team", bots);
+	cr_assert_eq(kj_bot_resolve("x", sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inbots", "the bots folder first");
+	cr_assert_eq(kj_bot_resolve("./x", sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.name, "inhere", "a path");
+	put(here, "file", "not a folder");
+	cr_assert_eq(kj_bot_resolve("file", NULL, &bot, &err), -1);
+	cr_assert_str_eq(err.msg, "bot file: not easy/hard/random nor a directory with a meta file");
+}
+
+/* Line 3 holds at most 15 arguments (KJ_MAX_ARGS - 1, the last slot of
+ * argv is its NULL): 15 are all kept, in order; a 16th is an error naming
+ * the line, never dropped. */
+Test(judge_rules, meta_arguments_at_most_fifteen)
+{
+	char dir[256], text[200];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	int n = snprintf(text, sizeof text, "b\ncmd\n");
+	for (int i = 1; i <= 15; i++)
+		n += snprintf(text + n, sizeof text - (size_t)n, " a%d", i);
+	snprintf(text + n, sizeof text - (size_t)n, "\n0\n");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(bot.argc, 15);
+	for (int i = 0; i < 15; i++) {
+		char want[16];
+		snprintf(want, sizeof want, "a%d", i + 1);
+		cr_assert_str_eq(bot.argv[i], want);
+	}
+	cr_assert_null(bot.argv[15]);
+	snprintf(text + n, sizeof text - (size_t)n, " a16\n0\n");
+	cr_assert_eq(meta_of(dir, text, &bot, &err), -1);
+	cr_assert(strstr(err.msg, "/meta:3: expected an arguments line of at most 15 words"), "%s", err.msg);
+}
+
 /* A bot whose command cannot be run forfeits before the first roll, its
  * result saying exactly why (cut to the field when long). */
 Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
@@ -3598,6 +3734,104 @@ Test(judge_rules, command_that_cannot_run_explained, .timeout = 60)
 	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
 	cr_assert_eq(strlen(res.seat[0].why), 255, "cut to the field");
 	cr_assert_eq(strncmp(res.seat[0].why, "cannot run './missing xxxx", 26), 0, "%s", res.seat[0].why);
+}
+
+/* A credited win ends the transcript "end X ROLLS win", seat A's as any
+ * other's. */
+Test(judge_rules, transcript_ends_with_a_credited_win, .timeout = 60)
+{
+	kj_bot hard, easy;
+	kj_result res;
+	kb_err err;
+	int seen = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &easy, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	for (uint64_t seed = 1; seen != 3 && seed < 60; seed++) {
+		char *text = NULL, want[64];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+		cr_assert_eq(kj_match_play(seats, seed, &opt, f, &res, &err), 0, "%s", err.msg);
+		fclose(f);
+		cr_assert(res.winner == 0 || res.winner == 2, "seed %" PRIu64 ": winner %d", seed, res.winner);
+		seen |= res.winner ? 2 : 1;
+		snprintf(want, sizeof want, "\nend %c %" PRIu32 " win\n", 'A' + res.winner, res.rolls);
+		cr_assert(len > strlen(want) && !strcmp(text + len - strlen(want), want),
+			  "seed %" PRIu64 ": want %s at the end of %s", seed, want, text);
+		free(text);
+	}
+	cr_assert_eq(seen, 3, "games won by A and by C");
+}
+
+/* At the end of the game each bot still playing is sent the rolls it has
+ * not seen, then the winner and END: it has seen every roll of the game. */
+Test(judge_rules, bots_see_every_roll_then_the_winner, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char path[600], line[256], want[64];
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	testbot_in("log", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 5000};
+	uint64_t seed = 1;
+	for (;; seed++) { /* a game C wins, so A has not seen the last rolls */
+		cr_assert_lt(seed, 40);
+		cr_assert_eq(kj_match_play(seats, seed, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		cr_assert_eq(res.seat[0].reason, 0);
+		if (res.winner == 2)
+			break;
+	}
+	snprintf(path, sizeof path, "%s/input.log", bot.dir);
+	FILE *f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	uint32_t rolls = 0;
+	char last[2][256] = {"", ""};
+	while (fgets(line, sizeof line, f)) {
+		rolls += strlen(line) == KB_ROLL_LINE_LEN + 1;
+		memcpy(last[0], last[1], sizeof last[0]);
+		snprintf(last[1], sizeof last[1], "%s", line);
+	}
+	fclose(f);
+	cr_assert_eq(rolls, res.rolls, "seed %" PRIu64 ": every roll sent", seed);
+	snprintf(want, sizeof want, "Voittaja: C\n");
+	cr_assert_str_eq(last[0], want);
+	cr_assert_str_eq(last[1], "END\n");
+}
+
+/* A bot that leaves more than KJ_OUTBUF bytes unread when its next
+ * decision's lines are queued forfeits then (unread), once: one forfeit
+ * record, and hard plays its seat to the end. */
+Test(judge_rules, unread_input_at_a_decision_forfeits_once, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char *text = NULL, want[100];
+	size_t len = 0;
+	int records = 0;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	testbot_in("stuff", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100,
+			     .max_errors = 1 << 20};
+	FILE *f = open_memstream(&text, &len);
+	cr_assert_eq(kj_match_play(seats, 3, &opt, f, &res, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert_eq(res.seat[0].reason, KJ_UNREAD, "%s", kj_reason_name(res.seat[0].reason));
+	snprintf(want, sizeof want, "left more than %d bytes of input unread", KJ_OUTBUF);
+	cr_assert_str_eq(res.seat[0].why, want);
+	cr_assert_gt(res.seat[0].forfeit_roll, 1, "at its second decision");
+	cr_assert_geq(res.finished, 0, "played to the end");
+	for (const char *at = text; (at = strstr(at, "\nforfeit A ")); at++)
+		records++;
+	cr_assert_eq(records, 1, "one forfeit record");
+	free(text);
 }
 
 /* A transcript's message times count from the start of the game. */

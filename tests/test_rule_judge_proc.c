@@ -7,6 +7,7 @@
  * Suite judge_rules. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,14 @@ Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 	expect_between(written, 200 * KIB, "at the reap");
 	cr_assert_eq(p.over_budget, 0);
 
+	/* killed when its grace ran out (it does not exit): the same */
+	written = 0;
+	sh_bot(&b, "head -c 204800 /dev/zero > a && echo done && exec sleep 30", &written);
+	start(&p, &b, &confined_1mb);
+	expect_line(&p, "done");
+	kj_proc_finish(&p, 0);
+	expect_between(written, 200 * KIB, "at the reap of a bot killed");
+
 	/* charged once while it ran: the reap adds only what came after */
 	written = 0;
 	sh_bot(&b, "head -c 102400 /dev/zero > a && echo one && read x && "
@@ -228,7 +237,8 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 
 /* A bot that cannot be started (no process to be had) fails the start
  * with the bot's name and the system's error, and leaves nothing behind:
- * no descriptor open, no process, the stop signals unblocked again. */
+ * no descriptor open (its stderr's pipe neither, when echoed), no
+ * process, the stop signals unblocked again. */
 Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30)
 {
 	kj_limits lim = {0};
@@ -240,12 +250,16 @@ Test(judge_rules, proc_start_that_cannot_fork_leaves_nothing_open, .timeout = 30
 	sh_bot(&b, "exit 0", NULL);
 	int fds = test_open_fds();
 	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", NULL, &lim, &err), -1);
-	cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
-	cr_assert_eq(p.pid, 0);
-	cr_assert_eq(p.in, -1);
-	cr_assert_eq(p.out, -1);
-	cr_assert_eq(test_open_fds(), fds, "no descriptor left open");
+	for (int echo = 0; echo < 2; echo++) {
+		cr_assert_eq(kj_proc_start(&p, &b, "000", "1", echo ? KJ_ERR_ECHO : NULL, &lim, &err), -1);
+		cr_assert_str_eq(err.msg, "bot sh: cannot start: Resource temporarily unavailable");
+		cr_assert_eq(p.pid, 0);
+		cr_assert_eq(p.in, -1);
+		cr_assert_eq(p.out, -1);
+		cr_assert_eq(p.err, -1);
+		cr_assert_eq(test_open_fds(), fds, "no descriptor left open (stderr %s)",
+			     echo ? "echoed" : "to /dev/null");
+	}
 	cr_assert_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
 	cr_assert_eq(sigismember(&now, SIGINT), 0, "SIGINT blocked after the start");
 	cr_assert_eq(sigismember(&now, SIGTERM), 0, "SIGTERM blocked after the start");
@@ -284,6 +298,132 @@ Test(judge_rules, proc_input_waits_while_the_pipe_is_full, .timeout = 60)
 	expect_line(&p, line);
 	cr_assert_eq(p.olen, 0);
 	kj_proc_finish(&p, 5000);
+}
+
+/* kj_proc_consume drops the first n bytes of the input and keeps the
+ * rest in order; n past the end drops everything. */
+Test(judge_rules, proc_consume_drops_only_the_first_bytes)
+{
+	static kj_proc p;
+
+	memcpy(p.ibuf, "one\ntwo\n", 8);
+	p.ilen = 8;
+	kj_proc_consume(&p, 4);
+	cr_assert_eq(p.ilen, 4);
+	cr_assert_eq(memcmp(p.ibuf, "two\n", 4), 0);
+	kj_proc_consume(&p, 0);
+	cr_assert_eq(p.ilen, 4);
+	kj_proc_consume(&p, 5);
+	cr_assert_eq(p.ilen, 0);
+}
+
+/* Once the bot has closed its stdin (the judge's write met EPIPE), what
+ * is sent is dropped, not an error: kj_proc_send returns 0 and the bot is
+ * judged on what it does, not on its input. */
+Test(judge_rules, proc_send_to_a_closed_stdin_is_dropped, .timeout = 60)
+{
+	kj_bot b;
+	kj_proc p;
+
+	signal(SIGPIPE, SIG_IGN); /* as the judge (main.c) */
+	sh_bot(&b, "exec 0<&-; echo closed; exec sleep 30", NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "closed");
+	cr_assert_eq(kj_proc_send(&p, "x\n", 2), 0);
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	cr_assert_eq(p.in, -1, "EPIPE: the judge's end closed too");
+	cr_assert_eq(p.olen, 0);
+	cr_assert_eq(kj_proc_send(&p, "y\n", 2), 0, "dropped, no error");
+	cr_assert_eq(p.olen, 0);
+	kj_proc_finish(&p, 0);
+}
+
+/* Bytes this process holds from malloc, mapped blocks included. */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/* A finished bot gives back what its start took (its output buffer of
+ * KJ_OUTBUF bytes among it): bots started and finished one after another
+ * hold no more memory. */
+Test(judge_rules, proc_finished_bot_holds_no_memory, .timeout = 60)
+{
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready", NULL);
+	start(&p, &b, &unconfined); /* the C library's first allocations */
+	kj_proc_finish(&p, 5000);
+	size_t before = heap_in_use();
+	for (int i = 0; i < 3; i++) {
+		start(&p, &b, &unconfined);
+		expect_line(&p, "ready");
+		kj_proc_finish(&p, 5000);
+	}
+	cr_assert_eq(heap_in_use(), before, "%zu bytes more", heap_in_use() - before);
+}
+
+/* Calls of poll() so far in this process (its stand-in in test_rule_bot.c). */
+extern unsigned long test_poll_calls;
+
+/* While a bot thinks, kj_proc_pump waits in poll for the bot's output (or
+ * stderr, or room in a full stdin pipe), not on a stdin with nothing to
+ * send, which is always writable: a wait of 100 ms is one or two polls,
+ * with nothing to send and with more than the pipe takes. */
+Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
+{
+	static char big[200000];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ready; exec sleep 30", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	expect_line(&p, "ready");
+	for (int full = 0; full < 2; full++) {
+		if (full)
+			cr_assert_eq(kj_proc_send(&p, big, sizeof big), 0);
+		unsigned long before = test_poll_calls;
+		cr_assert_eq(kj_proc_pump(&p, 100), 0, "nothing from the bot");
+		cr_assert_leq(test_poll_calls - before, 2, "%lu polls in 100 ms (%s)", test_poll_calls - before,
+			      full ? "stdin pipe full" : "nothing to send");
+		cr_assert_eq(p.olen > 0, full);
+	}
+	kj_proc_finish(&p, 0);
+}
+
+/* A line the bot writes to stderr is echoed while the judge waits on the
+ * bot's stdout: the pump wakes for it.  The echo goes to a FIFO that the
+ * bot reads before it answers, so it answers only once its line was
+ * echoed. */
+Test(judge_rules, proc_pump_echoes_stderr_while_it_waits, .timeout = 60)
+{
+	char fifo[600];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "exec 3< echoed; echo ready; read x; echo thinking >&2; read seen <&3; "
+	       "echo \"$seen\"; exec sleep 30", NULL);
+	snprintf(fifo, sizeof fifo, "%s/echoed", b.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	p.echo = fopen(fifo, "w");
+	cr_assert_not_null(p.echo);
+	setvbuf(p.echo, NULL, _IOLBF, 0);
+	p.tag = 'C';
+	expect_line(&p, "ready");
+	go_on(&p);
+	while (!memchr(p.ibuf, '\n', p.ilen))
+		cr_assert_eq(kj_proc_pump(&p, 5000), 1, "the stderr line was not echoed while waiting");
+	cr_assert_eq(memcmp(p.ibuf, "C! thinking\n", 12), 0, "%.*s", (int)p.ilen, p.ibuf);
+	kj_proc_finish(&p, 0);
+	fclose(p.echo);
 }
 
 /* The bot's stderr, echoed (KJ_ERR_ECHO) line by line with its tag as it
@@ -330,23 +470,28 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 }
 
 /* Every bot finished is forgotten by kj_proc_kill_all, also one that
- * someone else reaped (here the kernel: SIGCHLD ignored): after more
+ * someone else reaped (here the kernel: SIGCHLD ignored) or one killed
+ * at the end of its grace: after more
  * such bots than the table of running bots holds (64), a new bot is
  * still killed and reaped by kj_proc_kill_all. */
 Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60)
 {
-	kj_bot quick, slow;
+	kj_bot quick, sleeper, slow;
 	kj_proc p;
 
 	sh_bot(&quick, "exit 0", NULL);
+	sh_bot(&sleeper, "exec sleep 30", NULL);
 	sh_bot(&slow, "echo ready; read x", NULL);
-	signal(SIGCHLD, SIG_IGN);
-	for (int i = 0; i < 65; i++) {
-		start(&p, &quick, &unconfined);
-		kj_proc_finish(&p, 5000);
-		cr_assert_eq(p.pid, 0);
+	/* reaped by the kernel; exited and reaped here; killed when its
+	 * grace ran out, then reaped */
+	for (int how = 0; how < 3; how++) {
+		signal(SIGCHLD, how == 0 ? SIG_IGN : SIG_DFL);
+		for (int i = 0; i < 65; i++) {
+			start(&p, how == 2 ? &sleeper : &quick, &unconfined);
+			kj_proc_finish(&p, how == 2 ? 0 : 5000);
+			cr_assert_eq(p.pid, 0);
+		}
 	}
-	signal(SIGCHLD, SIG_DFL);
 	start(&p, &slow, &unconfined);
 	pid_t pid = p.pid;
 	expect_line(&p, "ready");

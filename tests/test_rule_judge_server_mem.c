@@ -28,13 +28,17 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
+#include "judge/bots.h"
+#include "judge/match.h"
+#include "judge/plan.h"
 #include "judge/server/game.h"
 #include "judge/server/http.h"
 #include "judge/server/limits.h"
 #include "judge/server/server.h"
 #include "support.h"
 
-/* What to refuse: callocs of exactly calloc_bytes bytes (after letting
+/* What to refuse: callocs of exactly calloc_bytes bytes (SIZE_MAX: of any
+ * size) (after letting
  * calloc_skip of them through, calloc_fails of them), and reallocs to more
  * than realloc_above bytes.  Zero: nothing. */
 static struct {
@@ -56,7 +60,7 @@ void *calloc(size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (refuse.calloc_fails > 0 && n * size == refuse.calloc_bytes) {
+	if (refuse.calloc_fails > 0 && (n * size == refuse.calloc_bytes || refuse.calloc_bytes == SIZE_MAX)) {
 		if (refuse.calloc_skip > 0) {
 			refuse.calloc_skip--;
 		} else {
@@ -682,4 +686,88 @@ Test(judge_rules, server_serves_others_while_a_client_reads_slowly, .timeout = 6
 	cr_assert_eq(read_unknown(&r, UNKNOWN - 300, got, sizeof got), UNKNOWN - 300);
 	close(fd);
 	stop_server(kid);
+
+/* ---- kimble-judge's game ------------------------------------------------------ */
+
+/* A game whose state, or whose list of rolls, cannot be allocated is not
+ * played: -1 and "game SEED: out of memory" (match.h). */
+Test(judge_rules, match_out_of_memory_fails_the_game)
+{
+	kj_bot hard, easy;
+	kj_result res;
+	kb_err err;
+
+	need_own_allocator();
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("easy", NULL, &easy, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &easy, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	refuse.calloc_bytes = SIZE_MAX;
+	refuse.calloc_fails = 1;
+	err.msg[0] = '\0';
+	int rc = kj_match_play(seats, 7, &opt, NULL, &res, &err);
+	refuse.calloc_fails = 0;
+	cr_assert_eq(rc, -1, "the game's state refused");
+	cr_assert_str_eq(err.msg, "game 7: out of memory");
+	refuse.realloc_above = 1;
+	err.msg[0] = '\0';
+	rc = kj_match_play(seats, 7, &opt, NULL, &res, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(rc, -1, "the list of rolls refused");
+	cr_assert_str_eq(err.msg, "game 7: out of memory");
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+}
+
+/* Start positions that cannot all be held are an error, not a shorter
+ * list: 20 positions need a list of 32 after one of 16; that growth
+ * refused, kj_starts_read fails naming the file and keeps nothing. */
+Test(judge_rules, starts_out_of_memory_is_an_error)
+{
+	char dir[256], path[300];
+	kj_start *st = NULL;
+	kb_err err;
+
+	need_own_allocator();
+	snprintf(path, sizeof path, "%s/starts", test_tmpdir(dir, sizeof dir));
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "00000000000000000000000000000000000000000000 %c %d\n", 'A' + i % 4, i % 7);
+	fclose(f);
+	size_t before = in_use();
+	refuse.realloc_above = 16 * sizeof(kj_start);
+	int n = kj_starts_read(path, 0xf, &st, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(n, -1, "%d positions", n);
+	char want[400];
+	snprintf(want, sizeof want, "start positions %s: out of memory", path);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(in_use(), before, "nothing kept");
+	cr_assert_eq(kj_starts_read(path, 0xf, &st, &err), 20, "%s", err.msg);
+	free(st);
+}
+
+/* A bot folder that cannot be noted among the folders hidden from other
+ * bots (no memory for the list) is not loaded: -1 and "DIR: cannot note
+ * the folder: REASON", DIR the folder's real path. */
+Test(judge_rules, bot_load_out_of_memory_names_the_folder)
+{
+	char dir[256], real[512], path[300], want[700];
+	kj_bot bot;
+	kb_err err;
+
+	need_own_allocator();
+	cr_assert_not_null(realpath(test_tmpdir(dir, sizeof dir), real));
+	snprintf(path, sizeof path, "%s/meta", dir);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs("b\n/bin/true\n\n0\n", f);
+	fclose(f);
+	refuse.realloc_above = 1;
+	int rc = kj_bot_load(dir, &bot, &err);
+	refuse.realloc_above = 0;
+	cr_assert_eq(rc, -1);
+	snprintf(want, sizeof want, "%s: cannot note the folder: %s", real, strerror(ENOMEM));
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 }

@@ -20,6 +20,13 @@
  *                prints 1 MiB (more than a pipe holds), then creates
  *                farewell.done in its folder and exits
  *       silent   never says anything, not even v001XYZ
+ *       log      plays hard, writing every line it reads to input.log in
+ *                its folder
+ *       stuff    shrinks its stdin pipe to one page, answers its first
+ *                decision with as many wrong tokens as leave the judge's
+ *                answers to them (32 bytes each) just under KJ_OUTBUF
+ *                bytes unread, then rightly, and never reads again: the
+ *                next decision's lines overflow the judge's buffer
  *       try-RULE=ARG  first tries something the KoTH rules forbid, reports
  *                on stderr "testbot MODE: held: ERROR" or "MODE: NOT held",
  *                then plays hard; when not held it exits (status 3) at its
@@ -59,6 +66,7 @@
 #include "core/board.h"
 #include "core/rules.h"
 #include "core/wire.h"
+#include "judge/proc.h"
 #include "tests/bench/madeup.h"
 
 static void pause_ms(long ms)
@@ -282,6 +290,22 @@ static void first_decision(const char *mode)
 		exit(0);
 }
 
+/* Mode stuff: wrong tokens (each answered with KB_VIRHE_TOKEN and END,
+ * 32 bytes, which this bot does not read), as many as leave 1 to 32 bytes
+ * of the judge's buffer free once its stdin pipe is full, then the right
+ * answer; then it waits without reading. */
+static void stuff_then_answer(const char *token, int index)
+{
+	int fill = (KJ_OUTBUF + fcntl(0, F_GETPIPE_SZ)) / 32 - 1;
+
+	for (int i = 0; i < fill; i++)
+		printf("t0000000000000000000000000000000000000000000000000000000000000000%d\n", index);
+	printf("%s%d\n", token, index);
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
 /* The made-up player named mode, or -1. */
 static int madeup_mode(const char *mode)
 {
@@ -325,6 +349,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "silent"))
 		for (;;)
 			pause();
+	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
+	if (!strcmp(mode, "stuff") && fcntl(0, F_SETPIPE_SZ, 4096) != 4096)
+		return 1;
 	const char *eol = strcmp(mode, "crlf") ? "\n" : "\r\n";
 	printf("v001%s%s", strcmp(mode, "lineup") ? digits : "000", eol);
 	fflush(stdout);
@@ -345,6 +372,8 @@ int main(int argc, char **argv)
 		spill_child(atoi(mode + 9));
 	fprintf(stderr, "testbot %s: playing %s\n", mode, argv[2]);
 	while (fgets(line, sizeof line, stdin)) {
+		if (log)
+			fputs(line, log), fflush(log);
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] == 't' && strlen(line) == KB_TOKEN_LEN)
 			snprintf(token, sizeof token, "%s", line);
@@ -368,6 +397,8 @@ int main(int argc, char **argv)
 			spill(atoi(mode + 6));
 		if (!mask)
 			continue;
+		if (!strcmp(mode, "stuff"))
+			stuff_then_answer(token, __builtin_ctz(mask));
 		printf("%s%d%s", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
 		       choose(mode, &pos, die, mask, &rng), eol);
 		fflush(stdout);
