@@ -195,7 +195,10 @@ static void *serve_once_then_vanish(void *arg)
 }
 
 /* Serve two connections: the first reads the message and stays silent
- * (open, no byte); the second reads the resent message and ends the game. */
+ * (open, no byte); the second reads the resent message and ends the game,
+ * its answer in two parts 300 ms apart: a relay that took the resend for
+ * news on the new connection and on the bot's pipe would wait on the bot
+ * (which waits for the answer) after the first part. */
 static void *serve_silent_then_win(void *arg)
 {
 	half_server *h = arg;
@@ -205,8 +208,10 @@ static void *serve_silent_then_win(void *arg)
 	int second = accept_message(h, 1);
 	if (second >= 0) {
 		char sink[64];
-		test_write_all(second, win, sizeof win - 1);
 		struct pollfd pc = {second, POLLIN, 0};
+		test_write_all(second, win, 6);
+		poll(&pc, 1, 300); /* the relay sends nothing here: a pause */
+		test_write_all(second, win + 6, sizeof win - 1 - 6);
 		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
 			;
 		close(second);
@@ -1144,6 +1149,30 @@ Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
 	}
 }
 
+/* A rollout that A wins counts 1, as the game does.  Zero weights score
+ * every unfinished position 1/2.  A (goal 31, 30; pieces at 27 and 24)
+ * rolls a 1: piece 2 into goal square 28 leaves 24 needing a 5, piece 3
+ * to 25 leaves two pieces out.  Two rolls per rollout (B's, then A's
+ * unless B rolled a 6): after piece 2 a rollout is worth 1 when A rolls
+ * the 5, else 1/2; after piece 3 always 1/2.  So piece 2, for every
+ * seed (a tie keeps the first candidate, piece 2 too). */
+Test(bot_rules, rollouts_count_a_win_as_one, .timeout = 30)
+{
+	static kb_weights zero;
+	static const kb_rollout_params two = {2, 32, 2, 1.0, 1000000};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 24", "", NULL, NULL);
+	double v[KB_PIECES] = {-1.0, -1.0, 0.5, 0.5};
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xcu);
+	for (uint64_t seed = 0; seed < 10; seed++) {
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, seed, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &two, &pos, 1, 0xc, v, 0), 2, "seed %d", (int)seed);
+	}
+}
+
 /* ---- the protocol client: the winner of an unfinished game is -1 ------------ */
 
 Test(bot_rules, client_winner_unset_until_the_winner_line)
@@ -1411,6 +1440,29 @@ Test(bot_rules, eval_greedy_takes_the_best_then_the_lowest)
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &even, 2, 0x3), 0);
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x2), 1, "the only legal move");
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x1), 0, "the only legal move");
+}
+
+/* Greedy scores each move with the seat that rolls next on turn: after
+ * A's 2 that is B, not C.  Only B and C score (a point for a piece on
+ * B's progress 26 or C's 24) and the seat on turn a tempo point; A
+ * scores 0 either way.  B on turn: hitting B leaves B 1, C 1 (P(A) =
+ * 1 / (1 + 2e)), hitting C leaves B 2, C 0 (1 / (2 + e^2)): hit B.
+ * Were C on turn, hitting C would be the better by the same sums. */
+Test(bot_rules, eval_greedy_scores_with_the_next_seat_on_turn)
+{
+	static kb_weights w;
+	/* piece 0 from 8 to 10 hits C's piece (progress 24, square 10);
+	 * piece 1 from 3 to 5 hits B's (progress 26, square 5) */
+	kb_pos pos = test_pos(0x7, "3 8", "26", "24", NULL);
+
+	memset(&w, 0, sizeof w);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		w.piece[t][kb_eval_bucket(26)] = 1;
+		w.piece[t][kb_eval_bucket(24)] = 1;
+		w.tempo[t] = 1;
+	}
+	cr_assert_eq(kb_legal(&pos, 0, 2), 0x3u);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &pos, 2, 0x3), 1, "B rolls next: hit B");
 }
 
 /* ---- the search on constructed positions -------------------------------------- */
@@ -3923,6 +3975,39 @@ Test(bot_rules, learned_model_sure_from_exactly_the_bound, .timeout = 60)
 		kb_learn_models(&l, opp);
 		cr_assert_eq(opp[1], &l.opp[1], "case %zu: the useful model is used", c);
 		cr_assert_eq(opp[1]->kind, cases[c].kind, "case %zu: kind %d", c, opp[1]->kind);
+	}
+	kb_learn_close(&l);
+}
+
+/* With leaf models on, a learned seat whose model believes the heuristic
+ * (KB_C_LOGIT) with a weight of at least KB_LEARN_LEAF (0.5) also scores
+ * the leaves: exactly 0.5 is enough, just under it is not. */
+Test(bot_rules, leaf_model_from_exactly_the_leaf_bound, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "rearguard", NULL, NULL};
+	const double weights[2] = {KB_LEARN_LEAF, nextafter(KB_LEARN_LEAF, 0)};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	l.leaf_models = 1;
+	for (int c = 0; c < 2; c++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		kb_search bot;
+		for (int k = 0; k < KB_COMPONENTS; k++)
+			l.model[1].weight[k] = k == KB_C_LOGIT ? weights[c] : (1 - weights[c]) / (KB_COMPONENTS - 1);
+		cr_assert_eq(kb_model_belief(&l.model[1]), KB_C_LOGIT);
+		kb_learn_models(&l, opp);
+		cr_assert_eq(opp[1], &l.opp[1], "case %d: the useful model is used", c);
+		cr_assert_eq(opp[1]->kind, KB_EXTERNAL);
+		kb_search_init(&bot, 0x3, opp, 1, 0);
+		kb_learn_set_evaluation(&l, &bot);
+		if (c == 0)
+			cr_assert_eq(bot.leaf_model[1], &l.opp[1], "a weight of exactly KB_LEARN_LEAF");
+		else
+			cr_assert_null(bot.leaf_model[1], "a weight just under KB_LEARN_LEAF");
 	}
 	kb_learn_close(&l);
 }

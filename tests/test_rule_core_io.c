@@ -383,6 +383,25 @@ Test(core_rules, svg_long_lines_and_seat_a_winning)
 	free(svg);
 }
 
+/* A forfeit line's name gets what room its tail leaves (45 characters
+ * at 0.6 x 11 px in the 300 px panel, less 2, less the tail); a name cut
+ * shorter ends in an ellipsis, which takes one of that room.  Tail " forfeited
+ * at roll 4000000000 (abcdefghi)": 41 characters, room 2: "d" and the
+ * ellipsis; with a reason one shorter, room 3: "di" and the ellipsis. */
+Test(core_rules, svg_forfeit_name_cut_with_an_ellipsis)
+{
+	kb_frame fr;
+
+	empty_frame(&fr);
+	strcpy(fr.name[2], "dier");
+	fr.forfeit[2].roll = 4000000000u;
+	strcpy(fr.forfeit[2].reason, "abcdefghi");
+	strcpy(fr.forfeit[2].replacement, "hard");
+	svg_frame_has(&fr, ">C d\xe2\x80\xa6 forfeited at roll 4000000000 (abcdefghi)</text>\n");
+	strcpy(fr.forfeit[2].reason, "abcdefgh");
+	svg_frame_has(&fr, ">C di\xe2\x80\xa6 forfeited at roll 4000000000 (abcdefgh)</text>\n");
+}
+
 /* A name cut to fit (24 bytes in the seat list) is cut before a character
  * of several bytes, never inside it: 23 letters and an e with an acute
  * accent (0xc3 0xa9) keep the 23 letters. */
