@@ -388,6 +388,47 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	close(listen_fd);
 }
 
+/* A test double for a read of the bot's pipe interrupted by a signal
+ * (the relay's own handlers end the process, so only a double makes
+ * one): while read_eintr is above 0, read of a pipe from the thread
+ * poll_thread fails with EINTR and counts down. */
+static int read_eintr;
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*libc_read)(int, void *, size_t);
+	struct stat st;
+
+	if (read_eintr > 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && stand_in_fails(&read_eintr, EINTR))
+		return -1;
+	if (!libc_read)
+		*(void **)&libc_read = dlsym(RTLD_NEXT, "read");
+	return libc_read(fd, buf, n);
+}
+
+/* An interrupted read of the bot's output is tried again, not taken for
+ * the bot closing it: the message still reaches the server. */
+Test(bot_rules, relay_retries_an_interrupted_read_of_the_bot, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+	char got[80];
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	read_eintr = 1;
+	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
+	cr_assert_eq(read_eintr, 0, "the relay read the bot's pipe");
+	int c = accept(listen_fd, NULL, NULL);
+	cr_assert_geq(c, 0);
+	read_message(c, got);
+	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted read");
+	close(c);
+	close(listen_fd);
+}
+
 /* errno tells why a call failed, and only then: a server that closes the
  * connection (read returns 0) after an interrupted poll left errno at
  * EINTR is a closed connection all the same, noted at once, the message
@@ -3174,6 +3215,37 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "< END\n"
 		 "# bot exited with status 7\n", r.g.rp.port, r.state);
 	cr_assert_str_eq(untimed(test_read_file(r.g.dir, "tx"), buf, sizeof buf), want);
+}
+
+/* The transcript holds the lines of each response up to its END and no
+ * more: a shorter response after a longer one (here the second, 16
+ * bytes, where the first had a line end at byte 16) logs its own lines
+ * only, not what the buffer held after them. */
+Test(bot_rules, relay_transcript_ends_each_response_at_its_end, .timeout = 60)
+{
+	const char *opts[] = {"--transcript", "tx", NULL};
+	char want[512], buf[1024];
+	reply_game g = {0};
+
+	test_tmpdir(g.dir, sizeof g.dir);
+	g.h.steps = 2;
+	g.h.reply[0] = "0123456789abcdef\nEND\n";
+	g.h.reply[1] = "Voittaja: B\nEND\n";
+	relay_start(&g.rp, serve_script, &g.h, &g.h.listen_fd, opts,
+		    "printf 'v001200\\n'; head -n 2 >/dev/null; printf 'x\\n'; cat >/dev/null", g.dir, NULL);
+	int st = relay_finish(&g.rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	snprintf(want, sizeof want,
+		 "# connected to 127.0.0.1 port %d\n"
+		 "> v001200\\x0a\n"
+		 "< 0123456789abcdef\n"
+		 "< END\n"
+		 "> x\\x0a\n"
+		 "< Voittaja: B\n"
+		 "< END\n"
+		 "# bot exited with status 0\n", g.rp.port);
+	cr_assert_str_eq(untimed(test_read_file(g.dir, "tx"), buf, sizeof buf), want);
 }
 
 /* Two messages in one write of the bot: the first goes out, the second
