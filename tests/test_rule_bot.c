@@ -194,6 +194,34 @@ static void *serve_once_then_vanish(void *arg)
 	return NULL;
 }
 
+/* Serve one connection: read the message, stop listening (the port kept
+ * bound, as serve_once_then_vanish does), answer "Voittaja: B", then wait
+ * for the relay to hang up. */
+static void *serve_win_then_vanish(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+	int c = accept_message(h, 0), one = 1;
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof a;
+	char sink[64];
+
+	if (c < 0)
+		return NULL;
+	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
+	close(h->listen_fd);
+	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
+	h->listen_fd = -1;
+	test_write_all(c, win, sizeof win - 1);
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+	return NULL;
+}
+
 /* Serve two connections: the first reads the message and stays silent
  * (open, no byte); the second reads the resent message and ends the game,
  * its answer in two parts 300 ms apart: a relay that took the resend for
@@ -388,18 +416,20 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	close(listen_fd);
 }
 
-/* A test double for a read of the bot's pipe interrupted by a signal
- * (the relay's own handlers end the process, so only a double makes
- * one): while read_eintr is above 0, read of a pipe from the thread
- * poll_thread fails with EINTR and counts down. */
-static int read_eintr;
+/* A test double for a read interrupted by a signal (the relay's own
+ * handlers end the process, so only a double makes one): while
+ * read_eintr is above 0, read of a pipe (read_eintr_socket 0) or a socket
+ * (1) from the thread poll_thread fails with EINTR and counts down. */
+static int read_eintr, read_eintr_socket;
 
 ssize_t read(int fd, void *buf, size_t n)
 {
 	static ssize_t (*libc_read)(int, void *, size_t);
 	struct stat st;
 
-	if (read_eintr > 0 && fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode) && stand_in_fails(&read_eintr, EINTR))
+	if (read_eintr > 0 && fstat(fd, &st) == 0 &&
+	    (read_eintr_socket ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)) &&
+	    stand_in_fails(&read_eintr, EINTR))
 		return -1;
 	if (!libc_read)
 		*(void **)&libc_read = dlsym(RTLD_NEXT, "read");
@@ -427,6 +457,39 @@ Test(bot_rules, relay_retries_an_interrupted_read_of_the_bot, .timeout = 60)
 	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted read");
 	close(c);
 	close(listen_fd);
+}
+
+/* An interrupted read of the server's response is tried again, not taken
+ * for a closed connection: no reconnection (the server has stopped
+ * listening: one would fail), the response reaches the bot. */
+Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
+{
+	half_server h = {0};
+	int port;
+	pthread_t th;
+	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; [ \"$line\" = 'Voittaja: B' ] && exit 3", NULL};
+	char *tx_text = NULL;
+	size_t tx_len = 0;
+	FILE *tx = open_memstream(&tx_text, &tx_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 300,
+			    .grace_ms = 1000};
+
+	h.listen_fd = listen_any(&port);
+	cr_assert_geq(h.listen_fd, 0);
+	cfg.port = port;
+	pthread_create(&th, NULL, serve_win_then_vanish, &h);
+	poll_thread = pthread_self();
+	read_eintr = 1, read_eintr_socket = 1;
+	int rc = kb_relay_run(&cfg, argv);
+	read_eintr = 0, read_eintr_socket = 0;
+	pthread_join(th, NULL);
+	fclose(tx);
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, "server closed the connection"), "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # connected to 127.0.0.1 port "), 1, "%s", tx_text);
+	free(tx_text);
+	if (h.placeholder > 0)
+		close(h.placeholder);
 }
 
 /* errno tells why a call failed, and only then: a server that closes the
