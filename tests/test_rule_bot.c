@@ -1092,6 +1092,39 @@ Test(bot_rules, fit_winrate_alone_is_one, .timeout = 60)
 	cr_assert_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 0, 1), 0.0, "no games");
 }
 
+/* The lineup's win rate is that of the bot knowing each opponent's kind
+ * (search.h: an easy seat modelled and evaluated as easy): the games
+ * replayed here with every seat's model spelled out, B easy and C hard,
+ * for each of the seats. */
+Test(bot_rules, fit_winrate_models_each_seat_as_it_plays, .timeout = 60)
+{
+	static const uint8_t lineups[3][3] = {{KB_EASY, 0, 0}, {KB_HARD, KB_EASY, 0}, {KB_HARD, KB_HARD, KB_EASY}};
+	static const kb_rollout_params off = {0, 0, 0, 0, 0};
+
+	for (int l = 0; l < 3; l++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, lineups[l][0], lineups[l][1], lineups[l][2]};
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		long wins = 0, games = 24;
+		for (int s = 1; s < KB_SEATS; s++)
+			opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : ctl[s] == KB_HARD ? &kb_opponent_hard : NULL;
+		for (long g = 0; g < games; g++) {
+			uint64_t gseed = kb_stream_seed(5, KB_TAG_GAME, (uint64_t)g);
+			kb_game game;
+			kb_search bot;
+			kb_game_init(&game, gseed, ctl);
+			kb_search_init(&bot, game.pos.present, opp, gseed, 0);
+			bot.rollout = &off;
+			kb_search_set_level(&bot, 0);
+			while (kb_game_advance(&game, NULL) == 0)
+				kb_game_decide(&game, kb_search_decide(&bot, &game.pos, game.pending_die,
+								    kb_game_pending_mask(&game), NULL), NULL);
+			wins += game.winner == 0;
+		}
+		cr_assert_float_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l], games, 5),
+				   (double)wins / games, 1e-12, "lineup %d", l);
+	}
+}
+
 /* The fit's log-loss: with all weights zero every present seat is equally
  * likely, so the loss is the mean log of the number of present seats;
  * the committed weights predict better than that, and training from zero
