@@ -2007,10 +2007,12 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 Test(bot_rules, client_protocol_errors_named)
 {
 	kb_pos dec = test_pos(0x3, "12 3", "20", NULL, NULL), single = test_pos(0x3, "12", "20", NULL, NULL);
-	char st[KB_ROLL_LINE_LEN + 2], one[KB_ROLL_LINE_LEN + 2], input[1024], longline[200];
+	char st[KB_ROLL_LINE_LEN + 2], one[KB_ROLL_LINE_LEN + 2], c_rolls[KB_ROLL_LINE_LEN + 2];
+	char input[1024], longline[200];
 	client_run r;
 	static const struct {
-		const char *fmt; /* %1$s the decision line, %2$s a line without choice */
+		const char *fmt; /* %1$s the decision line, %2$s a line without choice,
+				  * %3$s seat C (absent) rolling */
 		int rc;
 		const char *msg;
 	} cases[] = {
@@ -2024,13 +2026,15 @@ Test(bot_rules, client_protocol_errors_named)
 		{TOKEN_LINE "\n%1$sEND\n", KB_CLIENT_IO, "standard input ended before the game was over"},
 		{TOKEN_LINE, KB_CLIENT_IO, "standard input ended before the game was over"},
 		{"", KB_CLIENT_IO, "standard input ended before the game was over"},
+		{TOKEN_LINE "\n%1$.0s%2$.0s%3$sEND\n", KB_CLIENT_PROTOCOL, "the rolling seat does not play in this game"},
 	};
 
 	state_of(st, &dec, 0, 2);
 	state_of(one, &single, 0, 1);
 	cr_assert_eq(kb_count(kb_legal(&single, 0, 1)), 1);
+	state_of(c_rolls, &dec, 2, 3);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		snprintf(input, sizeof input, cases[i].fmt, st, one);
+		snprintf(input, sizeof input, cases[i].fmt, st, one, c_rolls);
 		run_client(&r, input, 0x3);
 		cr_assert_eq(r.rc, cases[i].rc, "case %zu: %d %s", i, r.rc, r.err.msg);
 		cr_assert(strstr(r.err.msg, cases[i].msg) != NULL, "case %zu: %s", i, r.err.msg);
@@ -2042,6 +2046,11 @@ Test(bot_rules, client_protocol_errors_named)
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert_null(strstr(r.err.msg, "longer than"), "%s", r.err.msg);
 	snprintf(input, sizeof input, "%.129s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
+	/* too long is too long also when the input ends inside the line */
+	snprintf(input, sizeof input, "%.129s", longline);
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
