@@ -1443,6 +1443,25 @@ Test(bot_rules, eval_danger_is_the_next_rolls_hits)
 	cr_assert_eq(f[1].hit[0], 27, "progress 26: bucket 27");
 }
 
+/* A die shows 1..6: B's piece 6 squares behind A's (progress 8, square
+ * 15, against A's progress 21) is hit by hard's 6 (easy's 6 brings a
+ * piece out instead); 7 behind (progress 7, square 14), by no die of
+ * either. */
+Test(bot_rules, eval_danger_only_from_the_six_faces)
+{
+	kb_pos six = test_pos(0x3, "21", "8", NULL, NULL), seven = test_pos(0x3, "21", "7", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&six, kinds_hard, 1, f);
+	cr_assert_eq(f[0].nhit, 1);
+	cr_assert_float_eq(f[0].danger, 1.0 / 6, 1e-12);
+	for (int k = 0; k < 2; k++) {
+		kb_eval_features(&seven, k ? kinds_easy : kinds_hard, 1, f);
+		cr_assert_eq(f[0].nhit, 0, "kind %d: no die of 7", k);
+		cr_assert_eq(f[0].danger, 0.0);
+	}
+}
+
 /* B at progress 25 (square 4) against A at progress 7 and 6 (squares 7
  * and 6): a 2 takes it to progress 27, square 6, a hit; a 3 takes it into
  * its goal (progress 28, which would be square 7 on the ring): no hit.
