@@ -389,33 +389,6 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return libc_poll(fds, n, timeout);
 }
 
-/* kb_relay_run in this process: an interrupted poll is tried again (the
- * bot's message still reaches the server), and when the bot exits before
- * the game ends the relay returns its status having closed every
- * descriptor it opened (the server sees the connection end). */
-Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout = 60)
-{
-	int port, listen_fd = listen_any(&port);
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
-			    .grace_ms = 1000};
-	char got[80];
-
-	cr_assert_geq(listen_fd, 0);
-	int before = test_open_fds();
-	poll_thread = pthread_self();
-	poll_eintr = 1;
-	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
-	cr_assert_eq(poll_eintr, 0, "the relay polled");
-	cr_assert_eq(test_open_fds(), before, "the relay left a descriptor open");
-	int c = accept(listen_fd, NULL, NULL);
-	cr_assert_geq(c, 0);
-	read_message(c, got);
-	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
-	close(c);
-	close(listen_fd);
-}
-
 /* A test double for a read interrupted by a signal (the relay's own
  * handlers end the process, so only a double makes one): while
  * read_eintr is above 0, read of a pipe (read_eintr_socket 0) or a socket
@@ -436,27 +409,36 @@ ssize_t read(int fd, void *buf, size_t n)
 	return libc_read(fd, buf, n);
 }
 
-/* An interrupted read of the bot's output is tried again, not taken for
- * the bot closing it: the message still reaches the server. */
-Test(bot_rules, relay_retries_an_interrupted_read_of_the_bot, .timeout = 60)
+/* kb_relay_run in this process: an interrupted poll, or read of the
+ * bot's output, is tried again (the bot's message still reaches the
+ * server; a read taken for the bot's end would lose it), and when the bot
+ * exits before the game ends the relay returns its status having closed
+ * every descriptor it opened (the server sees the connection end). */
+Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout = 60)
 {
-	int port, listen_fd = listen_any(&port);
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
-			    .grace_ms = 1000};
-	char got[80];
+	int *const interrupted[2] = {&poll_eintr, &read_eintr};
 
-	cr_assert_geq(listen_fd, 0);
-	poll_thread = pthread_self();
-	read_eintr = 1;
-	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
-	cr_assert_eq(read_eintr, 0, "the relay read the bot's pipe");
-	int c = accept(listen_fd, NULL, NULL);
-	cr_assert_geq(c, 0);
-	read_message(c, got);
-	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted read");
-	close(c);
-	close(listen_fd);
+	for (int k = 0; k < 2; k++) {
+		int port, listen_fd = listen_any(&port);
+		char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		char got[80];
+
+		cr_assert_geq(listen_fd, 0);
+		int before = test_open_fds();
+		poll_thread = pthread_self();
+		*interrupted[k] = 1;
+		cr_assert_eq(kb_relay_run(&cfg, argv), 3, "case %d", k);
+		cr_assert_eq(*interrupted[k], 0, "case %d: the relay polled and read", k);
+		cr_assert_eq(test_open_fds(), before, "case %d: the relay left a descriptor open", k);
+		int c = accept(listen_fd, NULL, NULL);
+		cr_assert_geq(c, 0);
+		read_message(c, got);
+		cr_assert_str_eq(got, "v001222\n", "case %d: the message after the interruption", k);
+		close(c);
+		close(listen_fd);
+	}
 }
 
 /* An interrupted read of the server's response is tried again, not taken
