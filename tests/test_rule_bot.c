@@ -3012,26 +3012,32 @@ Test(bot_rules, learn_commit_to_a_read_only_store, .timeout = 30)
 	free(text);
 }
 
-/* The store's map bound from the environment: a bad value is named and
- * ignored; learning goes on. */
+/* The store's map bound from the environment: a bad value (not a
+ * number, or 0: at least one byte) is named and ignored; learning goes
+ * on. */
 Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 {
 	char dir[256];
 	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	const char *const bad[] = {"12x", "0"};
 	kb_learn l;
 	char *text = NULL;
 	size_t len = 0;
+	FILE *diag;
 
 	test_tmpdir(dir, sizeof dir);
-	setenv(KB_STORE_ENV_MAP_MAX, "12x", 1);
-	FILE *diag = open_memstream(&text, &len);
-	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
-	cr_assert_not_null(l.store);
-	kb_learn_close(&l);
-	fclose(diag);
-	cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text, "%s", text);
-	cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
-	free(text);
+	for (int b = 0; b < 2; b++) {
+		setenv(KB_STORE_ENV_MAP_MAX, bad[b], 1);
+		diag = open_memstream(&text, &len);
+		kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+		cr_assert_not_null(l.store);
+		kb_learn_close(&l);
+		fclose(diag);
+		cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text,
+			  "%s: %s", bad[b], text);
+		cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
+		free(text);
+	}
 	setenv(KB_STORE_ENV_MAP_MAX, "1048576", 1);
 	diag = open_memstream(&text, &len);
 	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
@@ -4159,16 +4165,17 @@ Test(bot_rules, learned_model_sure_from_exactly_the_bound, .timeout = 60)
 
 /* With leaf models on, a learned seat whose model believes the heuristic
  * (KB_C_LOGIT) with a weight of at least KB_LEARN_LEAF (0.5) also scores
- * the leaves: exactly 0.5 is enough, just under it is not. */
+ * the leaves: exactly 0.5 is enough, just under it is not.  (The seat's
+ * name is one character: a name all the same.) */
 Test(bot_rules, leaf_model_from_exactly_the_leaf_bound, .timeout = 60)
 {
 	char dir[256];
-	const char *const names[KB_SEATS] = {NULL, "rearguard", NULL, NULL};
+	const char *const names[KB_SEATS] = {NULL, "r", NULL, NULL};
 	const double weights[2] = {KB_LEARN_LEAF, nextafter(KB_LEARN_LEAF, 0)};
 	kb_learn l;
 
 	test_tmpdir(dir, sizeof dir);
-	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	test_store_decisions(dir, "r", KB_R_EASY, 60);
 	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
 	l.leaf_models = 1;
 	for (int c = 0; c < 2; c++) {
