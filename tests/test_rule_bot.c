@@ -441,31 +441,46 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	}
 }
 
+/* kb_relay_run in this process against serve(h) on a fresh port, with
+ * /bin/sh -c script as the bot, retry_ms, a transcript into *tx_text
+ * (malloc'ed) and *interrupted set to 1 first (a stand-in's counter);
+ * returns the relay's status. */
+static int relay_in_process(half_server *h, void *(*serve)(void *), const char *script, int retry_ms,
+			    int *interrupted, char **tx_text)
+{
+	int port;
+	pthread_t th;
+	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+	size_t tx_len = 0;
+	FILE *tx = open_memstream(tx_text, &tx_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = retry_ms,
+			    .grace_ms = 1000};
+
+	h->listen_fd = listen_any(&port);
+	cr_assert_geq(h->listen_fd, 0);
+	cfg.port = port;
+	pthread_create(&th, NULL, serve, h);
+	poll_thread = pthread_self();
+	*interrupted = 1;
+	int rc = kb_relay_run(&cfg, argv);
+	pthread_join(th, NULL);
+	fclose(tx);
+	return rc;
+}
+
 /* An interrupted read of the server's response is tried again, not taken
  * for a closed connection: no reconnection (the server has stopped
  * listening: one would fail), the response reaches the bot. */
 Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
 {
 	half_server h = {0};
-	int port;
-	pthread_t th;
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; [ \"$line\" = 'Voittaja: B' ] && exit 3", NULL};
 	char *tx_text = NULL;
-	size_t tx_len = 0;
-	FILE *tx = open_memstream(&tx_text, &tx_len);
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 300,
-			    .grace_ms = 1000};
 
-	h.listen_fd = listen_any(&port);
-	cr_assert_geq(h.listen_fd, 0);
-	cfg.port = port;
-	pthread_create(&th, NULL, serve_win_then_vanish, &h);
-	poll_thread = pthread_self();
-	read_eintr = 1, read_eintr_socket = 1;
-	int rc = kb_relay_run(&cfg, argv);
+	read_eintr_socket = 1;
+	int rc = relay_in_process(&h, serve_win_then_vanish,
+				  "echo v001222; read line; [ \"$line\" = 'Voittaja: B' ] && exit 3", 300, &read_eintr,
+				  &tx_text);
 	read_eintr = 0, read_eintr_socket = 0;
-	pthread_join(th, NULL);
-	fclose(tx);
 	cr_assert_eq(rc, 3, "%s", tx_text);
 	cr_assert_null(strstr(tx_text, "server closed the connection"), "%s", tx_text);
 	cr_assert_eq(test_count(tx_text, " # connected to 127.0.0.1 port "), 1, "%s", tx_text);
@@ -482,24 +497,10 @@ Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
 Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
 {
 	half_server h = {0};
-	int port;
-	pthread_t th;
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; exit 3", NULL};
 	char *tx_text = NULL;
-	size_t tx_len = 0;
-	FILE *tx = open_memstream(&tx_text, &tx_len);
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 3000,
-			    .grace_ms = 1000};
 
-	h.listen_fd = listen_any(&port);
-	cr_assert_geq(h.listen_fd, 0);
-	cfg.port = port;
-	pthread_create(&th, NULL, serve_half_then_whole, &h);
-	poll_thread = pthread_self();
-	poll_eintr = 1;
-	int rc = kb_relay_run(&cfg, argv);
-	pthread_join(th, NULL);
-	fclose(tx);
+	int rc = relay_in_process(&h, serve_half_then_whole, "echo v001222; read line; exit 3", 3000, &poll_eintr,
+				  &tx_text);
 	cr_assert_eq(rc, 3, "%s", tx_text);
 	cr_assert_eq(poll_eintr, 0, "the relay polled");
 	cr_assert_str_eq(h.got[1], "v001222\n", "the message again on the second connection");
