@@ -170,50 +170,49 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	return relay_against_opts(serve, h, retry_ms ? opts : opts + 2, script);
 }
 
+/* Stop listening but keep h's port bound: connections are refused, and
+ * no test running beside this one can be given the port (the relay
+ * would reconnect to that test's server). */
+static void stop_listening(half_server *h)
+{
+	struct sockaddr_in a = {0};
+	socklen_t len = sizeof a;
+	int one = 1;
+
+	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
+	close(h->listen_fd);
+	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
+	h->listen_fd = -1;
+}
+
 /* Serve one connection: read the message, then close it and stop
  * listening, so the relay cannot reconnect. */
 static void *serve_once_then_vanish(void *arg)
 {
 	half_server *h = arg;
-	int c = accept_message(h, 0), one = 1;
-	struct sockaddr_in a = {0};
-	socklen_t len = sizeof a;
+	int c = accept_message(h, 0);
 
 	if (c < 0)
 		return NULL;
-	/* Keep the port bound but not listening: connections are refused, and
-	 * no test running beside this one can be given the port (the relay
-	 * would reconnect to that test's server). */
-	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
-	close(h->listen_fd);
-	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
-	h->listen_fd = -1;
+	stop_listening(h);
 	close(c);
 	return NULL;
 }
 
 /* Serve one connection: read the message, stop listening (the port kept
- * bound, as serve_once_then_vanish does), answer "Voittaja: B", then wait
- * for the relay to hang up. */
+ * bound), answer "Voittaja: B", then wait for the relay to hang up. */
 static void *serve_win_then_vanish(void *arg)
 {
 	half_server *h = arg;
 	static const char win[] = "Voittaja: B\nEND\n";
-	int c = accept_message(h, 0), one = 1;
-	struct sockaddr_in a = {0};
-	socklen_t len = sizeof a;
+	int c = accept_message(h, 0);
 	char sink[64];
 
 	if (c < 0)
 		return NULL;
-	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
-	close(h->listen_fd);
-	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
-	h->listen_fd = -1;
+	stop_listening(h);
 	test_write_all(c, win, sizeof win - 1);
 	struct pollfd pc = {c, POLLIN, 0};
 	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
