@@ -83,7 +83,6 @@ static void open_store(kb_learn *l, const char *path, unsigned present,
 
 	memset(l, 0, sizeof *l);
 	l->diag = diag;
-	l->present = present;
 	l->frozen = frozen;
 	const char *max = getenv(KB_STORE_ENV_MAP_MAX);
 	long long bytes;

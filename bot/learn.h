@@ -45,7 +45,6 @@ typedef struct kb_learn {
 	int leaf_models;                     /* 1: leaf models (KB_LEARN_LEAF);
 						kb_learn_open sets 0 */
 	FILE *diag;                          /* warnings, or NULL */
-	unsigned present;
 	char name[KB_SEATS][KB_NAME_MAX + 1];/* opponent names, "" for A/absent */
 	int readable[KB_SEATS];              /* record read fine (or absent) */
 	kb_model model[KB_SEATS];            /* fitted models */

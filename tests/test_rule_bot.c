@@ -170,32 +170,62 @@ static int relay_against(void *(*serve)(void *), half_server *h, const char *ret
 	return relay_against_opts(serve, h, retry_ms ? opts : opts + 2, script);
 }
 
-/* Serve one connection: read the message, then close it and stop
- * listening, so the relay cannot reconnect. */
-static void *serve_once_then_vanish(void *arg)
+/* Stop listening but keep h's port bound: connections are refused, and
+ * no test running beside this one can be given the port (the relay
+ * would reconnect to that test's server). */
+static void stop_listening(half_server *h)
 {
-	half_server *h = arg;
-	int c = accept_message(h, 0), one = 1;
 	struct sockaddr_in a = {0};
 	socklen_t len = sizeof a;
+	int one = 1;
 
-	if (c < 0)
-		return NULL;
-	/* Keep the port bound but not listening: connections are refused, and
-	 * no test running beside this one can be given the port (the relay
-	 * would reconnect to that test's server). */
 	getsockname(h->listen_fd, (struct sockaddr *)&a, &len);
 	close(h->listen_fd);
 	h->placeholder = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	setsockopt(h->placeholder, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	bind(h->placeholder, (struct sockaddr *)&a, sizeof a);
 	h->listen_fd = -1;
+}
+
+/* Serve one connection: read the message, then close it and stop
+ * listening, so the relay cannot reconnect. */
+static void *serve_once_then_vanish(void *arg)
+{
+	half_server *h = arg;
+	int c = accept_message(h, 0);
+
+	if (c < 0)
+		return NULL;
+	stop_listening(h);
+	close(c);
+	return NULL;
+}
+
+/* Serve one connection: read the message, stop listening (the port kept
+ * bound), answer "Voittaja: B", then wait for the relay to hang up. */
+static void *serve_win_then_vanish(void *arg)
+{
+	half_server *h = arg;
+	static const char win[] = "Voittaja: B\nEND\n";
+	int c = accept_message(h, 0);
+	char sink[64];
+
+	if (c < 0)
+		return NULL;
+	stop_listening(h);
+	test_write_all(c, win, sizeof win - 1);
+	struct pollfd pc = {c, POLLIN, 0};
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
 	close(c);
 	return NULL;
 }
 
 /* Serve two connections: the first reads the message and stays silent
- * (open, no byte); the second reads the resent message and ends the game. */
+ * (open, no byte); the second reads the resent message and ends the game,
+ * its answer in two parts 300 ms apart: a relay that took the resend for
+ * news on the new connection and on the bot's pipe would wait on the bot
+ * (which waits for the answer) after the first part. */
 static void *serve_silent_then_win(void *arg)
 {
 	half_server *h = arg;
@@ -205,8 +235,10 @@ static void *serve_silent_then_win(void *arg)
 	int second = accept_message(h, 1);
 	if (second >= 0) {
 		char sink[64];
-		test_write_all(second, win, sizeof win - 1);
 		struct pollfd pc = {second, POLLIN, 0};
+		test_write_all(second, win, 6);
+		poll(&pc, 1, 300); /* the relay sends nothing here: a pause */
+		test_write_all(second, win + 6, sizeof win - 1 - 6);
 		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
 			;
 		close(second);
@@ -359,31 +391,104 @@ int poll(struct pollfd *fds, nfds_t n, int timeout)
 	return libc_poll(fds, n, timeout);
 }
 
-/* kb_relay_run in this process: an interrupted poll is tried again (the
- * bot's message still reaches the server), and when the bot exits before
- * the game ends the relay returns its status having closed every
- * descriptor it opened (the server sees the connection end). */
+/* A test double for a read interrupted by a signal (the relay's own
+ * handlers end the process, so only a double makes one): while
+ * read_eintr is above 0, read of a pipe (read_eintr_socket 0) or a socket
+ * (1) from the thread poll_thread fails with EINTR and counts down. */
+static int read_eintr, read_eintr_socket;
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	static ssize_t (*libc_read)(int, void *, size_t);
+	struct stat st;
+
+	if (read_eintr > 0 && fstat(fd, &st) == 0 &&
+	    (read_eintr_socket ? S_ISSOCK(st.st_mode) : S_ISFIFO(st.st_mode)) &&
+	    stand_in_fails(&read_eintr, EINTR))
+		return -1;
+	if (!libc_read)
+		*(void **)&libc_read = dlsym(RTLD_NEXT, "read");
+	return libc_read(fd, buf, n);
+}
+
+/* kb_relay_run in this process: an interrupted poll, or read of the
+ * bot's output, is tried again (the bot's message still reaches the
+ * server; a read taken for the bot's end would lose it), and when the bot
+ * exits before the game ends the relay returns its status having closed
+ * every descriptor it opened (the server sees the connection end). */
 Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout = 60)
 {
-	int port, listen_fd = listen_any(&port);
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
-			    .grace_ms = 1000};
-	char got[80];
+	int *const interrupted[2] = {&poll_eintr, &read_eintr};
 
-	cr_assert_geq(listen_fd, 0);
-	int before = test_open_fds();
+	for (int k = 0; k < 2; k++) {
+		int port, listen_fd = listen_any(&port);
+		char *argv[] = {"/bin/sh", "-c", "echo v001222; exit 3", NULL};
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		char got[80];
+
+		cr_assert_geq(listen_fd, 0);
+		int before = test_open_fds();
+		poll_thread = pthread_self();
+		*interrupted[k] = 1;
+		cr_assert_eq(kb_relay_run(&cfg, argv), 3, "case %d", k);
+		cr_assert_eq(*interrupted[k], 0, "case %d: the relay polled and read", k);
+		cr_assert_eq(test_open_fds(), before, "case %d: the relay left a descriptor open", k);
+		int c = accept(listen_fd, NULL, NULL);
+		cr_assert_geq(c, 0);
+		read_message(c, got);
+		cr_assert_str_eq(got, "v001222\n", "case %d: the message after the interruption", k);
+		close(c);
+		close(listen_fd);
+	}
+}
+
+/* kb_relay_run in this process against serve(h) on a fresh port, with
+ * /bin/sh -c script as the bot, retry_ms, a transcript into *tx_text
+ * (malloc'ed) and *interrupted set to 1 first (a stand-in's counter);
+ * returns the relay's status. */
+static int relay_in_process(half_server *h, void *(*serve)(void *), const char *script, int retry_ms,
+			    int *interrupted, char **tx_text)
+{
+	int port;
+	pthread_t th;
+	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+	size_t tx_len = 0;
+	FILE *tx = open_memstream(tx_text, &tx_len);
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = retry_ms,
+			    .grace_ms = 1000};
+
+	h->listen_fd = listen_any(&port);
+	cr_assert_geq(h->listen_fd, 0);
+	cfg.port = port;
+	pthread_create(&th, NULL, serve, h);
 	poll_thread = pthread_self();
-	poll_eintr = 1;
-	cr_assert_eq(kb_relay_run(&cfg, argv), 3);
-	cr_assert_eq(poll_eintr, 0, "the relay polled");
-	cr_assert_eq(test_open_fds(), before, "the relay left a descriptor open");
-	int c = accept(listen_fd, NULL, NULL);
-	cr_assert_geq(c, 0);
-	read_message(c, got);
-	cr_assert_str_eq(got, "v001222\n", "the message after the interrupted poll");
-	close(c);
-	close(listen_fd);
+	*interrupted = 1;
+	int rc = kb_relay_run(&cfg, argv);
+	pthread_join(th, NULL);
+	fclose(tx);
+	return rc;
+}
+
+/* An interrupted read of the server's response is tried again, not taken
+ * for a closed connection: no reconnection (the server has stopped
+ * listening: one would fail), the response reaches the bot. */
+Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+
+	read_eintr_socket = 1;
+	int rc = relay_in_process(&h, serve_win_then_vanish,
+				  "echo v001222; read line; [ \"$line\" = 'Voittaja: B' ] && exit 3", 300, &read_eintr,
+				  &tx_text);
+	read_eintr = 0, read_eintr_socket = 0;
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_null(strstr(tx_text, "server closed the connection"), "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # connected to 127.0.0.1 port "), 1, "%s", tx_text);
+	free(tx_text);
+	if (h.placeholder > 0)
+		close(h.placeholder);
 }
 
 /* errno tells why a call failed, and only then: a server that closes the
@@ -394,24 +499,10 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
 {
 	half_server h = {0};
-	int port;
-	pthread_t th;
-	char *argv[] = {"/bin/sh", "-c", "echo v001222; read line; exit 3", NULL};
 	char *tx_text = NULL;
-	size_t tx_len = 0;
-	FILE *tx = open_memstream(&tx_text, &tx_len);
-	kb_relay_cfg cfg = {.host = "127.0.0.1", .transcript = tx, .diag = stderr, .retry_ms = 3000,
-			    .grace_ms = 1000};
 
-	h.listen_fd = listen_any(&port);
-	cr_assert_geq(h.listen_fd, 0);
-	cfg.port = port;
-	pthread_create(&th, NULL, serve_half_then_whole, &h);
-	poll_thread = pthread_self();
-	poll_eintr = 1;
-	int rc = kb_relay_run(&cfg, argv);
-	pthread_join(th, NULL);
-	fclose(tx);
+	int rc = relay_in_process(&h, serve_half_then_whole, "echo v001222; read line; exit 3", 3000, &poll_eintr,
+				  &tx_text);
 	cr_assert_eq(rc, 3, "%s", tx_text);
 	cr_assert_eq(poll_eintr, 0, "the relay polled");
 	cr_assert_str_eq(h.got[1], "v001222\n", "the message again on the second connection");
@@ -986,6 +1077,39 @@ Test(bot_rules, fit_winrate_alone_is_one, .timeout = 60)
 	cr_assert_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, three, 0, 1), 0.0, "no games");
 }
 
+/* The lineup's win rate is that of the bot knowing each opponent's kind
+ * (search.h: an easy seat modelled and evaluated as easy): the games
+ * replayed here with every seat's model spelled out, B easy and C hard,
+ * for each of the seats. */
+Test(bot_rules, fit_winrate_models_each_seat_as_it_plays, .timeout = 60)
+{
+	static const uint8_t lineups[3][3] = {{KB_EASY, 0, 0}, {KB_HARD, KB_EASY, 0}, {KB_HARD, KB_HARD, KB_EASY}};
+	static const kb_rollout_params off = {0, 0, 0, 0, 0};
+
+	for (int l = 0; l < 3; l++) {
+		uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, lineups[l][0], lineups[l][1], lineups[l][2]};
+		const kb_opponent *opp[KB_SEATS] = {NULL, NULL, NULL, NULL};
+		long wins = 0, games = 24;
+		for (int s = 1; s < KB_SEATS; s++)
+			opp[s] = ctl[s] == KB_EASY ? &kb_opponent_easy : ctl[s] == KB_HARD ? &kb_opponent_hard : NULL;
+		for (long g = 0; g < games; g++) {
+			uint64_t gseed = kb_stream_seed(5, KB_TAG_GAME, (uint64_t)g);
+			kb_game game;
+			kb_search bot;
+			kb_game_init(&game, gseed, ctl);
+			kb_search_init(&bot, game.pos.present, opp, gseed, 0);
+			bot.rollout = &off;
+			kb_search_set_level(&bot, 0);
+			while (kb_game_advance(&game, NULL) == 0)
+				kb_game_decide(&game, kb_search_decide(&bot, &game.pos, game.pending_die,
+								    kb_game_pending_mask(&game), NULL), NULL);
+			wins += game.winner == 0;
+		}
+		cr_assert_float_eq(kb_fit_lineup_winrate(&kb_weights_default, 0, 0, lineups[l], games, 5),
+				   (double)wins / games, 1e-12, "lineup %d", l);
+	}
+}
+
 /* The fit's log-loss: with all weights zero every present seat is equally
  * likely, so the loss is the mean log of the number of present seats;
  * the committed weights predict better than that, and training from zero
@@ -1147,6 +1271,30 @@ Test(bot_rules, rollouts_compare_the_best_candidates, .timeout = 30)
 	}
 }
 
+/* A rollout that A wins counts 1, as the game does.  Zero weights score
+ * every unfinished position 1/2.  A (goal 31, 30; pieces at 27 and 24)
+ * rolls a 1: piece 2 into goal square 28 leaves 24 needing a 5, piece 3
+ * to 25 leaves two pieces out.  Two rolls per rollout (B's, then A's
+ * unless B rolled a 6): after piece 2 a rollout is worth 1 when A rolls
+ * the 5, else 1/2; after piece 3 always 1/2.  So piece 2, for every
+ * seed (a tie keeps the first candidate, piece 2 too). */
+Test(bot_rules, rollouts_count_a_win_as_one, .timeout = 30)
+{
+	static kb_weights zero;
+	static const kb_rollout_params two = {2, 32, 2, 1.0, 1000000};
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 24", "", NULL, NULL);
+	double v[KB_PIECES] = {-1.0, -1.0, 0.5, 0.5};
+
+	cr_assert_eq(kb_legal(&pos, 0, 1), 0xcu);
+	for (uint64_t seed = 0; seed < 10; seed++) {
+		kb_search bot;
+		kb_search_init(&bot, 0x3, opp, seed, 0);
+		bot.w = &zero;
+		cr_assert_eq(kb_rollout_choose(&bot, &two, &pos, 1, 0xc, v, 0), 2, "seed %d", (int)seed);
+	}
+}
+
 /* ---- the protocol client: the winner of an unfinished game is -1 ------------ */
 
 Test(bot_rules, client_winner_unset_until_the_winner_line)
@@ -1278,6 +1426,25 @@ Test(bot_rules, eval_danger_is_the_next_rolls_hits)
 	cr_assert_float_eq(f[1].danger, 1.0 / 6, 1e-12);
 	cr_assert_float_eq(f[1].dprog, 27 / 168.0, 1e-12);
 	cr_assert_eq(f[1].hit[0], 27, "progress 26: bucket 27");
+}
+
+/* A die shows 1..6: B's piece 6 squares behind A's (progress 8, square
+ * 15, against A's progress 21) is hit by hard's 6 (easy's 6 brings a
+ * piece out instead); 7 behind (progress 7, square 14), by no die of
+ * either. */
+Test(bot_rules, eval_danger_only_from_the_six_faces)
+{
+	kb_pos six = test_pos(0x3, "21", "8", NULL, NULL), seven = test_pos(0x3, "21", "7", NULL, NULL);
+	kb_seat_features f[KB_SEATS];
+
+	kb_eval_features(&six, kinds_hard, 1, f);
+	cr_assert_eq(f[0].nhit, 1);
+	cr_assert_float_eq(f[0].danger, 1.0 / 6, 1e-12);
+	for (int k = 0; k < 2; k++) {
+		kb_eval_features(&seven, k ? kinds_easy : kinds_hard, 1, f);
+		cr_assert_eq(f[0].nhit, 0, "kind %d: no die of 7", k);
+		cr_assert_eq(f[0].danger, 0.0);
+	}
 }
 
 /* B at progress 25 (square 4) against A at progress 7 and 6 (squares 7
@@ -1414,6 +1581,29 @@ Test(bot_rules, eval_greedy_takes_the_best_then_the_lowest)
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &even, 2, 0x3), 0);
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x2), 1, "the only legal move");
 	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &cap, 2, 0x1), 0, "the only legal move");
+}
+
+/* Greedy scores each move with the seat that rolls next on turn: after
+ * A's 2 that is B, not C.  Only B and C score (a point for a piece on
+ * B's progress 26 or C's 24) and the seat on turn a tempo point; A
+ * scores 0 either way.  B on turn: hitting B leaves B 1, C 1 (P(A) =
+ * 1 / (1 + 2e)), hitting C leaves B 2, C 0 (1 / (2 + e^2)): hit B.
+ * Were C on turn, hitting C would be the better by the same sums. */
+Test(bot_rules, eval_greedy_scores_with_the_next_seat_on_turn)
+{
+	static kb_weights w;
+	/* piece 0 from 8 to 10 hits C's piece (progress 24, square 10);
+	 * piece 1 from 3 to 5 hits B's (progress 26, square 5) */
+	kb_pos pos = test_pos(0x7, "3 8", "26", "24", NULL);
+
+	memset(&w, 0, sizeof w);
+	for (int t = 0; t < KB_EVAL_TYPES; t++) {
+		w.piece[t][kb_eval_bucket(26)] = 1;
+		w.piece[t][kb_eval_bucket(24)] = 1;
+		w.tempo[t] = 1;
+	}
+	cr_assert_eq(kb_legal(&pos, 0, 2), 0x3u);
+	cr_assert_eq(kb_eval_greedy(&w, kinds_hard, &pos, 2, 0x3), 1, "B rolls next: hit B");
 }
 
 /* ---- the search on constructed positions -------------------------------------- */
@@ -1821,10 +2011,12 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 Test(bot_rules, client_protocol_errors_named)
 {
 	kb_pos dec = test_pos(0x3, "12 3", "20", NULL, NULL), single = test_pos(0x3, "12", "20", NULL, NULL);
-	char st[KB_ROLL_LINE_LEN + 2], one[KB_ROLL_LINE_LEN + 2], input[1024], longline[200];
+	char st[KB_ROLL_LINE_LEN + 2], one[KB_ROLL_LINE_LEN + 2], c_rolls[KB_ROLL_LINE_LEN + 2];
+	char input[1024], longline[200];
 	client_run r;
 	static const struct {
-		const char *fmt; /* %1$s the decision line, %2$s a line without choice */
+		const char *fmt; /* %1$s the decision line, %2$s a line without choice,
+				  * %3$s seat C (absent) rolling */
 		int rc;
 		const char *msg;
 	} cases[] = {
@@ -1838,13 +2030,15 @@ Test(bot_rules, client_protocol_errors_named)
 		{TOKEN_LINE "\n%1$sEND\n", KB_CLIENT_IO, "standard input ended before the game was over"},
 		{TOKEN_LINE, KB_CLIENT_IO, "standard input ended before the game was over"},
 		{"", KB_CLIENT_IO, "standard input ended before the game was over"},
+		{TOKEN_LINE "\n%1$.0s%2$.0s%3$sEND\n", KB_CLIENT_PROTOCOL, "the rolling seat does not play in this game"},
 	};
 
 	state_of(st, &dec, 0, 2);
 	state_of(one, &single, 0, 1);
 	cr_assert_eq(kb_count(kb_legal(&single, 0, 1)), 1);
+	state_of(c_rolls, &dec, 2, 3);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		snprintf(input, sizeof input, cases[i].fmt, st, one);
+		snprintf(input, sizeof input, cases[i].fmt, st, one, c_rolls);
 		run_client(&r, input, 0x3);
 		cr_assert_eq(r.rc, cases[i].rc, "case %zu: %d %s", i, r.rc, r.err.msg);
 		cr_assert(strstr(r.err.msg, cases[i].msg) != NULL, "case %zu: %s", i, r.err.msg);
@@ -1856,6 +2050,11 @@ Test(bot_rules, client_protocol_errors_named)
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert_null(strstr(r.err.msg, "longer than"), "%s", r.err.msg);
 	snprintf(input, sizeof input, "%.129s\n", longline);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
+	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
+	/* too long is too long also when the input ends inside the line */
+	snprintf(input, sizeof input, "%.129s", longline);
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
 	cr_assert_str_eq(r.err.msg, "a line longer than 128 characters");
@@ -2816,26 +3015,32 @@ Test(bot_rules, learn_commit_to_a_read_only_store, .timeout = 30)
 	free(text);
 }
 
-/* The store's map bound from the environment: a bad value is named and
- * ignored; learning goes on. */
+/* The store's map bound from the environment: a bad value (not a
+ * number, or 0: at least one byte) is named and ignored; learning goes
+ * on. */
 Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 {
 	char dir[256];
 	const char *const names[KB_SEATS] = {NULL, "pat", NULL, NULL};
+	const char *const bad[] = {"12x", "0"};
 	kb_learn l;
 	char *text = NULL;
 	size_t len = 0;
+	FILE *diag;
 
 	test_tmpdir(dir, sizeof dir);
-	setenv(KB_STORE_ENV_MAP_MAX, "12x", 1);
-	FILE *diag = open_memstream(&text, &len);
-	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
-	cr_assert_not_null(l.store);
-	kb_learn_close(&l);
-	fclose(diag);
-	cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text, "%s", text);
-	cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
-	free(text);
+	for (int b = 0; b < 2; b++) {
+		setenv(KB_STORE_ENV_MAP_MAX, bad[b], 1);
+		diag = open_memstream(&text, &len);
+		kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+		cr_assert_not_null(l.store);
+		kb_learn_close(&l);
+		fclose(diag);
+		cr_assert(strstr(text, "kimble-bot: learning: map bound ignored, using the default: ") == text,
+			  "%s: %s", bad[b], text);
+		cr_assert(strstr(text, KB_STORE_ENV_MAP_MAX) != NULL, "%s", text);
+		free(text);
+	}
 	setenv(KB_STORE_ENV_MAP_MAX, "1048576", 1);
 	diag = open_memstream(&text, &len);
 	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
@@ -3125,6 +3330,37 @@ Test(bot_rules, relay_passes_bytes_and_keeps_a_transcript, .timeout = 60)
 		 "< END\n"
 		 "# bot exited with status 7\n", r.g.rp.port, r.state);
 	cr_assert_str_eq(untimed(test_read_file(r.g.dir, "tx"), buf, sizeof buf), want);
+}
+
+/* The transcript holds the lines of each response up to its END and no
+ * more: a shorter response after a longer one (here the second, 16
+ * bytes, where the first had a line end at byte 16) logs its own lines
+ * only, not what the buffer held after them. */
+Test(bot_rules, relay_transcript_ends_each_response_at_its_end, .timeout = 60)
+{
+	const char *opts[] = {"--transcript", "tx", NULL};
+	char want[512], buf[1024];
+	reply_game g = {0};
+
+	test_tmpdir(g.dir, sizeof g.dir);
+	g.h.steps = 2;
+	g.h.reply[0] = "0123456789abcdef\nEND\n";
+	g.h.reply[1] = "Voittaja: B\nEND\n";
+	relay_start(&g.rp, serve_script, &g.h, &g.h.listen_fd, opts,
+		    "printf 'v001200\\n'; head -n 2 >/dev/null; printf 'x\\n'; cat >/dev/null", g.dir, NULL);
+	int st = relay_finish(&g.rp, 0);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	snprintf(want, sizeof want,
+		 "# connected to 127.0.0.1 port %d\n"
+		 "> v001200\\x0a\n"
+		 "< 0123456789abcdef\n"
+		 "< END\n"
+		 "> x\\x0a\n"
+		 "< Voittaja: B\n"
+		 "< END\n"
+		 "# bot exited with status 0\n", g.rp.port);
+	cr_assert_str_eq(untimed(test_read_file(g.dir, "tx"), buf, sizeof buf), want);
 }
 
 /* Two messages in one write of the bot: the first goes out, the second
@@ -3926,6 +4162,40 @@ Test(bot_rules, learned_model_sure_from_exactly_the_bound, .timeout = 60)
 		kb_learn_models(&l, opp);
 		cr_assert_eq(opp[1], &l.opp[1], "case %zu: the useful model is used", c);
 		cr_assert_eq(opp[1]->kind, cases[c].kind, "case %zu: kind %d", c, opp[1]->kind);
+	}
+	kb_learn_close(&l);
+}
+
+/* With leaf models on, a learned seat whose model believes the heuristic
+ * (KB_C_LOGIT) with a weight of at least KB_LEARN_LEAF (0.5) also scores
+ * the leaves: exactly 0.5 is enough, just under it is not.  (The seat's
+ * name is one character: a name all the same.) */
+Test(bot_rules, leaf_model_from_exactly_the_leaf_bound, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "r", NULL, NULL};
+	const double weights[2] = {KB_LEARN_LEAF, nextafter(KB_LEARN_LEAF, 0)};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "r", KB_R_EASY, 60);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	l.leaf_models = 1;
+	for (int c = 0; c < 2; c++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		kb_search bot;
+		for (int k = 0; k < KB_COMPONENTS; k++)
+			l.model[1].weight[k] = k == KB_C_LOGIT ? weights[c] : (1 - weights[c]) / (KB_COMPONENTS - 1);
+		cr_assert_eq(kb_model_belief(&l.model[1]), KB_C_LOGIT);
+		kb_learn_models(&l, opp);
+		cr_assert_eq(opp[1], &l.opp[1], "case %d: the useful model is used", c);
+		cr_assert_eq(opp[1]->kind, KB_EXTERNAL);
+		kb_search_init(&bot, 0x3, opp, 1, 0);
+		kb_learn_set_evaluation(&l, &bot);
+		if (c == 0)
+			cr_assert_eq(bot.leaf_model[1], &l.opp[1], "a weight of exactly KB_LEARN_LEAF");
+		else
+			cr_assert_null(bot.leaf_model[1], "a weight just under KB_LEARN_LEAF");
 	}
 	kb_learn_close(&l);
 }

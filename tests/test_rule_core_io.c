@@ -358,6 +358,17 @@ Test(core_rules, transcript_roll_how_is_one_of_four)
 	}
 }
 
+/* An empty frame where C "dier" forfeited at roll 4000000000 (reason),
+ * finished by hard. */
+static void dier_forfeits_at_4e9(kb_frame *fr, const char *reason)
+{
+	empty_frame(fr);
+	strcpy(fr->name[2], "dier");
+	fr->forfeit[2].roll = 4000000000u;
+	strcpy(fr->forfeit[2].reason, reason);
+	strcpy(fr->forfeit[2].replacement, "hard");
+}
+
 /* A line too wide for the panel at its size is set smaller until it fits
  * (50 characters at 0.6 x 10 px fill the 300 px), and a forfeit line with
  * no room for the name keeps its first character: C "dier" forfeited at
@@ -367,11 +378,7 @@ Test(core_rules, svg_long_lines_and_seat_a_winning)
 {
 	kb_frame fr;
 
-	empty_frame(&fr);
-	strcpy(fr.name[2], "dier");
-	fr.forfeit[2].roll = 4000000000u;
-	strcpy(fr.forfeit[2].reason, "abcdefghijklmno");
-	strcpy(fr.forfeit[2].replacement, "hard");
+	dier_forfeits_at_4e9(&fr, "abcdefghijklmno");
 	fr.over = 1, fr.winner = 0, fr.roll = 11;
 	strcpy(fr.name[0], "ann");
 	strcpy(fr.result, "win");
@@ -381,6 +388,21 @@ Test(core_rules, svg_long_lines_and_seat_a_winning)
 	cr_assert(strstr(svg, "<text x=\"480\" y=\"248\" font-size=\"20\" font-weight=\"bold\" "
 			      "fill=\"#d62728\">winner: A ann</text>\n"), "%s", svg);
 	free(svg);
+}
+
+/* A forfeit line's name gets what room its tail leaves (45 characters
+ * at 0.6 x 11 px in the 300 px panel, less 2, less the tail); a name cut
+ * shorter ends in an ellipsis, which takes one of that room.  Tail " forfeited
+ * at roll 4000000000 (abcdefghi)": 41 characters, room 2: "d" and the
+ * ellipsis; with a reason one shorter, room 3: "di" and the ellipsis. */
+Test(core_rules, svg_forfeit_name_cut_with_an_ellipsis)
+{
+	kb_frame fr;
+
+	dier_forfeits_at_4e9(&fr, "abcdefghi");
+	svg_frame_has(&fr, ">C d\xe2\x80\xa6 forfeited at roll 4000000000 (abcdefghi)</text>\n");
+	strcpy(fr.forfeit[2].reason, "abcdefgh");
+	svg_frame_has(&fr, ">C di\xe2\x80\xa6 forfeited at roll 4000000000 (abcdefgh)</text>\n");
 }
 
 /* A name cut to fit (24 bytes in the seat list) is cut before a character

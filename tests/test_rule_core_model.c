@@ -348,6 +348,38 @@ Test(core_rules, model_fit_ignores_a_damaged_centre)
 	cr_assert_gt(m.w[KB_F_IN_GOAL], 100.0, "a centre of 999 is used: %g", m.w[KB_F_IN_GOAL]);
 }
 
+/* The prediction fit maximises the samples' likelihood plus a prior
+ * centred on the last fit (model.h): four decisions that all took the
+ * foremost of two otherwise equal pieces, and a centre of 5 on that
+ * feature.  The likelihood still rises beyond the centre (slope
+ * 4 (1 - s(5)) = 0.027 in the difference of the two weights), so the
+ * optimum lies beyond it: foremost's weight above 5, rearmost's below 0
+ * (the two gradients: 4 (1 - s(x)) = 0.3 (w_F - 5) = -0.3 w_R, x = w_F
+ * - w_R, solved: w_F = 5.077). */
+Test(core_rules, model_fit_moves_beyond_its_centre)
+{
+	static const uint8_t bits[KB_PIECES] = {0x01, 0x02, 0, 0};
+	static const uint8_t prog1[KB_PIECES] = {5, 5, 0, 0};
+	const kb_sample smp[] = {decision(0x3, 0, bits, prog1), decision(0x3, 0, bits, prog1),
+				 decision(0x3, 0, bits, prog1), decision(0x3, 0, bits, prog1)};
+	kb_model_stats st;
+	kb_model m;
+	double lo = 5, hi = 6;
+
+	for (int i = 0; i < 60; i++) { /* the optimum by bisection */
+		double wf = (lo + hi) / 2, x = 2 * wf - 5;
+		if (4 * (1 - 1 / (1 + exp(-x))) > 0.3 * (wf - 5))
+			lo = wf;
+		else
+			hi = wf;
+	}
+	stats_of_samples(&st, smp, 4, 4 * log(2.0), 4, 0);
+	st.fit_w[KB_F_FOREMOST] = 5;
+	kb_model_fit(&m, &st);
+	cr_assert_float_eq(m.w[KB_F_FOREMOST], lo, 1e-3, "foremost: %.6f, optimum %.6f", m.w[KB_F_FOREMOST], lo);
+	cr_assert_float_eq(m.w[KB_F_REARMOST], 5 - lo, 1e-3, "rearmost: %.6f", m.w[KB_F_REARMOST]);
+}
+
 /* kb_model_pick takes the lowest index on ties (model.h): a model that is
  * sure only of random play finds every legal piece equally likely. */
 Test(core_rules, model_pick_lowest_index_on_ties)

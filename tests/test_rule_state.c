@@ -275,6 +275,45 @@ Test(state_rules, export_writes_results_counts_in_their_places, .timeout = 20)
 	kb_store_close(st);
 }
 
+/* A stream whose first write fails (ENOSPC) and whose later ones work. */
+static ssize_t fail_first_write(void *cookie, const char *buf, size_t n)
+{
+	int *writes = cookie;
+
+	(void)buf;
+	if ((*writes)++ == 0) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return (ssize_t)n;
+}
+
+/* Output lost on the way is an error even when the last flush goes
+ * through: the export's first block fails (a 16-byte buffer: the magic
+ * line alone fills it), the rest is written, and the export says it
+ * could not write. */
+Test(state_rules, export_fails_on_an_earlier_write_error, .timeout = 20)
+{
+	const kb_store_add add = {.name = "bob", .version = "v1.2",
+				  .delta = {.games = 7, .won = 3, .lost = 1}};
+	cookie_io_functions_t io = {.write = fail_first_write};
+	static char buf[16];
+	char dir[256];
+	int writes = 0;
+	kb_err err;
+	kb_store *st = fresh_store(dir, sizeof dir);
+
+	cr_assert_eq(kb_store_apply(st, &add, 1, NULL, &err), 0, "%s", err.msg);
+	FILE *f = fopencookie(&writes, "w", io);
+	cr_assert_not_null(f);
+	setvbuf(f, buf, _IOFBF, sizeof buf);
+	cr_assert_eq(kb_export(st, f, &err), KB_EXPORT_WRITE);
+	cr_assert(strstr(err.msg, "export: cannot write") != NULL, "%s", err.msg);
+	cr_assert_gt(writes, 1, "the later writes went through");
+	fclose(f);
+	kb_store_close(st);
+}
+
 /* Results under a bot version add games to games, wins to wins, losses
  * to losses, through the store. */
 Test(state_rules, results_record_adds_each_count, .timeout = 20)

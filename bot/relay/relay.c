@@ -369,7 +369,6 @@ static int finish_game(relay *r)
 				 r->cfg->grace_ms);
 			note(r, text);
 			fprintf(r->cfg->diag, "kimble-relay: %s\n", text);
-			r->pid = -1;
 			return KB_RELAY_GRACE;
 		}
 		if (r->from_bot >= 0) {
@@ -385,7 +384,6 @@ static int finish_game(relay *r)
 			nanosleep(&ts, NULL);
 		}
 	}
-	r->pid = -1;
 	return bot_status(r, st);
 }
 
