@@ -686,6 +686,7 @@ Test(judge_rules, server_serves_others_while_a_client_reads_slowly, .timeout = 6
 	cr_assert_eq(read_unknown(&r, UNKNOWN - 300, got, sizeof got), UNKNOWN - 300);
 	close(fd);
 	stop_server(kid);
+}
 
 /* ---- kimble-judge's game ------------------------------------------------------ */
 
