@@ -170,17 +170,13 @@ int kj_starts_read(const char *path, unsigned present, kj_start **out, kb_err *e
 			if (!p) { /* not a shorter list: every position or an error */
 				snprintf(err->msg, sizeof err->msg, "start positions %.150s: out of memory",
 					 path);
-				free(list);
-				fclose(f);
-				return -1;
+				goto fail;
 			}
 			list = p;
 		}
 		if (start_line(line, present, &list[n], &lerr)) {
 			snprintf(err->msg, sizeof err->msg, "%.60s:%d: %.110s", path, lineno, lerr.msg);
-			free(list);
-			fclose(f);
-			return -1;
+			goto fail;
 		}
 		n++;
 	}
@@ -192,4 +188,8 @@ int kj_starts_read(const char *path, unsigned present, kj_start **out, kb_err *e
 	}
 	*out = list;
 	return n;
+fail: /* err is set */
+	free(list);
+	fclose(f);
+	return -1;
 }
