@@ -187,6 +187,28 @@ static void stop_listening(half_server *h)
 	h->listen_fd = -1;
 }
 
+/* Wait for the relay to hang up connection c (what it sends is dropped),
+ * then close c. */
+static void drain_and_close(int c)
+{
+	char sink[64];
+	struct pollfd pc = {c, POLLIN, 0};
+
+	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
+		;
+	close(c);
+}
+
+/* Answer on connection c that the game is over (Voittaja: B), wait for
+ * the relay to hang up, close c. */
+static void end_game_on(int c)
+{
+	static const char win[] = "Voittaja: B\nEND\n";
+
+	test_write_all(c, win, sizeof win - 1);
+	drain_and_close(c);
+}
+
 /* Serve one connection: read the message, then close it and stop
  * listening, so the relay cannot reconnect. */
 static void *serve_once_then_vanish(void *arg)
@@ -206,18 +228,12 @@ static void *serve_once_then_vanish(void *arg)
 static void *serve_win_then_vanish(void *arg)
 {
 	half_server *h = arg;
-	static const char win[] = "Voittaja: B\nEND\n";
 	int c = accept_message(h, 0);
-	char sink[64];
 
 	if (c < 0)
 		return NULL;
 	stop_listening(h);
-	test_write_all(c, win, sizeof win - 1);
-	struct pollfd pc = {c, POLLIN, 0};
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
+	end_game_on(c);
 	return NULL;
 }
 
@@ -234,14 +250,11 @@ static void *serve_silent_then_win(void *arg)
 	int first = accept_message(h, 0);
 	int second = accept_message(h, 1);
 	if (second >= 0) {
-		char sink[64];
 		struct pollfd pc = {second, POLLIN, 0};
 		test_write_all(second, win, 6);
 		poll(&pc, 1, 300); /* the relay sends nothing here: a pause */
 		test_write_all(second, win + 6, sizeof win - 1 - 6);
-		while (poll(&pc, 1, 20000) > 0 && read(second, sink, sizeof sink) > 0)
-			;
-		close(second);
+		drain_and_close(second);
 	}
 	if (first >= 0)
 		close(first);
@@ -269,20 +282,6 @@ Test(bot_rules, relay_forwards_a_dropped_response_once, .timeout = 60)
 	cr_assert(next && strncmp(next, " # connected to 127.0.0.1 port ", 31) == 0 &&
 		  strstr(next, " > v001222\\x0a\n"),
 		  "then at once the reconnection and the message resent:\n%s", tx);
-}
-
-/* Answer on connection c that the game is over (Voittaja: B), wait for
- * the relay to hang up, close c. */
-static void end_game_on(int c)
-{
-	static const char win[] = "Voittaja: B\nEND\n";
-	char sink[64];
-	struct pollfd pc = {c, POLLIN, 0};
-
-	test_write_all(c, win, sizeof win - 1);
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
 }
 
 /* First connection: the start message answered with "END\n", the next
@@ -3143,7 +3142,6 @@ static void *serve_script(void *arg)
 {
 	script_server *h = arg;
 	struct pollfd pf = {h->listen_fd, POLLIN, 0};
-	char sink[256];
 
 	if (poll(&pf, 1, 20000) <= 0)
 		return NULL;
@@ -3162,10 +3160,7 @@ static void *serve_script(void *arg)
 		h->got[k][n] = 0;
 		test_write_all(c, h->reply[k], strlen(h->reply[k]));
 	}
-	struct pollfd pc = {c, POLLIN, 0};
-	while (poll(&pc, 1, 20000) > 0 && read(c, sink, sizeof sink) > 0)
-		;
-	close(c);
+	drain_and_close(c);
 	return NULL;
 }
 
