@@ -390,9 +390,51 @@ def run(cmd, cwd, timeout, env=None):
         raise
 
 
+# ---- the fence: a PID namespace per test run --------------------------------
+#
+# A mutant can turn a process id into 1 (judge/proc.c's `track(0, pid)` ->
+# `track(1, pid)` leaves 1 in the table kj_proc_kill_all() signals), and
+# kill(-1, SIGKILL) from a root test then stops every process on the
+# machine, this tool and its shell included.  Inside a PID namespace of its
+# own, -1 reaches only the test run.  The namespace's first process (INIT)
+# runs the tests and reaps the orphans they leave, as init does (tests wait
+# for a bot to be gone, and an unreaped zombie still has its pid); when it
+# exits the kernel kills whatever is left.  /proc is mounted afresh so that
+# the judge's reads of /proc/PID (the write budget) see the namespace's pids.
+
+INIT = """import os, sys
+child = os.fork()
+if child == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+while True:
+    pid, status = os.wait()
+    if pid == child:
+        code = os.waitstatus_to_exitcode(status)
+        sys.exit(code if code >= 0 else 128 - code)
+"""
+FENCE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]
+
+
+def make_fence():
+    """The command prefix that fences a test run, or [] (with a warning)
+    when this process cannot make the namespaces (only root can here)."""
+    cmd = FENCE + [sys.executable, "-c", INIT, "true"]
+    try:
+        ok = os.geteuid() == 0 and subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                                                  stderr=subprocess.DEVNULL).returncode == 0
+    except OSError:
+        ok = False
+    if ok:
+        return FENCE + [sys.executable, "-c", INIT]
+    log("mutate: warning: tests run without a PID namespace (needs root and unshare): "
+        "a mutant that signals process -1 can stop every process of this user")
+    return []
+
+
 class Scratch:
     def __init__(self, tree, jobs):
         self.tree, self.jobs = tree, jobs
+        self.fence = make_fence()
         bots = [os.path.join("build/rel/testbots", os.path.basename(p)[:-2])
                 for p in sorted(os.listdir(os.path.join(tree, "tests/bots"))) if p.endswith(".c")]
         self.targets = ["all", "build/rel/tests/kimble-tests"] + bots
@@ -402,7 +444,7 @@ class Scratch:
 
     def test(self, pattern, timeout):
         env = dict(os.environ, KB_ROOT=self.tree, KB_BIN=os.path.join(self.tree, "bin"))
-        cmd = ["build/rel/tests/kimble-tests", "--fail-fast", "-j%d" % self.jobs,
+        cmd = self.fence + ["build/rel/tests/kimble-tests", "--fail-fast", "-j%d" % self.jobs,
                "--filter", pattern, "--ascii"]
         return run(cmd, self.tree, timeout, env)
 
