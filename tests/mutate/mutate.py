@@ -400,9 +400,14 @@ def run(cmd, cwd, timeout, env=None):
 # runs the tests and reaps the orphans they leave, as init does (tests wait
 # for a bot to be gone, and an unreaped zombie still has its pid); when it
 # exits the kernel kills whatever is left.  /proc is mounted afresh so that
-# the judge's reads of /proc/PID (the write budget) see the namespace's pids.
+# the judge's reads of /proc/PID (the write budget) see the namespace's pids,
+# and /tmp and /dev/shm too (tmpfs, gone with the run): Criterion names its
+# socket (/tmp/criterion_PID.sock) and its shared memory (/dev/shm/bxfi_PID)
+# by pid, and in every fenced run the tests have pid 2.
 
-INIT = """import os, sys
+INIT = """import os, subprocess, sys
+for where in ("/tmp", "/dev/shm"):
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "kimble-mutate", where], check=True)
 child = os.fork()
 if child == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
