@@ -399,15 +399,18 @@ def run(cmd, cwd, timeout, env=None):
 # own, -1 reaches only the test run.  The namespace's first process (INIT)
 # runs the tests and reaps the orphans they leave, as init does (tests wait
 # for a bot to be gone, and an unreaped zombie still has its pid); when it
-# exits the kernel kills whatever is left.  /proc is mounted afresh so that
-# the judge's reads of /proc/PID (the write budget) see the namespace's pids,
-# and /tmp and /dev/shm too (tmpfs, gone with the run): Criterion names its
-# socket (/tmp/criterion_PID.sock) and its shared memory (/dev/shm/bxfi_PID)
-# by pid, and in every fenced run the tests have pid 2.
+# exits the kernel kills whatever is left.  It mounts /proc afresh so that
+# the judge's reads of /proc/PID (the write budget) see the namespace's pids.
+# The tests get, inside, the pid INIT has outside (ns_last_pid): Criterion
+# names its socket (/tmp/criterion_PID.sock) and shared memory
+# (/dev/shm/bxfi_PID) by pid, and pid 2 in every namespace would make two
+# runs at once collide, while INIT's own pid is no other process's.
 
 INIT = """import os, subprocess, sys
-for where in ("/tmp", "/dev/shm"):
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "mode=1777", "kimble-mutate", where], check=True)
+outside = int(os.readlink("/proc/self"))  # the machine's /proc, not yet ours
+subprocess.run(["mount", "-t", "proc", "proc", "/proc"], check=True)
+with open("/proc/sys/kernel/ns_last_pid", "w") as f:
+    f.write(str(outside - 1))
 child = os.fork()
 if child == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
@@ -417,7 +420,7 @@ while True:
         code = os.waitstatus_to_exitcode(status)
         sys.exit(code if code >= 0 else 128 - code)
 """
-FENCE = ["unshare", "--pid", "--fork", "--kill-child", "--mount-proc"]
+FENCE = ["unshare", "--pid", "--fork", "--kill-child", "--mount"]
 
 
 def make_fence():
