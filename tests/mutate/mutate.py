@@ -553,6 +553,12 @@ def campaign(args):
     root = os.path.abspath(args.root)
     equivalent = read_equivalent(os.path.join(root, "tests/mutate/equivalent.txt"))
     by_folder = select_mutants(root, args, equivalent)
+    if not any(live or eqs for live, eqs, _ in by_folder.values()):
+        log("mutate: no mutant of %s matches%s%s" % (
+            ",".join(args.folders),
+            "".join(" --only %s" % o for o in args.only),
+            "".join(" --match '%s'" % t for t in args.match)))
+        return 2
     if args.list:
         for folder, (live, eqs, _) in by_folder.items():
             for m in live:
@@ -567,7 +573,11 @@ def campaign(args):
         sys.exit("mutate: another run uses build/mutate/tree; wait for it to end")
     if args.json and os.path.exists(args.json):
         os.remove(args.json)  # never mistaken for this run's
-    log("mutate: building the scratch copy build/mutate/tree (the first time a whole build)")
+    if os.path.exists(os.path.join(tree, "build/rel")):
+        log("mutate: updating the scratch copy build/mutate/tree (an incremental build)")
+    else:
+        log("mutate: building the scratch copy build/mutate/tree for the first time "
+            "(a whole release build: minutes)")
     sync_tree(root, tree)
     scratch = Scratch(tree, args.jobs)
     rc, out = scratch.build()
@@ -575,6 +585,7 @@ def campaign(args):
         sys.exit("mutate: the unmutated tree does not build:\n" + out[-3000:])
     deadline = time.monotonic() + args.budget if args.budget else None
     results = {"seed": args.seed, "sample": args.mutants, "budget_s": args.budget,
+               "commit": commit_of(root), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                "folders": {}, "mutants": []}
     try:
         run_folders(args, root, scratch, by_folder, equivalent, results, deadline)
@@ -636,8 +647,20 @@ def first_error(out):
 
 
 def first_failure(out):
-    m = re.search(r"\[(?:FAIL|----)\] (\S+::\S+)", out)
+    m = re.search(r"\[(?:FAIL|----)\] (\S+::[^\s:]+)", out)
     return m.group(1) if m else ""
+
+
+def commit_of(root):
+    """The checked-out commit (with "+changes" when the tree differs), or ""."""
+    try:
+        head = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "-uno"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+    return head + ("+changes" if head and dirty else "")
 
 
 def log(text):
@@ -684,9 +707,24 @@ def report(results, args):
         log("mutate: JSON in %s" % args.json)
 
 
+def at_least(low, kind, what):
+    """An argparse type: a number of kind that is at least low."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("'%s' is not a number" % text)
+        if value < low:
+            raise argparse.ArgumentTypeError("expected %s, got %s" % (what, text))
+        return value
+    return parse
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
-                                 epilog="Survivors not listed in tests/mutate/equivalent.txt need a test.")
+                                 epilog="Survivors not listed in tests/mutate/equivalent.txt need a test. "
+                                 "Runs at the lowest priority (nice 19). `make mutate` samples 20 "
+                                 "per folder; this tool alone takes every mutant unless --mutants.")
     ap.add_argument("--root", default=".", help="the project (default: .)")
     ap.add_argument("--folders", default=",".join(FOLDERS),
                     help="comma-separated folders to mutate (default: %(default)s)")
@@ -694,22 +732,25 @@ def main():
                     help="mutate only files whose path starts with this (repeatable)")
     ap.add_argument("--match", action="append", default=[],
                     help="only mutants whose key contains this text (repeatable)")
-    ap.add_argument("--mutants", type=int, default=0,
-                    help="sample this many mutants per folder (0: all)")
+    ap.add_argument("--mutants", type=at_least(0, int, "0 (all) or more"), default=0,
+                    help="sample this many mutants per folder (default: 0, all: hours)")
     ap.add_argument("--seed", type=int, default=1, help="sampling seed (default: 1)")
-    ap.add_argument("--budget", type=float, default=0,
-                    help="stop starting mutants after this many seconds (0: none)")
-    ap.add_argument("--min-timeout", type=float, default=20,
+    ap.add_argument("--budget", type=at_least(0, float, "0 (none) or more seconds"), default=0,
+                    help="stop starting mutants after this many seconds (default: 0, none)")
+    ap.add_argument("--min-timeout", type=at_least(1, float, "1 second or more"), default=20,
                     help="least seconds a mutant's tests may run (default: 20; else 3x unmutated)")
-    ap.add_argument("--jobs", type=int, default=2, help="make and test jobs (default: 2)")
+    ap.add_argument("--jobs", type=at_least(1, int, "1 or more"), default=2,
+                    help="make and test jobs (default: 2)")
     ap.add_argument("--all-tests", action="store_true", help="run every suite for every mutant")
-    ap.add_argument("--json", help="write the results as JSON here")
+    ap.add_argument("--json", help="write the results as JSON here (default: none; make mutate: "
+                    "build/mutate/results.json)")
     ap.add_argument("--list", action="store_true", help="print the selected mutants' keys and stop")
     args = ap.parse_args()
     args.folders = [f for f in args.folders.split(",") if f]
     for f in args.folders:
         if f not in SUITES:
             ap.error("unknown folder '%s' (expected one of %s)" % (f, ", ".join(FOLDERS)))
+    os.nice(19)  # a run takes the machine for minutes to hours: others first
     return campaign(args)
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that no mutant tests/mutate/mutate.py generates equals a reviewer bug.
 usage: reviewer-verify.py BUGS TREE"""
-import importlib.util, re, sys
+import importlib.util, os, re, sys
 
 def read_bugs(path):
     bugs = []
@@ -28,7 +28,15 @@ def apply_bug(src, b):
     return "\n".join(out), n
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        sys.exit("usage: verify.py BUGS TREE\n"
+                 "  BUGS: a bugs file (tests/mutate/reviewer/bugs.txt)\n"
+                 "  TREE: a checkout of this project (its tests/mutate/mutate.py makes the mutants)")
     bugs_path, tree = sys.argv[1], sys.argv[2]
+    if not os.path.isfile(tree + "/tests/mutate/mutate.py"):
+        sys.exit("verify.py: %s is not a checkout of this project (no tests/mutate/mutate.py)" % tree)
+    if not os.path.isfile(bugs_path):
+        sys.exit("verify.py: %s: no such bugs file" % bugs_path)
     spec = importlib.util.spec_from_file_location("mutate", tree + "/tests/mutate/mutate.py")
     mut = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mut)
