@@ -4393,6 +4393,34 @@ Test(bot_rules, relay_show_draws_the_winning_roll, .timeout = 60)
 	cr_assert_not_null(strstr(fin, "goal 4\n"), "B's four pieces in goal:\n%s", fin);
 }
 
+/* --show knows the seats from the start message's lineup: "v001202" is
+ * B and D playing, C empty.  D's winning roll is drawn with its facts and
+ * the final position; a board with D's pieces read with D taken for
+ * absent (or C for present) would be refused, and neither drawn. */
+Test(bot_rules, relay_show_seats_from_the_lineup, .timeout = 60)
+{
+	kb_pos pos = test_pos(0xb, "12 3", "20", NULL, "31 30 29 26");
+	char state[KB_ROLL_LINE_LEN + 2], reply[256];
+	reply_game g = {0};
+
+	cr_assert_eq(kb_legal(&pos, 3, 2), 0x8u);
+	state_of(state, &pos, 3, 2);
+	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: D\nEND\n", state);
+	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL},
+				"printf 'v001202\\n'; cat >/dev/null");
+	const char *err = test_read_file(g.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	const char *end = strstr(err, "\n== last roll: D rolled 2; winner D\n");
+	cr_assert_not_null(end, "%s", err);
+	end = strchr(end + 1, '\n') + 1;
+	/* D's progress 26 is ring square 21 + 26 - 28 = 19; 28 is its goal's first */
+	const char *facts = "D rolls 2, could move 3 (ring 19 -> goal D1); moves 3 from ring 19 to goal D1\n";
+	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
+	const char *fin = strstr(end, "\n== final position\n");
+	cr_assert_not_null(fin, "%s", err);
+	cr_assert_not_null(strstr(fin, "goal 4\n"), "D's four pieces in goal:\n%s", fin);
+}
+
 /* A server that answers the start message, then, once the bot has that
  * response (it opens the FIFO "got1" in dir), sends a second response
  * unasked. */
