@@ -2844,6 +2844,53 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
 }
 
+/* A round's line gives the bot's wins as a percentage of the round's
+ * games: 4 games from seed 1000 (--seed 1, round 1), of which the bot
+ * wins 2 (not 1, where 100 x 1 / 4 and 100 / 1 / 4 would agree). */
+Test(bot_rules, tune_round_reports_the_bots_win_percentage, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "1", "--games", "4", "--epochs", "1", "--depth", "0", NULL};
+	static kb_weights w;
+	kb_fit_data d = {0};
+	char want[200];
+
+	w = kb_weights_default;
+	cr_assert_eq(kb_fit_collect(&d, &w, 0, 4, 1000, 1), 0);
+	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
+	cr_assert(d.games == 4 && d.wins >= 2, "%ld wins of %ld", d.wins, d.games);
+	snprintf(want, sizeof want, "kimble-tune: round 1: 4 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+		 100.0 * (double)d.wins / 4, d.n, loss);
+	kb_fit_free(&d);
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(err, want);
+}
+
+/* Each round's samples are freed before the next round: 100 rounds of
+ * one game each fit in 32 MiB of address space (each round's sample
+ * buffer, 65,536 samples, would not fit 100 times).  Not under ASan,
+ * whose shadow memory needs far more address space (its leak check sees
+ * a lost buffer there). */
+Test(bot_rules, tune_rounds_free_their_samples, .timeout = 60)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan reserves more address space than the limit");
+#endif
+	char dir[256], bin[512], cmd[800];
+	test_proc proc;
+
+	cr_assert_gt(100 * (double)(1 << 16) * sizeof(kb_fit_sample), 64.0 * (1 << 20));
+	test_tmpdir(dir, sizeof dir);
+	snprintf(cmd, sizeof cmd, "ulimit -v 32768 && exec '%s' --rounds 100 --games 1 --epochs 1 >out 2>err",
+		 test_bin("kimble-tune", bin, sizeof bin));
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, NULL), 0);
+	int st = test_wait(&proc, 30000);
+	const char *err = test_read_file(dir, "err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	cr_assert(strstr(err, "\nkimble-tune: round 100: 1 games, bot won ") != NULL, "%s", err);
+}
+
 /* ---- learning: names, the end-of-game record --------------------------------- */
 
 Test(bot_rules, learn_names_of_the_lineup)
