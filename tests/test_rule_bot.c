@@ -2224,6 +2224,44 @@ Test(bot_rules, tracker_accepts_the_winning_roll)
 	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1, "a 3 does not win");
 }
 
+/* What the winner check (and the client, the greedy evaluation and the
+ * rollouts) rely on: a move that wins is its roll's only legal move.
+ * Every sound placement of one seat's four pieces (the others at home:
+ * other seats' pieces can only take moves away), every die. */
+Test(bot_rules, a_winning_move_is_its_rolls_only_legal_move)
+{
+	long winning = 0;
+
+	for (int s = 0; s < KB_SEATS; s++)
+		for (int a = KB_HOME; a <= KB_GOAL_LAST; a++)
+			for (int b = KB_HOME; b <= a; b++)
+				for (int c = KB_HOME; c <= b; c++)
+					for (int e = KB_HOME; e <= c; e++) {
+						kb_pos p;
+						kb_pos_init(&p, 0xf);
+						p.prog[s][0] = (int8_t)a, p.prog[s][1] = (int8_t)b;
+						p.prog[s][2] = (int8_t)c, p.prog[s][3] = (int8_t)e;
+						if (kb_pos_check(&p) || kb_has_won(&p, s))
+							continue;
+						for (int d = 1; d <= 6; d++) {
+							unsigned mask = kb_legal(&p, s, d);
+							for (int i = 0; i < KB_PIECES; i++) {
+								kb_pos q = p;
+								if (!(mask >> i & 1))
+									continue;
+								kb_apply(&q, s, i, d);
+								if (!kb_has_won(&q, s))
+									continue;
+								winning++;
+								cr_assert_eq(mask, 1u << i, "seat %d at %d %d %d %d, die %d",
+									     s, a, b, c, e, d);
+							}
+						}
+					}
+	/* per seat: the last piece 1..6 squares before the one free goal square */
+	cr_assert_gt(winning, 4 * 4, "%ld winning rolls", winning);
+}
+
 /* ---- the tuner: fit, SPSA, TD(lambda), the command line ---------------------- */
 
 /* One sample, zero weights: both seats 1/2, so the loss is log 2 and one
