@@ -3694,6 +3694,52 @@ Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 	cr_assert_str_eq(out, "v001010\n");
 }
 
+/* kimble-bot plays a learned opponent as learn.h says: "shy", 60
+ * decisions in the store moving its rearmost safe piece, is modelled by
+ * that rule and evaluated as an easy-like seat (kb_learn_set_evaluation).
+ * The --explain values are those of a search set up so; without the
+ * easy-like evaluation they differ. */
+Test(bot_rules, bot_evaluates_a_learned_easy_like_seat_as_easy, .timeout = 60)
+{
+	char dir[256], store[300], out[512], st[KB_ROLL_LINE_LEN + 2], input[512];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	const char *const names[KB_SEATS] = {NULL, "shy", NULL, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	test_store_decisions(store, "shy", KB_R_SAFE_REAR, 60);
+	state_of(st, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
+	unsetenv("KIMBLE_LEARN");
+	const char *args[] = {"shy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
+	int rc = run_bot(args, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	const char *err = test_read_file(dir, "bot.err");
+
+	char *want[2] = {NULL, NULL};
+	for (int learned = 0; learned < 2; learned++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		static kb_learn l;
+		static kb_search bot;
+		size_t len = 0;
+		kb_learn_open(&l, store, 0x3, names, NULL, NULL);
+		kb_learn_models(&l, opp);
+		cr_assert(opp[1] == &l.opp[1] && l.easy_like[1], "shy is learned as easy-like");
+		kb_search_init(&bot, 0x3, opp, 5, 0);
+		if (learned)
+			kb_learn_set_evaluation(&l, &bot);
+		cr_assert_eq(bot.kinds[1], learned ? KB_EASY : KB_HARD);
+		bot.explain = open_memstream(&want[learned], &len);
+		kb_search_decide(&bot, &pos, 2, kb_legal(&pos, 0, 2), NULL);
+		fclose(bot.explain);
+		kb_learn_close(&l);
+	}
+	cr_assert_str_neq(want[0], want[1], "the evaluation kind shows in the values");
+	cr_assert(strncmp(err, want[1], strlen(want[1])) == 0, "want\n%s\ngot\n%s", want[1], err);
+	free(want[0]);
+	free(want[1]);
+}
+
 /* 1 MiB from the bot without a whole message (spaces: a prefix of the
  * next one), or from the server without END: the relay gives up, named. */
 Test(bot_rules, relay_bounds_its_buffers, .timeout = 60)
