@@ -2900,6 +2900,26 @@ Test(bot_rules, tune_report_is_the_win_rate_of_each_lineup, .timeout = 60)
 	cr_assert(strstr(out, " * kimble-tune --rounds 0 ") != NULL, "%.200s", out);
 }
 
+/* Round 1's line of kimble-tune --seed 1 --games games --epochs 1 --depth
+ * 0: the games from seed 1000 x seed + r, every roll kept, one epoch at
+ * rate 0.01 with L2 1e-5, shuffled from seed + r; the bot's wins in
+ * percent of the games.  Returns the wins. */
+static long tune_round1(char *out, size_t size, long games)
+{
+	static kb_weights w;
+	kb_fit_data d = {0};
+
+	w = kb_weights_default;
+	cr_assert_eq(kb_fit_collect(&d, &w, 0, games, 1000, 1), 0);
+	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
+	cr_assert_eq(d.games, games);
+	snprintf(out, size, "\nkimble-tune: round 1: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+		 games, 100.0 * (double)d.wins / (double)games, d.n, loss);
+	long wins = d.wins;
+	kb_fit_free(&d);
+	return wins;
+}
+
 /* The rounds, the report and TD as asked, each on stderr; bad values. */
 Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 {
@@ -2909,17 +2929,8 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 
 	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
 	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
-	/* round r: 2 games from seed 1000 x seed + r, every roll kept, one
-	 * epoch at rate 0.01 with L2 1e-5, shuffled from seed + r */
-	static kb_weights w;
-	kb_fit_data d = {0};
 	char round1[200];
-	w = kb_weights_default;
-	cr_assert_eq(kb_fit_collect(&d, &w, 0, 2, 1000, 1), 0);
-	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
-	snprintf(round1, sizeof round1, "\nkimble-tune: round 1: 2 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
-		 100.0 * (double)d.wins / (double)d.games, d.n, loss);
-	kb_fit_free(&d);
+	tune_round1(round1, sizeof round1, 2);
 	cr_assert(strstr(err, round1) != NULL, "want %s in %s", round1, err);
 	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
 	cr_assert_null(strstr(err, "round 3"), "%s", err);
@@ -2936,6 +2947,27 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
 }
 
+/* Run /bin/sh -c "PREFIX 'kimble-tune' ARGS >out 2>err" in a fresh
+ * folder (copied to dir when not NULL) for at most ms; it must exit 0.
+ * Returns its stderr. */
+static const char *run_tune_sh(const char *prefix, const char *args, int ms, char dir[256])
+{
+	char here[256], bin[512], cmd[800];
+	static char err[1 << 14]; /* 100 rounds' lines: 7 KB */
+	test_proc proc;
+
+	test_tmpdir(here, sizeof here);
+	if (dir)
+		memcpy(dir, here, sizeof here);
+	snprintf(cmd, sizeof cmd, "%s '%s' %s >out 2>err", prefix, test_bin("kimble-tune", bin, sizeof bin), args);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	cr_assert_eq(test_spawn(&proc, argv, here, 0, 0, NULL), 0);
+	int st = test_wait(&proc, ms);
+	snprintf(err, sizeof err, "%s", test_read_file(here, "err"));
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	return err;
+}
+
 /* A round's line gives the bot's wins as a percentage of the round's
  * games: 4 games from seed 1000 (--seed 1, round 1), of which the bot
  * wins 2 (not 1, where 100 x 1 / 4 and 100 / 1 / 4 would agree). */
@@ -2943,19 +2975,12 @@ Test(bot_rules, tune_round_reports_the_bots_win_percentage, .timeout = 60)
 {
 	const char *out, *err;
 	const char *args[] = {"--rounds", "1", "--games", "4", "--epochs", "1", "--depth", "0", NULL};
-	static kb_weights w;
-	kb_fit_data d = {0};
 	char want[200];
 
-	w = kb_weights_default;
-	cr_assert_eq(kb_fit_collect(&d, &w, 0, 4, 1000, 1), 0);
-	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
-	cr_assert(d.games == 4 && d.wins >= 2, "%ld wins of %ld", d.wins, d.games);
-	snprintf(want, sizeof want, "kimble-tune: round 1: 4 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
-		 100.0 * (double)d.wins / 4, d.n, loss);
-	kb_fit_free(&d);
+	long wins = tune_round1(want, sizeof want, 4);
+	cr_assert_geq(wins, 2);
 	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
-	cr_assert_str_eq(err, want);
+	cr_assert_str_eq(err, want + 1, "the round's line alone");
 }
 
 /* Each round's samples are freed before the next round: 100 rounds of
@@ -2968,18 +2993,8 @@ Test(bot_rules, tune_rounds_free_their_samples, .timeout = 60)
 #ifdef __SANITIZE_ADDRESS__
 	cr_skip_test("ASan reserves more address space than the limit");
 #endif
-	char dir[256], bin[512], cmd[800];
-	test_proc proc;
-
 	cr_assert_gt(100 * (double)(1 << 16) * sizeof(kb_fit_sample), 64.0 * (1 << 20));
-	test_tmpdir(dir, sizeof dir);
-	snprintf(cmd, sizeof cmd, "ulimit -v 32768 && exec '%s' --rounds 100 --games 1 --epochs 1 >out 2>err",
-		 test_bin("kimble-tune", bin, sizeof bin));
-	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, NULL), 0);
-	int st = test_wait(&proc, 30000);
-	const char *err = test_read_file(dir, "err");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	const char *err = run_tune_sh("ulimit -v 32768 && exec", "--rounds 100 --games 1 --epochs 1", 30000, NULL);
 	cr_assert(strstr(err, "\nkimble-tune: round 100: 1 games, bot won ") != NULL, "%s", err);
 }
 
@@ -4024,18 +4039,8 @@ Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
  * games take a while under ASan. */
 Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 300)
 {
-	char dir[256], bin[512], cmd[800], want[128];
-	test_proc proc;
-
-	test_tmpdir(dir, sizeof dir);
-	snprintf(cmd, sizeof cmd, "'%s' --rounds 0 --spsa 1 --spsa-games 1 --spsa-step 0 >out 2>err",
-		 test_bin("kimble-tune", bin, sizeof bin));
-	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, NULL), 0);
-	int st = test_wait(&proc, 280000);
-	static char err[4096];
-	snprintf(err, sizeof err, "%s", test_read_file(dir, "err"));
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	char dir[256], want[128];
+	const char *err = run_tune_sh("exec", "--rounds 0 --spsa 1 --spsa-games 1 --spsa-step 0", 280000, dir);
 	double before;
 	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: ", &before), 1, "%s", err);
 	cr_assert(before > 0.3 && before < 0.9, "%s", err);
@@ -4551,31 +4556,42 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
 }
 
+/* Play a response where seat's roll of 2 (its one legal move, piece 3)
+ * wins on pos, the bot's start message start; --show must draw the roll
+ * in words (facts first), then the final position with the winner's four
+ * pieces in goal. */
+static void show_winning_roll(const kb_pos *pos, int seat, const char *start, const char *facts)
+{
+	char state[KB_ROLL_LINE_LEN + 2], reply[256], script[128], last[64];
+	reply_game g = {0};
+
+	cr_assert_eq(kb_legal(pos, seat, 2), 0x8u);
+	state_of(state, pos, seat, 2);
+	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: %c\nEND\n", state, 'A' + seat);
+	snprintf(script, sizeof script, "printf '%s\\n'; cat >/dev/null", start);
+	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL}, script);
+	const char *err = test_read_file(g.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	snprintf(last, sizeof last, "\n== last roll: %c rolled 2; winner %c\n", 'A' + seat, 'A' + seat);
+	const char *end = strstr(err, last);
+	cr_assert_not_null(end, "%s", err);
+	end = strchr(end + 1, '\n') + 1;
+	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
+	const char *fin = strstr(end, "\n== final position\n");
+	cr_assert_not_null(fin, "%s", err);
+	cr_assert_not_null(strstr(fin, "goal 4\n"), "the winner's four pieces in goal:\n%s", fin);
+}
+
 /* --show when an opponent's roll wins: the roll in words (its one legal
  * move, into goal), the board it was rolled on, then the final position
  * with the winner's four pieces in goal. */
 Test(bot_rules, relay_show_draws_the_winning_roll, .timeout = 60)
 {
 	kb_pos pos = test_pos(0x3, "12 3", "31 30 29 26", NULL, NULL);
-	char state[KB_ROLL_LINE_LEN + 2], reply[256];
-	reply_game g = {0};
 
-	cr_assert_eq(kb_legal(&pos, 1, 2), 0x8u);
-	state_of(state, &pos, 1, 2);
-	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: B\nEND\n", state);
-	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL},
-				"printf 'v001200\\n'; cat >/dev/null");
-	const char *err = test_read_file(g.dir, "relay.err");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
-	const char *end = strstr(err, "\n== last roll: B rolled 2; winner B\n");
-	cr_assert_not_null(end, "%s", err);
-	end = strchr(end + 1, '\n') + 1;
 	/* B's progress 26 is ring square 7 + 26 - 28 = 5; 28 is its goal's first */
-	const char *facts = "B rolls 2, could move 3 (ring 5 -> goal B1); moves 3 from ring 5 to goal B1\n";
-	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
-	const char *fin = strstr(end, "\n== final position\n");
-	cr_assert_not_null(fin, "%s", err);
-	cr_assert_not_null(strstr(fin, "goal 4\n"), "B's four pieces in goal:\n%s", fin);
+	show_winning_roll(&pos, 1, "v001200",
+			  "B rolls 2, could move 3 (ring 5 -> goal B1); moves 3 from ring 5 to goal B1\n");
 }
 
 /* --show knows the seats from the start message's lineup: "v001202" is
@@ -4585,25 +4601,10 @@ Test(bot_rules, relay_show_draws_the_winning_roll, .timeout = 60)
 Test(bot_rules, relay_show_seats_from_the_lineup, .timeout = 60)
 {
 	kb_pos pos = test_pos(0xb, "12 3", "20", NULL, "31 30 29 26");
-	char state[KB_ROLL_LINE_LEN + 2], reply[256];
-	reply_game g = {0};
 
-	cr_assert_eq(kb_legal(&pos, 3, 2), 0x8u);
-	state_of(state, &pos, 3, 2);
-	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: D\nEND\n", state);
-	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL},
-				"printf 'v001202\\n'; cat >/dev/null");
-	const char *err = test_read_file(g.dir, "relay.err");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
-	const char *end = strstr(err, "\n== last roll: D rolled 2; winner D\n");
-	cr_assert_not_null(end, "%s", err);
-	end = strchr(end + 1, '\n') + 1;
-	/* D's progress 26 is ring square 21 + 26 - 28 = 19; 28 is its goal's first */
-	const char *facts = "D rolls 2, could move 3 (ring 19 -> goal D1); moves 3 from ring 19 to goal D1\n";
-	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
-	const char *fin = strstr(end, "\n== final position\n");
-	cr_assert_not_null(fin, "%s", err);
-	cr_assert_not_null(strstr(fin, "goal 4\n"), "D's four pieces in goal:\n%s", fin);
+	/* D's progress 26 is ring square 21 + 26 - 28 = 19 */
+	show_winning_roll(&pos, 3, "v001202",
+			  "D rolls 2, could move 3 (ring 19 -> goal D1); moves 3 from ring 19 to goal D1\n");
 }
 
 /* A server that answers the start message, then, once the bot has that
