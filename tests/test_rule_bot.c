@@ -3654,24 +3654,37 @@ static int run_bot(const char *const *args, const char *input, char *out, size_t
 	return test_wait(&proc, 20000);
 }
 
+/* kimble-bot LINEUP 5 --explain --state store --budget-ms 0 in dir on
+ * input (written there): one decision, A at 12 and 3 rolling 2, B at 20,
+ * then the input ends (status KB_CLIENT_IO); out gets its stdout.
+ * Returns its stderr. */
+static const char *explain_first_decision(const char *dir, const char *lineup, const char *store,
+					  char input[512], char out[512])
+{
+	char st[KB_ROLL_LINE_LEN + 2];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+
+	state_of(st, &pos, 0, 2);
+	snprintf(input, 512, TOKEN_LINE "\n%sEND\n", st);
+	unsetenv("KIMBLE_LEARN");
+	const char *args[] = {lineup, "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
+	int rc = run_bot(args, input, out, 512, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	return test_read_file(dir, "bot.err");
+}
+
 /* The start message from OPPONENTS, the move with --explain's lines,
  * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
 Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 {
-	char dir[256], store[300], data[400], out[512], st[KB_ROLL_LINE_LEN + 2], input[512];
-	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	char dir[256], store[300], data[400], out[512], input[512];
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(store, sizeof store, "%s/store", dir);
 	snprintf(data, sizeof data, "%s/data.mdb", store);
-	state_of(st, &pos, 0, 2);
-	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
-	unsetenv("KIMBLE_LEARN");
-	const char *explain[] = {"easy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
-	int rc = run_bot(explain, input, out, sizeof out, dir);
-	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	const char *err = explain_first_decision(dir, "easy,-", store, input, out);
 	cr_assert(strncmp(out, "v001100\n" TOKEN_LINE, 8 + 65) == 0 && strlen(out) == 8 + 67, "%s", out);
-	const char *err = test_read_file(dir, "bot.err");
+	int rc;
 	cr_assert(strstr(err, "kimble-bot: die 2, piece 0 (progress 12): win 0.") == err, "%s", err);
 	cr_assert(strstr(err, "\nkimble-bot: die 2, piece 1 (progress 3): win 0.") != NULL, "%s", err);
 	cr_assert(strstr(err, "kimble-bot: standard input ended before the game was over\n") != NULL, "%s", err);
@@ -3716,20 +3729,14 @@ Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
  * easy-like evaluation they differ. */
 Test(bot_rules, bot_evaluates_a_learned_easy_like_seat_as_easy, .timeout = 60)
 {
-	char dir[256], store[300], out[512], st[KB_ROLL_LINE_LEN + 2], input[512];
+	char dir[256], store[300], out[512], input[512];
 	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
 	const char *const names[KB_SEATS] = {NULL, "shy", NULL, NULL};
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(store, sizeof store, "%s/store", dir);
 	test_store_decisions(store, "shy", KB_R_SAFE_REAR, 60);
-	state_of(st, &pos, 0, 2);
-	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
-	unsetenv("KIMBLE_LEARN");
-	const char *args[] = {"shy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
-	int rc = run_bot(args, input, out, sizeof out, dir);
-	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
-	const char *err = test_read_file(dir, "bot.err");
+	const char *err = explain_first_decision(dir, "shy,-", store, input, out);
 
 	char *want[2] = {NULL, NULL};
 	for (int learned = 0; learned < 2; learned++) {
