@@ -65,6 +65,10 @@ KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 
 all: $(addprefix bin/,$(PROGS))
 
+# The test binary's stand-ins for library functions (test_rule_bot.c's
+# __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls).
+KB_TEST_WRAP := -Wl,--wrap=kb_rng_die
+
 # ---- one build variant V (rel, asan) -------------------------------------
 define VARIANT
 build/$(1)/%.o: %.c
@@ -79,7 +83,7 @@ build/$(1)/$(call lib_name,$(d)): $(patsubst %.c,build/$(1)/%.o,$(call lib_srcs,
 KB_LIBS_$(1) := $(foreach d,$(LIBDIRS),build/$(1)/$(call lib_name,$(d)))
 
 build/$(1)/tests/kimble-tests: $(patsubst %.c,build/$(1)/%.o,$(TEST_SRCS)) $$(KB_LIBS_$(1))
-	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
+	$$(CC) $$(KB_OPT_$(1)) $$(LDFLAGS) $(KB_TEST_WRAP) -o $$@ $$^ -lcriterion $(KB_LDLIBS) $(KB_LDLIBS_HTTP) $$(LDLIBS)
 
 build/$(1)/bench/%: build/$(1)/tests/bench/%.o $$(KB_LIBS_$(1))
 	@mkdir -p $$(@D)

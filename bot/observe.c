@@ -115,18 +115,16 @@ int kb_tracker_winner(kb_tracker *t, int seat, kb_err *err)
 				 "\"Voittaja: %c\" but the last roll was %c's", 'A' + seat, 'A' + t->seat);
 		return -1;
 	}
+	/* A winning move is its roll's only legal move (the last piece onto
+	 * the one free goal square, which no goal piece can reach with the
+	 * same die): no choice of A's to check, no opponent's choice to
+	 * report. */
 	for (int i = 0; i < KB_PIECES; i++) {
 		kb_pos p = t->pos;
 		if (!((t->mask >> i) & 1))
 			continue;
-		if (t->seat == 0 && kb_count(t->mask) >= 2 && i != t->own_index)
-			continue;
 		kb_apply(&p, t->seat, i, t->die);
 		if (kb_has_won(&p, seat)) {
-			if (seat != 0 && kb_count(t->mask) >= 2 && t->fn) {
-				kb_observation ob = {t->pos, t->seat, t->die, t->mask, i};
-				t->fn(t->ctx, &ob);
-			}
 			t->have = 0;
 			return 0;
 		}

@@ -66,8 +66,9 @@ int kb_tracker_line(kb_tracker *t, const kb_line *line, kb_err *err);
 void kb_tracker_own_move(kb_tracker *t, int index);
 
 /* Check a "Voittaja: X" line: the pending roll must be able to make seat
- * X win (with A's own recorded choice if it was A's).  Returns 0 or -1 with
- * err set. */
+ * X win.  Such a move is its roll's only legal move, so it is no choice:
+ * not checked against A's recorded move, not reported to the observer.
+ * Returns 0 or -1 with err set. */
 int kb_tracker_winner(kb_tracker *t, int seat, kb_err *err);
 
 #endif

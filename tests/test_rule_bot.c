@@ -2224,6 +2224,44 @@ Test(bot_rules, tracker_accepts_the_winning_roll)
 	cr_assert_eq(kb_tracker_winner(&t, 1, &err), -1, "a 3 does not win");
 }
 
+/* What the winner check (and the client, the greedy evaluation and the
+ * rollouts) rely on: a move that wins is its roll's only legal move.
+ * Every sound placement of one seat's four pieces (the others at home:
+ * other seats' pieces can only take moves away), every die. */
+Test(bot_rules, a_winning_move_is_its_rolls_only_legal_move)
+{
+	long winning = 0;
+
+	for (int s = 0; s < KB_SEATS; s++)
+		for (int a = KB_HOME; a <= KB_GOAL_LAST; a++)
+			for (int b = KB_HOME; b <= a; b++)
+				for (int c = KB_HOME; c <= b; c++)
+					for (int e = KB_HOME; e <= c; e++) {
+						kb_pos p;
+						kb_pos_init(&p, 0xf);
+						p.prog[s][0] = (int8_t)a, p.prog[s][1] = (int8_t)b;
+						p.prog[s][2] = (int8_t)c, p.prog[s][3] = (int8_t)e;
+						if (kb_pos_check(&p) || kb_has_won(&p, s))
+							continue;
+						for (int d = 1; d <= 6; d++) {
+							unsigned mask = kb_legal(&p, s, d);
+							for (int i = 0; i < KB_PIECES; i++) {
+								kb_pos q = p;
+								if (!(mask >> i & 1))
+									continue;
+								kb_apply(&q, s, i, d);
+								if (!kb_has_won(&q, s))
+									continue;
+								winning++;
+								cr_assert_eq(mask, 1u << i, "seat %d at %d %d %d %d, die %d",
+									     s, a, b, c, e, d);
+							}
+						}
+					}
+	/* per seat: the last piece 1..6 squares before the one free goal square */
+	cr_assert_gt(winning, 4 * 4, "%ld winning rolls", winning);
+}
+
 /* ---- the tuner: fit, SPSA, TD(lambda), the command line ---------------------- */
 
 /* One sample, zero weights: both seats 1/2, so the loss is log 2 and one
@@ -2706,7 +2744,9 @@ static void td_ref_learn(kb_weights *w, const td_ref_game *g, double lambda, dou
 /* games training games with seed: game k in lineup only, or, without it,
  * the measured lineups in turn for even k and a random one (digits 0..2
  * drawn until not all 0) for odd k; rate decays linearly from rate to
- * rate / 10 over the run; a log line every tenth of the run. */
+ * rate / 10 over the run; a log line every tenth of the run.  A game not
+ * over after 4,096 rolls is left out: not learned from, not counted, no
+ * log line at its place. */
 static void td_ref_train(kb_weights *w, long games, double lambda, double rate, uint64_t seed,
 			 const uint8_t *only, FILE *log)
 {
@@ -2726,7 +2766,8 @@ static void td_ref_train(kb_weights *w, long games, double lambda, double rate, 
 				for (int s = 1; s < KB_SEATS; s++)
 					ctl[s] = (uint8_t)kb_rng_below(&rng, 3);
 		td_ref_play(w, ctl, &rng, &g);
-		cr_assert_neq(g.winner, KB_NO_WINNER, "game %ld ended", k);
+		if (g.winner == KB_NO_WINNER)
+			continue; /* cut at 4,096 rolls: left out */
 		td_ref_learn(w, &g, lambda, rate * (1 - 0.9 * (double)k / (double)games));
 		wins += g.winner == 0;
 		played++;
@@ -2778,6 +2819,57 @@ Test(bot_rules, td_train_steps_towards_lambda_returns, .timeout = 60)
 	}
 }
 
+/* The dice kb_rng_die gives (the test binary is linked with
+ * --wrap=kb_rng_die): fixed_dice of fixed_die first, then the seeded
+ * generator's. */
+int __real_kb_rng_die(kb_rng *rng);
+int __wrap_kb_rng_die(kb_rng *rng);
+static long fixed_dice;
+static int fixed_die;
+
+int __wrap_kb_rng_die(kb_rng *rng)
+{
+	if (fixed_dice > 0) {
+		fixed_dice--;
+		return fixed_die;
+	}
+	return __real_kb_rng_die(rng);
+}
+
+/* A training game not over after 4,096 rolls is left out and the next
+ * game goes on with the dice after its 4,096th: the first game rolls 1s
+ * only (no piece leaves home: no winner), the second is played from the
+ * generator's dice.  The weights are the reference's, which learns from
+ * the second game only (a game cut one roll later, or taken as won by
+ * the winner of an earlier game, gives other weights). */
+Test(bot_rules, td_train_leaves_out_a_game_cut_at_4096_rolls, .timeout = 60)
+{
+	static kb_weights got, want;
+	static td_ref_game ref;
+	static const uint8_t hard_alone[3] = {KB_HARD, 0, 0};
+	kb_td_params tp = {2, 0.5, 0.1, 3, hard_alone};
+	kb_rng rng;
+
+	/* the setup: the first game of the reference is cut, with no winner */
+	got = want = kb_weights_default;
+	kb_rng_stream(&rng, 3, KB_TD_TAG, 0);
+	fixed_dice = 4096, fixed_die = 1;
+	td_ref_play(&want, (const uint8_t[KB_SEATS]){KB_EXTERNAL, KB_HARD, 0, 0}, &rng, &ref);
+	cr_assert(ref.n == 4096 && ref.winner == KB_NO_WINNER && fixed_dice == 0, "%d rolls", ref.n);
+
+	fixed_dice = 4096;
+	kb_td_train(&got, &tp, NULL);
+	fixed_dice = 4096;
+	td_ref_train(&want, 2, 0.5, 0.1, 3, hard_alone, NULL);
+	const float *g = (const float *)&got, *x = (const float *)&want, *d = (const float *)&kb_weights_default;
+	size_t moved = 0;
+	for (size_t i = 0; i < sizeof got / sizeof *g; i++) {
+		cr_assert_float_eq(g[i], x[i], 1e-5 + 1e-4 * fabsf(x[i]), "weight %zu", i);
+		moved += g[i] != d[i];
+	}
+	cr_assert_gt(moved, 100, "the second game was learned from: %zu weights moved", moved);
+}
+
 /* --report G at level V: the win rate in each measured lineup over the
  * G games seeded from 99 (as --help says), in percent with two
  * decimals, before and after (the same here: no rounds, no tuning). */
@@ -2808,6 +2900,26 @@ Test(bot_rules, tune_report_is_the_win_rate_of_each_lineup, .timeout = 60)
 	cr_assert(strstr(out, " * kimble-tune --rounds 0 ") != NULL, "%.200s", out);
 }
 
+/* Round 1's line of kimble-tune --seed 1 --games games --epochs 1 --depth
+ * 0: the games from seed 1000 x seed + r, every roll kept, one epoch at
+ * rate 0.01 with L2 1e-5, shuffled from seed + r; the bot's wins in
+ * percent of the games.  Returns the wins. */
+static long tune_round1(char *out, size_t size, long games)
+{
+	static kb_weights w;
+	kb_fit_data d = {0};
+
+	w = kb_weights_default;
+	cr_assert_eq(kb_fit_collect(&d, &w, 0, games, 1000, 1), 0);
+	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
+	cr_assert_eq(d.games, games);
+	snprintf(out, size, "\nkimble-tune: round 1: %ld games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
+		 games, 100.0 * (double)d.wins / (double)games, d.n, loss);
+	long wins = d.wins;
+	kb_fit_free(&d);
+	return wins;
+}
+
 /* The rounds, the report and TD as asked, each on stderr; bad values. */
 Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 {
@@ -2817,17 +2929,8 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 
 	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
 	cr_assert(strncmp(err, "kimble-tune: before, level 0, 2 games: hard x3 ", 47) == 0, "%s", err);
-	/* round r: 2 games from seed 1000 x seed + r, every roll kept, one
-	 * epoch at rate 0.01 with L2 1e-5, shuffled from seed + r */
-	static kb_weights w;
-	kb_fit_data d = {0};
 	char round1[200];
-	w = kb_weights_default;
-	cr_assert_eq(kb_fit_collect(&d, &w, 0, 2, 1000, 1), 0);
-	double loss = kb_fit_train(&w, &d, 1, 0.01, 1e-5, 1);
-	snprintf(round1, sizeof round1, "\nkimble-tune: round 1: 2 games, bot won %.1f%%, %zu samples, log-loss %.4f\n",
-		 100.0 * (double)d.wins / (double)d.games, d.n, loss);
-	kb_fit_free(&d);
+	tune_round1(round1, sizeof round1, 2);
 	cr_assert(strstr(err, round1) != NULL, "want %s in %s", round1, err);
 	cr_assert(strstr(err, "\nkimble-tune: round 2: 2 games, bot won ") != NULL, "%s", err);
 	cr_assert_null(strstr(err, "round 3"), "%s", err);
@@ -2842,6 +2945,57 @@ Test(bot_rules, tune_runs_rounds_report_and_td, .timeout = 60)
 	const char *help[] = {"--help", NULL};
 	cr_assert_eq(test_run_prog("kimble-tune", help, &out, &err), 0);
 	cr_assert(strncmp(out, "NAME\n    kimble-tune - ", 23) == 0, "%.100s", out);
+}
+
+/* Run /bin/sh -c "PREFIX 'kimble-tune' ARGS >out 2>err" in a fresh
+ * folder (copied to dir when not NULL) for at most ms; it must exit 0.
+ * Returns its stderr. */
+static const char *run_tune_sh(const char *prefix, const char *args, int ms, char dir[256])
+{
+	char here[256], bin[512], cmd[800];
+	static char err[1 << 14]; /* 100 rounds' lines: 7 KB */
+	test_proc proc;
+
+	test_tmpdir(here, sizeof here);
+	if (dir)
+		memcpy(dir, here, sizeof here);
+	snprintf(cmd, sizeof cmd, "%s '%s' %s >out 2>err", prefix, test_bin("kimble-tune", bin, sizeof bin), args);
+	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
+	cr_assert_eq(test_spawn(&proc, argv, here, 0, 0, NULL), 0);
+	int st = test_wait(&proc, ms);
+	snprintf(err, sizeof err, "%s", test_read_file(here, "err"));
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	return err;
+}
+
+/* A round's line gives the bot's wins as a percentage of the round's
+ * games: 4 games from seed 1000 (--seed 1, round 1), of which the bot
+ * wins 2 (not 1, where 100 x 1 / 4 and 100 / 1 / 4 would agree). */
+Test(bot_rules, tune_round_reports_the_bots_win_percentage, .timeout = 60)
+{
+	const char *out, *err;
+	const char *args[] = {"--rounds", "1", "--games", "4", "--epochs", "1", "--depth", "0", NULL};
+	char want[200];
+
+	long wins = tune_round1(want, sizeof want, 4);
+	cr_assert_geq(wins, 2);
+	cr_assert_eq(test_run_prog("kimble-tune", args, &out, &err), 0, "%s", err);
+	cr_assert_str_eq(err, want + 1, "the round's line alone");
+}
+
+/* Each round's samples are freed before the next round: 100 rounds of
+ * one game each fit in 32 MiB of address space (each round's sample
+ * buffer, 65,536 samples, would not fit 100 times).  Not under ASan,
+ * whose shadow memory needs far more address space (its leak check sees
+ * a lost buffer there). */
+Test(bot_rules, tune_rounds_free_their_samples, .timeout = 60)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan reserves more address space than the limit");
+#endif
+	cr_assert_gt(100 * (double)(1 << 16) * sizeof(kb_fit_sample), 64.0 * (1 << 20));
+	const char *err = run_tune_sh("ulimit -v 32768 && exec", "--rounds 100 --games 1 --epochs 1", 30000, NULL);
+	cr_assert(strstr(err, "\nkimble-tune: round 100: 1 games, bot won ") != NULL, "%s", err);
 }
 
 /* ---- learning: names, the end-of-game record --------------------------------- */
@@ -3500,24 +3654,37 @@ static int run_bot(const char *const *args, const char *input, char *out, size_t
 	return test_wait(&proc, 20000);
 }
 
+/* kimble-bot LINEUP 5 --explain --state store --budget-ms 0 in dir on
+ * input (written there): one decision, A at 12 and 3 rolling 2, B at 20,
+ * then the input ends (status KB_CLIENT_IO); out gets its stdout.
+ * Returns its stderr. */
+static const char *explain_first_decision(const char *dir, const char *lineup, const char *store,
+					  char input[512], char out[512])
+{
+	char st[KB_ROLL_LINE_LEN + 2];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+
+	state_of(st, &pos, 0, 2);
+	snprintf(input, 512, TOKEN_LINE "\n%sEND\n", st);
+	unsetenv("KIMBLE_LEARN");
+	const char *args[] = {lineup, "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
+	int rc = run_bot(args, input, out, 512, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	return test_read_file(dir, "bot.err");
+}
+
 /* The start message from OPPONENTS, the move with --explain's lines,
  * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
 Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 {
-	char dir[256], store[300], data[400], out[512], st[KB_ROLL_LINE_LEN + 2], input[512];
-	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	char dir[256], store[300], data[400], out[512], input[512];
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(store, sizeof store, "%s/store", dir);
 	snprintf(data, sizeof data, "%s/data.mdb", store);
-	state_of(st, &pos, 0, 2);
-	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", st);
-	unsetenv("KIMBLE_LEARN");
-	const char *explain[] = {"easy,-", "5", "--explain", "--state", store, "--budget-ms", "0", NULL};
-	int rc = run_bot(explain, input, out, sizeof out, dir);
-	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d", rc);
+	const char *err = explain_first_decision(dir, "easy,-", store, input, out);
 	cr_assert(strncmp(out, "v001100\n" TOKEN_LINE, 8 + 65) == 0 && strlen(out) == 8 + 67, "%s", out);
-	const char *err = test_read_file(dir, "bot.err");
+	int rc;
 	cr_assert(strstr(err, "kimble-bot: die 2, piece 0 (progress 12): win 0.") == err, "%s", err);
 	cr_assert(strstr(err, "\nkimble-bot: die 2, piece 1 (progress 3): win 0.") != NULL, "%s", err);
 	cr_assert(strstr(err, "kimble-bot: standard input ended before the game was over\n") != NULL, "%s", err);
@@ -3553,6 +3720,46 @@ Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
 	rc = run_bot(dash, "", out, sizeof out, dir);
 	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO);
 	cr_assert_str_eq(out, "v001010\n");
+}
+
+/* kimble-bot plays a learned opponent as learn.h says: "shy", 60
+ * decisions in the store moving its rearmost safe piece, is modelled by
+ * that rule and evaluated as an easy-like seat (kb_learn_set_evaluation).
+ * The --explain values are those of a search set up so; without the
+ * easy-like evaluation they differ. */
+Test(bot_rules, bot_evaluates_a_learned_easy_like_seat_as_easy, .timeout = 60)
+{
+	char dir[256], store[300], out[512], input[512];
+	kb_pos pos = test_pos(0x3, "12 3", "20", NULL, NULL);
+	const char *const names[KB_SEATS] = {NULL, "shy", NULL, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	test_store_decisions(store, "shy", KB_R_SAFE_REAR, 60);
+	const char *err = explain_first_decision(dir, "shy,-", store, input, out);
+
+	char *want[2] = {NULL, NULL};
+	for (int learned = 0; learned < 2; learned++) {
+		const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+		static kb_learn l;
+		static kb_search bot;
+		size_t len = 0;
+		kb_learn_open(&l, store, 0x3, names, NULL, NULL);
+		kb_learn_models(&l, opp);
+		cr_assert(opp[1] == &l.opp[1] && l.easy_like[1], "shy is learned as easy-like");
+		kb_search_init(&bot, 0x3, opp, 5, 0);
+		if (learned)
+			kb_learn_set_evaluation(&l, &bot);
+		cr_assert_eq(bot.kinds[1], learned ? KB_EASY : KB_HARD);
+		bot.explain = open_memstream(&want[learned], &len);
+		kb_search_decide(&bot, &pos, 2, kb_legal(&pos, 0, 2), NULL);
+		fclose(bot.explain);
+		kb_learn_close(&l);
+	}
+	cr_assert_str_neq(want[0], want[1], "the evaluation kind shows in the values");
+	cr_assert(strncmp(err, want[1], strlen(want[1])) == 0, "want\n%s\ngot\n%s", want[1], err);
+	free(want[0]);
+	free(want[1]);
 }
 
 /* 1 MiB from the bot without a whole message (spaces: a prefix of the
@@ -3839,18 +4046,8 @@ Test(bot_rules, rollout_ties_go_to_the_lowest_index, .timeout = 30)
  * games take a while under ASan. */
 Test(bot_rules, tune_spsa_reports_the_win_rate, .timeout = 300)
 {
-	char dir[256], bin[512], cmd[800], want[128];
-	test_proc proc;
-
-	test_tmpdir(dir, sizeof dir);
-	snprintf(cmd, sizeof cmd, "'%s' --rounds 0 --spsa 1 --spsa-games 1 --spsa-step 0 >out 2>err",
-		 test_bin("kimble-tune", bin, sizeof bin));
-	char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	cr_assert_eq(test_spawn(&proc, argv, dir, 0, 0, NULL), 0);
-	int st = test_wait(&proc, 280000);
-	static char err[4096];
-	snprintf(err, sizeof err, "%s", test_read_file(dir, "err"));
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	char dir[256], want[128];
+	const char *err = run_tune_sh("exec", "--rounds 0 --spsa 1 --spsa-games 1 --spsa-step 0", 280000, dir);
 	double before;
 	cr_assert_eq(sscanf(err, "kimble-tune: win rate before SPSA %lf\nkimble-tune: spsa 1: ", &before), 1, "%s", err);
 	cr_assert(before > 0.3 && before < 0.9, "%s", err);
@@ -4366,31 +4563,55 @@ Test(bot_rules, relay_show_names_the_bot_as_winner, .timeout = 60)
 	cr_assert(strstr(err, "\n== last roll: A rolled 2; winner A (the bot)\n") != NULL, "%s", err);
 }
 
+/* Play a response where seat's roll of 2 (its one legal move, piece 3)
+ * wins on pos, the bot's start message start; --show must draw the roll
+ * in words (facts first), then the final position with the winner's four
+ * pieces in goal. */
+static void show_winning_roll(const kb_pos *pos, int seat, const char *start, const char *facts)
+{
+	char state[KB_ROLL_LINE_LEN + 2], reply[256], script[128], last[64];
+	reply_game g = {0};
+
+	cr_assert_eq(kb_legal(pos, seat, 2), 0x8u);
+	state_of(state, pos, seat, 2);
+	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: %c\nEND\n", state, 'A' + seat);
+	snprintf(script, sizeof script, "printf '%s\\n'; cat >/dev/null", start);
+	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL}, script);
+	const char *err = test_read_file(g.dir, "relay.err");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
+	snprintf(last, sizeof last, "\n== last roll: %c rolled 2; winner %c\n", 'A' + seat, 'A' + seat);
+	const char *end = strstr(err, last);
+	cr_assert_not_null(end, "%s", err);
+	end = strchr(end + 1, '\n') + 1;
+	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
+	const char *fin = strstr(end, "\n== final position\n");
+	cr_assert_not_null(fin, "%s", err);
+	cr_assert_not_null(strstr(fin, "goal 4\n"), "the winner's four pieces in goal:\n%s", fin);
+}
+
 /* --show when an opponent's roll wins: the roll in words (its one legal
  * move, into goal), the board it was rolled on, then the final position
  * with the winner's four pieces in goal. */
 Test(bot_rules, relay_show_draws_the_winning_roll, .timeout = 60)
 {
 	kb_pos pos = test_pos(0x3, "12 3", "31 30 29 26", NULL, NULL);
-	char state[KB_ROLL_LINE_LEN + 2], reply[256];
-	reply_game g = {0};
 
-	cr_assert_eq(kb_legal(&pos, 1, 2), 0x8u);
-	state_of(state, &pos, 1, 2);
-	snprintf(reply, sizeof reply, TOKEN_LINE "\n%sVoittaja: B\nEND\n", state);
-	int st = one_reply_game(&g, reply, (const char *const[]){"--show", NULL},
-				"printf 'v001200\\n'; cat >/dev/null");
-	const char *err = test_read_file(g.dir, "relay.err");
-	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "relay status %d: %s", st, err);
-	const char *end = strstr(err, "\n== last roll: B rolled 2; winner B\n");
-	cr_assert_not_null(end, "%s", err);
-	end = strchr(end + 1, '\n') + 1;
 	/* B's progress 26 is ring square 7 + 26 - 28 = 5; 28 is its goal's first */
-	const char *facts = "B rolls 2, could move 3 (ring 5 -> goal B1); moves 3 from ring 5 to goal B1\n";
-	cr_assert(strncmp(end, facts, strlen(facts)) == 0, "the roll's facts first:\n%s", end);
-	const char *fin = strstr(end, "\n== final position\n");
-	cr_assert_not_null(fin, "%s", err);
-	cr_assert_not_null(strstr(fin, "goal 4\n"), "B's four pieces in goal:\n%s", fin);
+	show_winning_roll(&pos, 1, "v001200",
+			  "B rolls 2, could move 3 (ring 5 -> goal B1); moves 3 from ring 5 to goal B1\n");
+}
+
+/* --show knows the seats from the start message's lineup: "v001202" is
+ * B and D playing, C empty.  D's winning roll is drawn with its facts and
+ * the final position; a board with D's pieces read with D taken for
+ * absent (or C for present) would be refused, and neither drawn. */
+Test(bot_rules, relay_show_seats_from_the_lineup, .timeout = 60)
+{
+	kb_pos pos = test_pos(0xb, "12 3", "20", NULL, "31 30 29 26");
+
+	/* D's progress 26 is ring square 21 + 26 - 28 = 19 */
+	show_winning_roll(&pos, 3, "v001202",
+			  "D rolls 2, could move 3 (ring 19 -> goal D1); moves 3 from ring 19 to goal D1\n");
 }
 
 /* A server that answers the start message, then, once the bot has that

@@ -14,6 +14,8 @@
  * Half the games use one of the four lineups the bot is measured on
  * (hard x3, easy x3, hard alone, easy+hard+easy), the other half a random
  * lineup of easy, hard and absent seats.  Deterministic for the seed.
+ * A game not over after 4,096 rolls is left out (not learned from, not
+ * counted in the log); the next game takes the dice after its last.
  *
  * Nothing here fails; kb_td_train allocates nothing.
  */
