@@ -123,6 +123,24 @@ Test(rating, equal_places_score_half)
 	kj_rating_free(&r);
 }
 
+/* Nothing but ties: the ratings stay at 0, where each pair's score
+ * (1/2 observed, 1/2 expected) is 0 in every cluster, so the sandwich's
+ * middle term, and with it the covariance and the intervals, are exactly
+ * 0 (nothing left over from an earlier fit or from the memory). */
+Test(rating, only_ties_leave_no_uncertainty)
+{
+	kj_rating r;
+	fit_repeated(5, 1, 1, &r);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(r.elo[i], 0.0, "elo %d: %g", i, r.elo[i]);
+		cr_assert_eq(r.se[i], 0.0, "se %d: %g", i, r.se[i]);
+		cr_assert(r.lo[i] == 0.0 && r.hi[i] == 0.0, "[%g, %g]", r.lo[i], r.hi[i]);
+	}
+	for (int c = 0; c < 4; c++)
+		cr_assert_eq(r.cov[c], 0.0, "cov[%d] %g", c, r.cov[c]);
+	kj_rating_free(&r);
+}
+
 Test(rating, unbeaten_bot_stays_finite)
 {
 	kj_rating r;

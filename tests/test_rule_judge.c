@@ -195,6 +195,42 @@ Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
 	test_wait(&p, 20000);
 }
 
+extern char **environ;
+
+/* With no BOT words the judge plays every bot of its --bots folder, and
+ * each still gets the judge's variables (botenv.h: KIMBLE_* by default):
+ * the folder's names were once written over the words after argv's end,
+ * the first entries of the environment (two of them for three bots), and
+ * the bots went without them. */
+Test(judge_rules, bots_folder_leaves_the_environment_whole, .timeout = 60)
+{
+	static char *judge_env[] = {"KIMBLE_FIRST=1", "KIMBLE_SECOND=2", "KIMBLE_THIRD=3", NULL};
+	static const char *const names[] = {"a", "b", "c"};
+	char dir[256], bots[300], sub[320], prog[512], bin[512], meta[700], errp[300];
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(bots, sizeof bots, dir, "bots");
+	test_root_path("build/rel/testbots/testbot", prog, sizeof prog);
+	for (int i = 0; i < 3; i++) {
+		snprintf(meta, sizeof meta, "%s\n%s\nenviron\n0\n", names[i], prog);
+		put(subdir(sub, sizeof sub, bots, names[i]), "meta", meta);
+	}
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "--sandbox", "off",
+			"-j1", "-g", "1", "--bots", "bots", "-o", "out", NULL};
+	snprintf(errp, sizeof errp, "%s/judge.err", dir);
+	environ = judge_env;
+	cr_assert_eq(test_run_status(argv, dir, errp, 50000), 0, "%s", test_read_file(NULL, errp));
+	for (int i = 0; i < 3; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", bots, names[i]);
+		const char *env = test_read_file(sub, "environ.log");
+		for (int v = 0; v < 3; v++) {
+			char line[40];
+			snprintf(line, sizeof line, "\n%s\n", judge_env[v]);
+			cr_expect(strstr(env, line) != NULL, "bot %s lacks %s: %s", names[i], judge_env[v], env);
+		}
+	}
+}
+
 /* A game with process bots (a good one, one that crashes, one that writes
  * its stderr to the judge in a debug run) leaves no descriptor open: its
  * pipes and files are closed however each bot ends. */
