@@ -3034,8 +3034,18 @@ Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
 	const char *err;
 	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
 	cr_assert(strstr(err, "kimble-judge: 65 bots: at most 64"), "%s", err);
+	/* 64 are taken: the run goes on to --sprt's count */
+	many[2] = "--sprt", many[3] = "0,10", many[67] = "hard", many[68] = NULL;
+	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: --sprt: expected exactly two bots, got 64"), "%s", err);
 	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, a, b, NULL}, 1,
 		   "are both named same: results are kept by name, so bots must have names of their own", NULL);
+	/* a process bot may not take a built-in's name either (two built-ins
+	 * of one name are one player, and fine) */
+	char c[300], both[700];
+	put(subdir(c, sizeof c, dir, "c"), "meta", "easy\n/bin/true\n\n0\n");
+	snprintf(both, sizeof both, "%s and easy are both named easy", c);
+	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, c, "easy", NULL}, 1, both, NULL);
 	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "easy", "easy", "easy", "easy", NULL}, 64,
 		   "-d: at most three opponents, got 4", NULL);
 	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", nodir, NULL}, 2,
@@ -3825,15 +3835,20 @@ Test(judge_rules, bots_see_every_roll_then_the_winner, .timeout = 60)
 	snprintf(path, sizeof path, "%s/input.log", bot.dir);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "%s", path);
-	uint32_t rolls = 0;
+	uint32_t rolls = 0, tokens = 0, lines = 0;
 	char last[2][256] = {"", ""};
 	while (fgets(line, sizeof line, f)) {
+		int token = line[0] == 't' && strlen(line) == KB_TOKEN_LEN + 1;
+		/* the token begins the first response, and only that one */
+		cr_assert_eq(token, lines++ == 0, "line %u: %s", lines, line);
+		tokens += token;
 		rolls += strlen(line) == KB_ROLL_LINE_LEN + 1;
 		memcpy(last[0], last[1], sizeof last[0]);
 		snprintf(last[1], sizeof last[1], "%s", line);
 	}
 	fclose(f);
 	cr_assert_eq(rolls, res.rolls, "seed %" PRIu64 ": every roll sent", seed);
+	cr_assert_eq(tokens, 1);
 	snprintf(want, sizeof want, "Voittaja: C\n");
 	cr_assert_str_eq(last[0], want);
 	cr_assert_str_eq(last[1], "END\n");
