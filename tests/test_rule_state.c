@@ -6,17 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <lmdb.h>
 #include <malloc.h>
 #include <math.h>
 #include <poll.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1520,22 +1517,15 @@ static int refuse_closes_of(int listener, pid_t tool, const char *path)
  * that writes at close; other closes work (the dynamic loader's). */
 static int close_fails_on(char *const argv[], const char *path, const char *errp)
 {
-	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
-	struct sock_fprog prog = {sizeof code / sizeof *code, code};
 	int status;
 	pid_t kid = fork();
 
 	cr_assert_geq(kid, 0);
 	if (kid == 0) {
 		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		if (fd < 0 || dup2(fd, 2) < 0)
 			_exit(100);
-		int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-					    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+		int listener = test_seccomp_one(SYS_close, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
 		if (listener < 0)
 			_exit(101);
 		pid_t tool = fork();
