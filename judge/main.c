@@ -305,28 +305,29 @@ static void resolve(const cli *c, const char *word, kj_bot *bot)
 		die(1, "%s", err.msg);
 }
 
+/* The bots named by words[0..n), or with none the --bots folder's: their
+ * names are read into a list of our own (words is the end of argv, with
+ * no room after it: writing the folder's names there overwrote the
+ * environment the bots get). */
 static int load_bots(const cli *c, char **words, int n, kj_bot *bots)
 {
 	static char names[KJ_MAX_BOTS][256];
+	int listed = n == 0 && c->bots_dir;
 	kb_err err;
 
-	if (n == 0 && c->bots_dir) {
-		n = kj_bots_list(c->bots_dir, names, KJ_MAX_BOTS, &err);
-		if (n < 0)
-			die(1, "%s", err.msg);
-		for (int i = 0; i < n; i++)
-			words[i] = names[i];
-	}
+	if (listed && (n = kj_bots_list(c->bots_dir, names, KJ_MAX_BOTS, &err)) < 0)
+		die(1, "%s", err.msg);
 	if (n == 0)
 		usage_error("no bots: name BOTs or a --bots folder");
 	if (n > KJ_MAX_BOTS)
 		usage_error("%d bots: at most %d", n, KJ_MAX_BOTS);
 	for (int i = 0; i < n; i++) {
-		resolve(c, words[i], &bots[i]);
+		resolve(c, listed ? names[i] : words[i], &bots[i]);
 		for (int k = 0; k < i; k++)
 			if (!strcmp(bots[k].name, bots[i].name) && (!bots[k].builtin || !bots[i].builtin))
 				die(1, "%s and %s are both named %s: results are kept by name, so "
-				    "bots must have names of their own", words[k], words[i], bots[i].name);
+				    "bots must have names of their own", listed ? names[k] : words[k],
+				    listed ? names[i] : words[i], bots[i].name);
 	}
 	return n;
 }

@@ -121,12 +121,11 @@ static int send_rolls(match *m, int s, size_t upto)
 	seat *c = &m->seats[s];
 	char line[KB_ROLL_LINE_LEN + 1], board[KB_BOARD_LEN];
 
-	if (!c->token_sent) {
+	if (!c->token_sent) { /* the first text the bot gets: its empty buffer has room */
 		char tok[KB_TOKEN_LEN + 1];
 		memcpy(tok, c->token, KB_TOKEN_LEN);
 		tok[KB_TOKEN_LEN] = '\n';
-		if (send_text(m, s, tok, sizeof tok))
-			return -1;
+		send_text(m, s, tok, sizeof tok);
 		c->token_sent = 1;
 	}
 	for (; c->sent < upto; c->sent++) {

@@ -114,7 +114,7 @@ static int run(const char *state, const char *cmd, const char *arg)
 {
 	kb_store *st;
 	kb_err err;
-	int rc = 0;
+	int rc; /* set by each command before it is read */
 
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "show") == 0 ||
 	    strcmp(cmd, "export") == 0) {

@@ -19,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -196,17 +197,23 @@ void test_drop_root(const char *dir)
 	}
 }
 
-void test_fail_syscall(long nr, int err)
+int test_seccomp_one(long nr, unsigned action, unsigned flags)
 {
 	struct sock_filter code[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, action),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
 	struct sock_fprog prog = {sizeof code / sizeof *code, code};
 
-	cr_assert(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
-		  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
+}
+
+void test_fail_syscall(long nr, int err)
+{
+	cr_assert(test_seccomp_one(nr, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA), 0) >= 0);
 }
 
 void test_limit_memory(size_t extra)

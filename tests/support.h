@@ -59,6 +59,13 @@ void test_drop_root(const char *dir);
  * filter, which cannot be removed again). */
 void test_fail_syscall(long nr, int err);
 
+/* The seccomp filter under test_fail_syscall: system call nr gets action
+ * (SECCOMP_RET_...), every other call is allowed, in this process and the
+ * processes it starts; flags as for seccomp(2).  Returns what seccomp(2)
+ * returns (the listener with SECCOMP_FILTER_FLAG_NEW_LISTENER), -1 on
+ * error. */
+int test_seccomp_one(long nr, unsigned action, unsigned flags);
+
 /* Limit this test process's address space to what it uses now plus extra
  * bytes (RLIMIT_AS), its stack grown by 256 KiB first (a limit would stop
  * it growing).  Skips the test under ASan, whose allocator aborts instead

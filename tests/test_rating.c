@@ -123,6 +123,24 @@ Test(rating, equal_places_score_half)
 	kj_rating_free(&r);
 }
 
+/* Nothing but ties: the ratings stay at 0, where each pair's score
+ * (1/2 observed, 1/2 expected) is 0 in every cluster, so the sandwich's
+ * middle term, and with it the covariance and the intervals, are exactly
+ * 0 (nothing left over from an earlier fit or from the memory). */
+Test(rating, only_ties_leave_no_uncertainty)
+{
+	kj_rating r;
+	fit_repeated(5, 1, 1, &r);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(r.elo[i], 0.0, "elo %d: %g", i, r.elo[i]);
+		cr_assert_eq(r.se[i], 0.0, "se %d: %g", i, r.se[i]);
+		cr_assert(r.lo[i] == 0.0 && r.hi[i] == 0.0, "[%g, %g]", r.lo[i], r.hi[i]);
+	}
+	for (int c = 0; c < 4; c++)
+		cr_assert_eq(r.cov[c], 0.0, "cov[%d] %g", c, r.cov[c]);
+	kj_rating_free(&r);
+}
+
 Test(rating, unbeaten_bot_stays_finite)
 {
 	kj_rating r;
@@ -141,6 +159,35 @@ Test(rating, bot_in_no_game_has_unbounded_interval)
 	cr_assert(isinf(r.se[2]) && isinf(r.hi[2]));
 	cr_assert(isfinite(r.se[0]));
 	kj_rating_free(&r);
+	/* its score is 0 in every cluster: no covariance with anyone (bot 0
+	 * winning 3 of 4, so that the others' scores do not cancel out) */
+	g[1].place[0] = 1, g[1].place[1] = 2;
+	cr_assert_eq(kj_rating_fit(g, 4, 3, &r, NULL), KJ_RATING_OK);
+	cr_assert_gt(r.elo[0], 0);
+	for (int j = 0; j < 3; j++)
+		cr_assert(r.cov[2 * 3 + j] == 0.0 && r.cov[j * 3 + 2] == 0.0, "cov 2,%d: %g, %g", j,
+			  r.cov[2 * 3 + j], r.cov[j * 3 + 2]);
+	kj_rating_free(&r);
+}
+
+/* Newton takes at most 200 steps of at most one unit (400 / ln 10 Elo)
+ * for the bot that moves most: a fit whose answer lies farther out fails
+ * as not converged, out holding no memory.  64 bots in a chain, each
+ * ahead of the next in all of 1,000 games, put the top bot beyond 200
+ * units (at 900 games a pair the fit just converges, at 196). */
+Test(rating, fit_beyond_newtons_steps_does_not_converge)
+{
+	static kj_rating_game g[63 * 1000];
+	size_t n = 0;
+	kj_rating r;
+	kb_err err;
+
+	for (int rep = 0; rep < 1000; rep++)
+		for (int i = 0; i + 1 < 64; i++, n++)
+			g[n] = (kj_rating_game){(uint32_t)n, 2, {i, i + 1}, {1, 2}};
+	cr_assert_eq(kj_rating_fit(g, n, 64, &r, &err), KJ_RATING_NO_CONVERGENCE);
+	cr_assert_str_eq(err.msg, "rating: the fit of 64 bots did not converge");
+	cr_assert_null(r.cov);
 }
 
 Test(rating, bad_input_is_named)

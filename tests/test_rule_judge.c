@@ -195,6 +195,42 @@ Test(judge_rules, round_line_out_while_the_run_goes_on, .timeout = 120)
 	test_wait(&p, 20000);
 }
 
+extern char **environ;
+
+/* With no BOT words the judge plays every bot of its --bots folder, and
+ * each still gets the judge's variables (botenv.h: KIMBLE_* by default):
+ * the folder's names were once written over the words after argv's end,
+ * the first entries of the environment (two of them for three bots), and
+ * the bots went without them. */
+Test(judge_rules, bots_folder_leaves_the_environment_whole, .timeout = 60)
+{
+	static char *judge_env[] = {"KIMBLE_FIRST=1", "KIMBLE_SECOND=2", "KIMBLE_THIRD=3", NULL};
+	static const char *const names[] = {"a", "b", "c"};
+	char dir[256], bots[300], sub[320], prog[512], bin[512], meta[700], errp[300];
+
+	test_tmpdir(dir, sizeof dir);
+	subdir(bots, sizeof bots, dir, "bots");
+	test_root_path("build/rel/testbots/testbot", prog, sizeof prog);
+	for (int i = 0; i < 3; i++) {
+		snprintf(meta, sizeof meta, "%s\n%s\nenviron\n0\n", names[i], prog);
+		put(subdir(sub, sizeof sub, bots, names[i]), "meta", meta);
+	}
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "--sandbox", "off",
+			"-j1", "-g", "1", "--bots", "bots", "-o", "out", NULL};
+	snprintf(errp, sizeof errp, "%s/judge.err", dir);
+	environ = judge_env;
+	cr_assert_eq(test_run_status(argv, dir, errp, 50000), 0, "%s", test_read_file(NULL, errp));
+	for (int i = 0; i < 3; i++) {
+		snprintf(sub, sizeof sub, "%s/%s", bots, names[i]);
+		const char *env = test_read_file(sub, "environ.log");
+		for (int v = 0; v < 3; v++) {
+			char line[40];
+			snprintf(line, sizeof line, "\n%s\n", judge_env[v]);
+			cr_expect(strstr(env, line) != NULL, "bot %s lacks %s: %s", names[i], judge_env[v], env);
+		}
+	}
+}
+
 /* A game with process bots (a good one, one that crashes, one that writes
  * its stderr to the judge in a debug run) leaves no descriptor open: its
  * pipes and files are closed however each bot ends. */
@@ -2998,8 +3034,18 @@ Test(judge_rules, judge_bots_and_debug_games_checked, .timeout = 60)
 	const char *err;
 	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
 	cr_assert(strstr(err, "kimble-judge: 65 bots: at most 64"), "%s", err);
+	/* 64 are taken: the run goes on to --sprt's count */
+	many[2] = "--sprt", many[3] = "0,10", many[67] = "hard", many[68] = NULL;
+	cr_assert_eq(judge_long(many, &err), 64, "%s", err);
+	cr_assert(strstr(err, "kimble-judge: --sprt: expected exactly two bots, got 64"), "%s", err);
 	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, a, b, NULL}, 1,
 		   "are both named same: results are kept by name, so bots must have names of their own", NULL);
+	/* a process bot may not take a built-in's name either (two built-ins
+	 * of one name are one player, and fine) */
+	char c[300], both[700];
+	put(subdir(c, sizeof c, dir, "c"), "meta", "easy\n/bin/true\n\n0\n");
+	snprintf(both, sizeof both, "%s and easy are both named easy", c);
+	judge_says((const char *[]){"--sandbox", "off", "-o", nodir, c, "easy", NULL}, 1, both, NULL);
 	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "easy", "easy", "easy", "easy", NULL}, 64,
 		   "-d: at most three opponents, got 4", NULL);
 	judge_says((const char *[]){"--sandbox", "off", "-d", "hard", "-o", nodir, NULL}, 2,
@@ -3789,15 +3835,20 @@ Test(judge_rules, bots_see_every_roll_then_the_winner, .timeout = 60)
 	snprintf(path, sizeof path, "%s/input.log", bot.dir);
 	FILE *f = fopen(path, "r");
 	cr_assert_not_null(f, "%s", path);
-	uint32_t rolls = 0;
+	uint32_t rolls = 0, tokens = 0, lines = 0;
 	char last[2][256] = {"", ""};
 	while (fgets(line, sizeof line, f)) {
+		int token = line[0] == 't' && strlen(line) == KB_TOKEN_LEN + 1;
+		/* the token begins the first response, and only that one */
+		cr_assert_eq(token, lines++ == 0, "line %u: %s", lines, line);
+		tokens += token;
 		rolls += strlen(line) == KB_ROLL_LINE_LEN + 1;
 		memcpy(last[0], last[1], sizeof last[0]);
 		snprintf(last[1], sizeof last[1], "%s", line);
 	}
 	fclose(f);
 	cr_assert_eq(rolls, res.rolls, "seed %" PRIu64 ": every roll sent", seed);
+	cr_assert_eq(tokens, 1);
 	snprintf(want, sizeof want, "Voittaja: C\n");
 	cr_assert_str_eq(last[0], want);
 	cr_assert_str_eq(last[1], "END\n");

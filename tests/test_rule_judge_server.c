@@ -736,6 +736,26 @@ Test(judge_rules, server_that_cannot_listen_says_so, .timeout = 30)
 	close(fd);
 }
 
+/* A host that does not resolve ("a..b": an empty label, which no resolver
+ * is asked about) is a usage error naming the option that gave it: the
+ * game port's --host, or --http-host for the live pages. */
+Test(judge_rules, server_host_that_does_not_resolve, .timeout = 30)
+{
+	char port[16], other[16];
+
+	snprintf(port, sizeof port, "%d", test_free_port());
+	snprintf(other, sizeof other, "%d", test_free_port());
+	test_usage_says("kimble-server", (const char *[]){"--host", "a..b", "--port", port, NULL},
+			"kimble-server: --host a..b: ");
+	test_usage_says("kimble-server",
+			(const char *[]){"--host", "127.0.0.1", "--port", port, "--http", other,
+					 "--http-host", "a..b", NULL},
+			"kimble-server: --http-host a..b: ");
+	test_usage_says("kimble-server",
+			(const char *[]){"--host", "a..b", "--port", port, "--http", other, NULL},
+			"kimble-server: --host a..b: ");
+}
+
 /* Each limit option's bounds: its smallest and largest values are taken
  * (the server then fails only on the port it cannot bind), one less and
  * one more are refused. */

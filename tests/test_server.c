@@ -1104,3 +1104,25 @@ Test(server, example_client_python, .timeout = 180)
 	cr_assert(strstr(out, "Peli ohi, Voittaja: ") != NULL, "the game was played to the end");
 	cr_assert_eq(server_stop(&s), 0);
 }
+
+/* ?list shows the games most recently used, at most 1000 of them
+ * (SRV_LIST_MAX, limits.h): with 1200 games started, 1000 lines (not
+ * every game started is listed: 968 of 1001 were, without the bound). */
+Test(server, list_shows_at_most_a_thousand_games, .timeout = 60)
+{
+	server s;
+	server_start(&s, (const char *[]){"--addr-games", "2000", "--addr-burst", "5000", "--seed", "1", NULL});
+	client *p = client_open(s.port), *w = client_open(s.port);
+	for (int game = 0; game < 1200; game++) {
+		resp *r = ask(p, "v001222\n");
+		cr_assert_geq(r->n, 1, "game %d", game);
+		check_token(r->line[0]);
+		free(r);
+	}
+	resp *l = ask(w, "?list\n");
+	cr_assert_eq(l->n, 1000, "%d lines: %s", l->n, l->n ? l->line[0] : "");
+	free(l);
+	test_conn_close(p);
+	test_conn_close(w);
+	server_stop(&s);
+}

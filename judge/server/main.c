@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 		die(EXIT_BIND, "%s", err.msg);
 		break;
 	case SRV_EHOST:
-		usage_error("--host %s", err.msg);
+		usage_error("%s", err.msg);
 		break;
 	default:
 		die(EXIT_RUNTIME, "%s", err.msg);

@@ -535,14 +535,19 @@ static void accept_all(server *s)
 	}
 }
 
-/* Listen on host at the first free port of first..last: *fd and *port. */
-static int open_listener(const char *host, int first, int last, int *fd, int *port, kb_err *err)
+/* Listen on host at the first free port of first..last: *fd and *port.
+ * A host that does not resolve is named with opt, the option that gave it. */
+static int open_listener(const char *opt, const char *host, int first, int last, int *fd,
+			 int *port, kb_err *err)
 {
+	char why[sizeof err->msg];
+
 	switch (kb_net_listen(host, first, last, fd, port, err)) {
 	case KB_NET_OK:
 		return SRV_OK;
 	case KB_NET_EHOST:
-		return SRV_EHOST;
+		snprintf(why, sizeof why, "%s", err->msg);
+		return kb_err_set(err, SRV_EHOST, "%s %s", opt, why);
 	default:
 		return SRV_EBIND;
 	}
@@ -675,10 +680,10 @@ int srv_run(const srv_opts *o, kb_err *err)
 	const char *http_host = o->http.host ? o->http.host : o->host;
 	int port = 0, http_port = 0, rc;
 
-	rc = open_listener(o->host, o->port_first, o->port_last, &s.lfd, &port, err);
+	rc = open_listener("--host", o->host, o->port_first, o->port_last, &s.lfd, &port, err);
 	if (rc == 0 && o->http.port)
-		rc = open_listener(http_host, o->http.port, o->http.port, &s.http_lfd, &http_port,
-				   err);
+		rc = open_listener(o->http.host ? "--http-host" : "--host", http_host, o->http.port,
+				   o->http.port, &s.http_lfd, &http_port, err);
 	if (rc == 0)
 		rc = setup(&s, o, err);
 	if (rc == 0) {

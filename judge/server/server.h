@@ -44,7 +44,8 @@ enum srv_error {
 	SRV_OK = 0,
 	SRV_ESETUP = -1,   /* epoll, signals, memory: err says which */
 	SRV_EBIND = -2,    /* no port in first..last could be bound */
-	SRV_EHOST = -3     /* the host name does not resolve */
+	SRV_EHOST = -3     /* the host name does not resolve: err names the option
+			    * that gave it, --host or --http-host, then the host */
 };
 
 /* Listen and serve until SIGINT or SIGTERM.  Prints

@@ -22,6 +22,8 @@
  *       silent   never says anything, not even v001XYZ
  *       log      plays hard, writing every line it reads to input.log in
  *                its folder
+ *       environ  plays hard, having written its environment to
+ *                environ.log in its folder, one variable a line
  *       stuff    shrinks its stdin pipe to one page, answers its first
  *                decision with as many wrong tokens as leave the judge's
  *                answers to them (32 bytes each) just under KJ_OUTBUF
@@ -306,6 +308,20 @@ static void stuff_then_answer(const char *token, int index)
 		pause();
 }
 
+extern char **environ;
+
+/* Our environment to file path, one variable a line: -1 if it cannot. */
+static int write_environ(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	for (char **v = environ; *v; v++)
+		fprintf(f, "%s\n", *v);
+	return fclose(f) ? -1 : 0;
+}
+
 /* The made-up player named mode, or -1. */
 static int madeup_mode(const char *mode)
 {
@@ -350,6 +366,8 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
+	if (!strcmp(mode, "environ") && write_environ("environ.log"))
+		return 1;
 	if (!strcmp(mode, "stuff") && fcntl(0, F_SETPIPE_SZ, 4096) != 4096)
 		return 1;
 	const char *eol = strcmp(mode, "crlf") ? "\n" : "\r\n";
