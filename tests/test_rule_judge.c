@@ -2264,6 +2264,38 @@ Test(judge_rules, standings_per_opponent)
 	kj_report_free(&rep);
 }
 
+/* The JSON's per-opponent list holds every opponent of the subject, one
+ * entry each, in the order of the bots: s meets a (s wins), b (b wins)
+ * and c (s wins) in one game each. */
+Test(judge_rules, standings_json_lists_every_opponent)
+{
+	kj_result res[3];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 0, "s", 2), seat(&res[1], 2, "b", 1), res[1].winner = 2, res[1].deal = 1;
+	seat(&res[2], 1, "s", 1), seat(&res[2], 3, "c", 2), res[2].winner = 1, res[2].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	const char *t = standings_text(&rep, 1);
+	const char *list = strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [");
+	cr_assert_not_null(list, "%s", t);
+	static const char *const entry[] = {
+		"\n    {\"name\": \"a\", \"games\": 1, \"wins\": 1, ",
+		",\n    {\"name\": \"b\", \"games\": 1, \"wins\": 0, ",
+		",\n    {\"name\": \"c\", \"games\": 1, \"wins\": 1, ",
+	};
+	for (int i = 0; i < 3; i++) {
+		const char *at = strstr(list, entry[i]);
+		cr_assert_not_null(at, "want opponent %d (%s) after the previous in:\n%s", i, entry[i], t);
+		list = at + strlen(entry[i]);
+	}
+	cr_assert_null(strstr(list, "{\"name\": "), "a fourth entry in:\n%s", t);
+	cr_assert(strstr(list, "\n  ]}"), "the list ends after c:\n%s", t);
+	kj_report_free(&rep);
+}
+
 /* One game a deal, deals numbered 10, 12, 14, ...: x wins the first
  * half, y the rest; a moving window of 5 deals. */
 static void curve_games(kj_result *res, int n)
