@@ -2296,6 +2296,27 @@ Test(judge_rules, standings_json_lists_every_opponent)
 	kj_report_free(&rep);
 }
 
+/* Per opponent needs a subject that meets at least two others
+ * (standings.h): s sits in both games (alone in one: a table of one
+ * seat, from another run merged in), a in one; two bots in all, so no
+ * subject and no per-opponent section, in the text or the JSON. */
+Test(judge_rules, standings_no_subject_with_a_single_opponent)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 0, "s", 1), res[1].winner = 0, res[1].deal = 1;
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.nbots, 2);
+	cr_assert_eq(rep.standings->subject, -1);
+	cr_assert_null(strstr(standings_text(&rep, 0), "per opponent"));
+	cr_assert_null(strstr(standings_text(&rep, 1), "per_opponent"));
+	kj_report_free(&rep);
+}
+
 /* One game a deal, deals numbered 10, 12, 14, ...: x wins the first
  * half, y the rest; a moving window of 5 deals. */
 static void curve_games(kj_result *res, int n)
