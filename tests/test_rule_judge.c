@@ -2392,6 +2392,35 @@ Test(judge_rules, learning_curve_of_one_deal)
 	kj_report_free(&rep);
 }
 
+/* The text's learning curve has a row for every point while there are
+ * at most ten (larger curves are thinned to about ten rows, the last
+ * point always kept): ten deals, rows for deals 11, 13, ... 29 in order. */
+Test(judge_rules, learning_curve_text_has_every_point_up_to_ten)
+{
+	kj_result res[10];
+	kj_report rep;
+	kb_err err;
+	char row[16];
+
+	curve_games(res, 10);
+	cr_assert_eq(kj_report_build(&rep, res, 10, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 10);
+	const char *t = standings_text(&rep, 0);
+	const char *p = strstr(t, "learning curve");
+	cr_assert_not_null(p, "%s", t);
+	p = strchr(p, '\n') + 1; /* the heading line */
+	p = strchr(p, '\n'); /* the bots' names line */
+	for (int k = 0; k < 10; k++) {
+		snprintf(row, sizeof row, "\n%-8d  ", 11 + 2 * k);
+		cr_assert_eq(strncmp(p, row, strlen(row)), 0, "row %d should be deal %d:\n%s", k,
+			     11 + 2 * k, t);
+		p = strchr(p + 1, '\n');
+		cr_assert_not_null(p, "%s", t);
+	}
+	cr_assert_eq(p[1], '\0', "no row after the last point:\n%s", t);
+	kj_report_free(&rep);
+}
+
 /* The window of the learning curve is W = max(5, deals / 10), at most 500
  * (standings.h), at each bound and across it; the text's heading says it;
  * kj_standings_free leaves no curve behind. */
