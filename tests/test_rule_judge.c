@@ -2566,6 +2566,61 @@ Test(judge_rules, results_loaded_in_game_order_once_each)
 	cr_assert_str_eq(err.msg, "cannot read results folder /nonexistent/kimble-results/games: No such file or directory");
 }
 
+/* Any name of the form X.res with at least one character before ".res"
+ * is a result (the game number is the file's own line 2, not its name):
+ * "4.res", the shortest, is read; ".res" alone (above) is not. */
+Test(judge_rules, results_loaded_from_the_shortest_name)
+{
+	char a[256], ga[320], path[400];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	subdir(ga, sizeof ga, a, "games");
+	memset(&r, 0, sizeof r);
+	r.winner = r.finished = -1;
+	seat(&r, 0, "x", 1);
+	snprintf(path, sizeof path, "%s/4.res", ga);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(kj_result_write(f, 4, &r), 0);
+	fclose(f);
+	const char *dirs[] = {a};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 1, "%s", err.msg);
+	cr_assert_eq(res[0].game, 4);
+	free(res);
+}
+
+/* More results than the list's first capacity (256): the list grows and
+ * every one is read, in game order. */
+Test(judge_rules, results_loaded_beyond_the_first_capacity)
+{
+	enum { N = 600 };
+	char a[256], ga[320], path[400];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	subdir(ga, sizeof ga, a, "games");
+	memset(&r, 0, sizeof r);
+	r.winner = r.finished = -1;
+	seat(&r, 0, "x", 1);
+	for (uint32_t g = 0; g < N; g++) {
+		kj_game_path(path, sizeof path, a, g, ".res");
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		r.deal = g;
+		cr_assert_eq(kj_result_write(f, g, &r), 0);
+		fclose(f);
+	}
+	const char *dirs[] = {a};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), N, "%s", err.msg);
+	for (uint32_t g = 0; g < N; g++)
+		cr_assert(res[g].game == g && res[g].deal == g, "result %u: game %u deal %u", g,
+			  res[g].game, res[g].deal);
+	free(res);
+}
+
 /* A report of more than 64 bot names is refused, and nothing written. */
 Test(judge_rules, report_of_too_many_names_refused)
 {
