@@ -539,3 +539,24 @@ Test(core_rules, store_walk_without_a_cursor_ends_its_read)
 	cr_assert_eq(rec.games, 2);
 	kb_store_close(st);
 }
+
+/* A digest whose cursor cannot be opened fails, naming that reason (not
+ * a later one of a read without a cursor), and ends its read: the next
+ * digest works and gives the store's digest. */
+Test(core_rules, store_digest_without_a_cursor_fails)
+{
+	char dir[512];
+	kb_store *st = store_with_kim(dir, sizeof dir);
+	kb_err err;
+	uint64_t digest, again;
+
+	cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	failed_cursors = 1;
+	err.msg[0] = '\0';
+	cr_assert_eq(kb_store_digest(st, &again, &err), KB_STORE_ERROR);
+	cr_assert_eq(failed_cursors, 0, "one attempt: no cursor is no changed snapshot");
+	cr_assert(strstr(err.msg, ": cannot read: Cannot allocate memory"), "%s", err.msg);
+	cr_assert_eq(kb_store_digest(st, &again, &err), 0, "%s", err.msg);
+	cr_assert_eq(again, digest);
+	kb_store_close(st);
+}

@@ -2300,6 +2300,59 @@ Test(judge_rules, standings_per_opponent)
 	kj_report_free(&rep);
 }
 
+/* The JSON's per-opponent list holds every opponent of the subject, one
+ * entry each, in the order of the bots: s meets a (s wins), b (b wins)
+ * and c (s wins) in one game each. */
+Test(judge_rules, standings_json_lists_every_opponent)
+{
+	kj_result res[3];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 0, "s", 2), seat(&res[1], 2, "b", 1), res[1].winner = 2, res[1].deal = 1;
+	seat(&res[2], 1, "s", 1), seat(&res[2], 3, "c", 2), res[2].winner = 1, res[2].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	const char *t = standings_text(&rep, 1);
+	const char *list = strstr(t, "\"per_opponent\": {\"bot\": \"s\", \"opponents\": [");
+	cr_assert_not_null(list, "%s", t);
+	static const char *const entry[] = {
+		"\n    {\"name\": \"a\", \"games\": 1, \"wins\": 1, ",
+		",\n    {\"name\": \"b\", \"games\": 1, \"wins\": 0, ",
+		",\n    {\"name\": \"c\", \"games\": 1, \"wins\": 1, ",
+	};
+	for (int i = 0; i < 3; i++) {
+		const char *at = strstr(list, entry[i]);
+		cr_assert_not_null(at, "want opponent %d (%s) after the previous in:\n%s", i, entry[i], t);
+		list = at + strlen(entry[i]);
+	}
+	cr_assert_null(strstr(list, "{\"name\": "), "a fourth entry in:\n%s", t);
+	cr_assert(strstr(list, "\n  ]}"), "the list ends after c:\n%s", t);
+	kj_report_free(&rep);
+}
+
+/* Per opponent needs a subject that meets at least two others
+ * (standings.h): s sits in both games (alone in one: a table of one
+ * seat, from another run merged in), a in one; two bots in all, so no
+ * subject and no per-opponent section, in the text or the JSON. */
+Test(judge_rules, standings_no_subject_with_a_single_opponent)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	memset(res, 0, sizeof res);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 0, "s", 1), res[1].winner = 0, res[1].deal = 1;
+	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.nbots, 2);
+	cr_assert_eq(rep.standings->subject, -1);
+	cr_assert_null(strstr(standings_text(&rep, 0), "per opponent"));
+	cr_assert_null(strstr(standings_text(&rep, 1), "per_opponent"));
+	kj_report_free(&rep);
+}
+
 /* One game a deal, deals numbered 10, 12, 14, ...: x wins the first
  * half, y the rest; a moving window of 5 deals. */
 static void curve_games(kj_result *res, int n)
@@ -2372,6 +2425,35 @@ Test(judge_rules, learning_curve_of_one_deal)
 	cr_assert(strstr(t, ",\n  \"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, "
 			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
 	cr_assert_null(strstr(standings_text(&rep, 0), "learning curve"));
+	kj_report_free(&rep);
+}
+
+/* The text's learning curve has a row for every point while there are
+ * at most ten (larger curves are thinned to about ten rows, the last
+ * point always kept): ten deals, rows for deals 11, 13, ... 29 in order. */
+Test(judge_rules, learning_curve_text_has_every_point_up_to_ten)
+{
+	kj_result res[10];
+	kj_report rep;
+	kb_err err;
+	char row[16];
+
+	curve_games(res, 10);
+	cr_assert_eq(kj_report_build(&rep, res, 10, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 10);
+	const char *t = standings_text(&rep, 0);
+	const char *p = strstr(t, "learning curve");
+	cr_assert_not_null(p, "%s", t);
+	p = strchr(p, '\n') + 1; /* the heading line */
+	p = strchr(p, '\n'); /* the bots' names line */
+	for (int k = 0; k < 10; k++) {
+		snprintf(row, sizeof row, "\n%-8d  ", 11 + 2 * k);
+		cr_assert_eq(strncmp(p, row, strlen(row)), 0, "row %d should be deal %d:\n%s", k,
+			     11 + 2 * k, t);
+		p = strchr(p + 1, '\n');
+		cr_assert_not_null(p, "%s", t);
+	}
+	cr_assert_eq(p[1], '\0', "no row after the last point:\n%s", t);
 	kj_report_free(&rep);
 }
 
@@ -2518,6 +2600,61 @@ Test(judge_rules, results_loaded_in_game_order_once_each)
 	const char *missing[] = {a, "/nonexistent/kimble-results"};
 	cr_assert_eq(kj_results_load(missing, 2, &res, &err), -1);
 	cr_assert_str_eq(err.msg, "cannot read results folder /nonexistent/kimble-results/games: No such file or directory");
+}
+
+/* Any name of the form X.res with at least one character before ".res"
+ * is a result (the game number is the file's own line 2, not its name):
+ * "4.res", the shortest, is read; ".res" alone (above) is not. */
+Test(judge_rules, results_loaded_from_the_shortest_name)
+{
+	char a[256], ga[320], path[400];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	subdir(ga, sizeof ga, a, "games");
+	memset(&r, 0, sizeof r);
+	r.winner = r.finished = -1;
+	seat(&r, 0, "x", 1);
+	snprintf(path, sizeof path, "%s/4.res", ga);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f);
+	cr_assert_eq(kj_result_write(f, 4, &r), 0);
+	fclose(f);
+	const char *dirs[] = {a};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 1, "%s", err.msg);
+	cr_assert_eq(res[0].game, 4);
+	free(res);
+}
+
+/* More results than the list's first capacity (256): the list grows and
+ * every one is read, in game order. */
+Test(judge_rules, results_loaded_beyond_the_first_capacity)
+{
+	enum { N = 600 };
+	char a[256], ga[320], path[400];
+	kj_result r, *res;
+	kb_err err;
+
+	test_tmpdir(a, sizeof a);
+	subdir(ga, sizeof ga, a, "games");
+	memset(&r, 0, sizeof r);
+	r.winner = r.finished = -1;
+	seat(&r, 0, "x", 1);
+	for (uint32_t g = 0; g < N; g++) {
+		kj_game_path(path, sizeof path, a, g, ".res");
+		FILE *f = fopen(path, "w");
+		cr_assert_not_null(f);
+		r.deal = g;
+		cr_assert_eq(kj_result_write(f, g, &r), 0);
+		fclose(f);
+	}
+	const char *dirs[] = {a};
+	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), N, "%s", err.msg);
+	for (uint32_t g = 0; g < N; g++)
+		cr_assert(res[g].game == g && res[g].deal == g, "result %u: game %u deal %u", g,
+			  res[g].game, res[g].deal);
+	free(res);
 }
 
 /* A report of more than 64 bot names is refused, and nothing written. */

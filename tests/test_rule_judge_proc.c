@@ -7,6 +7,7 @@
  * Suite judge_rules. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -499,4 +500,64 @@ Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60
 	errno = 0;
 	cr_assert_eq(kill(pid, 0), -1, "the bot was killed and reaped");
 	cr_assert_eq(errno, ESRCH);
+}
+
+/* "status: wait status once reaped, -1 before" (proc.h): -1 while the bot
+ * runs and after a finish that could not reap it (someone else did: here
+ * the test), never a made-up 0, which reads as "exited with status 0";
+ * the wait status once kj_proc_finish reaped it. */
+Test(judge_rules, proc_status_only_from_a_reap, .timeout = 60)
+{
+	kj_bot b;
+	kj_proc p;
+	int st;
+
+	sh_bot(&b, "echo ready; read x; exit 3", NULL);
+	start(&p, &b, &unconfined);
+	cr_assert_eq(p.status, -1, "running, not reaped: %d", p.status);
+	expect_line(&p, "ready");
+	go_on(&p);
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
+	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(p.status, -1, "reaped by someone else: no status known, got %d", p.status);
+
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	go_on(&p);
+	kj_proc_finish(&p, 5000);
+	cr_assert(p.status != -1 && WIFEXITED(p.status) && WEXITSTATUS(p.status) == 3,
+		  "status %d", p.status);
+}
+
+/* "Safe to call twice" (proc.h), also when the bot's stderr pipe was
+ * still open elsewhere at the first finish (a descendant holds it: here
+ * the test, through /proc/PID/fd/2), so the finish closed it unread to
+ * its end: the second finish must not read or close the descriptor that
+ * now has that number. */
+Test(judge_rules, proc_finish_twice_leaves_a_reused_descriptor_alone, .timeout = 60)
+{
+	char path[64];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ready; read x", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	expect_line(&p, "ready");
+	snprintf(path, sizeof path, "/proc/%d/fd/2", (int)p.pid);
+	int held = open(path, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(held, 0, "%s: %s", path, strerror(errno));
+	int e = p.err;
+	cr_assert_geq(e, 0);
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(p.err, -1, "closed, so marked closed");
+	int other = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(other, 0);
+	cr_assert_eq(dup2(other, e), e, "the old stderr number, reused");
+	kj_proc_finish(&p, 0);
+	cr_assert_neq(fcntl(e, F_GETFD), -1, "descriptor %d (not the bot's) was closed", e);
+	close(e), close(other), close(held);
 }
