@@ -377,12 +377,15 @@ static int stand_in_fails(int *left, int err)
 }
 
 unsigned long test_poll_calls; /* every call, for test_rule_judge_proc.c */
+static int poll_no_wait; /* calls from poll_thread that would not wait */
 
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	static int (*libc_poll)(struct pollfd *, nfds_t, int);
 
 	__atomic_fetch_add(&test_poll_calls, 1, __ATOMIC_RELAXED);
+	if (timeout == 0 && pthread_equal(pthread_self(), poll_thread))
+		poll_no_wait++;
 	if (stand_in_fails(&poll_eintr, EINTR))
 		return -1;
 	if (!libc_poll)
@@ -440,6 +443,24 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 		close(c);
 		close(listen_fd);
 	}
+}
+
+/* With no message waiting for its response the relay sleeps in poll
+ * until the bot or the server has something (no timeout): it does not
+ * spin asking poll for "nothing yet".  The bot here writes nothing and
+ * ends when its input closes, which the relay reads as its end. */
+Test(bot_rules, relay_run_waits_without_a_timeout_while_nothing_is_pending, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "exit 4", NULL};
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	cr_assert_eq(kb_relay_run(&cfg, argv), 4);
+	cr_assert_eq(poll_no_wait, 0, "the relay polled without waiting %d times", poll_no_wait);
+	close(listen_fd);
 }
 
 /* kb_relay_run in this process against serve(h) on a fresh port, with

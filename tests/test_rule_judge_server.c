@@ -292,6 +292,32 @@ Test(judge_rules, address_table_grows)
 	srv_limits_free(&l);
 }
 
+/* Addresses spread over the whole IPv4 space (i times an odd constant:
+ * all different) share buckets, unlike consecutive ones: every one is
+ * still found after the table grew twice, a chain's order changed or
+ * not. */
+Test(judge_rules, address_table_grows_with_shared_buckets)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	srv_addr *first[600];
+
+	srv_limits_defaults(&o);
+	limits(&l, &o);
+	for (uint32_t i = 0; i < 600; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl((i + 1) * 2654435761u)};
+		first[i] = srv_addr_get(&l, SA(sa), 0);
+		cr_assert_not_null(first[i]);
+	}
+	cr_assert_eq(l.count, 600);
+	for (uint32_t i = 0; i < 600; i++) {
+		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl((i + 1) * 2654435761u)};
+		cr_assert_eq(srv_addr_get(&l, SA(sa), 0), first[i], "address %u", i);
+	}
+	cr_assert_eq(l.count, 600, "no address added twice");
+	srv_limits_free(&l);
+}
+
 Test(judge_rules, trusted_addresses)
 {
 	srv_limits_opts o;

@@ -103,10 +103,16 @@ int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
  * this process gets that SO_SNDBUF, so what the kernel holds of a reply
  * is a few KB rather than the megabytes loopback sockets grow to. */
 static int accept_sndbuf;
+static int refuse_after_accept; /* refuse the calloc after the next accepts */
 
 int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags)
 {
 	int c = (int)syscall(SYS_accept4, fd, addr, addr_len, flags);
+
+	if (c >= 0 && refuse_after_accept > 0) {
+		refuse_after_accept--;
+		refuse.calloc_next = 1; /* the connection's own record */
+	}
 
 	if (c >= 0 && accept_sndbuf &&
 	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &accept_sndbuf, sizeof accept_sndbuf) != 0)
@@ -541,6 +547,26 @@ Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
 
 	refuse.add_skip = 2; /* the signalfd and the listener */
 	refuse.add_fails = 1;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
+	test_conn_close(c);
+	c = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "%s", got);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A connection whose record cannot be allocated is closed at once (not
+ * left open and unserved, its descriptor lost), and the next one is
+ * served. */
+Test(judge_rules, server_connection_out_of_memory_is_closed, .timeout = 60)
+{
+	char got[256];
+	int port;
+
+	need_own_allocator();
+	refuse_after_accept = 1;
 	pid_t kid = start_server(&port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
 	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
