@@ -538,15 +538,14 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 	}
 }
 
-/* A connection the epoll set cannot take is closed at once (not left
- * open unserved), and the next one is served. */
-Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
+/* A server whose first connection is refused (by the fault armed
+ * before): that connection is closed at once, not left open unserved,
+ * and the next one is served. */
+static void first_connection_closed_next_served(void)
 {
 	char got[256];
 	int port;
 
-	refuse.add_skip = 2; /* the signalfd and the listener */
-	refuse.add_fails = 1;
 	pid_t kid = start_server(&port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
 	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
@@ -557,24 +556,23 @@ Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
 	stop_server(kid);
 }
 
+/* A connection the epoll set cannot take is closed at once (not left
+ * open unserved), and the next one is served. */
+Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
+{
+	refuse.add_skip = 2; /* the signalfd and the listener */
+	refuse.add_fails = 1;
+	first_connection_closed_next_served();
+}
+
 /* A connection whose record cannot be allocated is closed at once (not
  * left open and unserved, its descriptor lost), and the next one is
  * served. */
 Test(judge_rules, server_connection_out_of_memory_is_closed, .timeout = 60)
 {
-	char got[256];
-	int port;
-
 	need_own_allocator();
 	refuse_after_accept = 1;
-	pid_t kid = start_server(&port);
-	test_conn *c = test_conn_open(NULL, port, 10000);
-	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
-	test_conn_close(c);
-	c = test_conn_open(NULL, port, 10000);
-	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "%s", got);
-	test_conn_close(c);
-	stop_server(kid);
+	first_connection_closed_next_served();
 }
 
 /* An answer the server cannot keep for a client that does not read (its
