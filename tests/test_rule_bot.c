@@ -511,6 +511,29 @@ Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
 		close(h.placeholder);
 }
 
+/* A bot that closed its stdin cannot take the response (the write fails
+ * with EPIPE): the relay forgets that pipe, and closes no descriptor of
+ * ours for it (0 included) when the game ends.  The bot stays until the
+ * grace is over and is killed. */
+Test(bot_rules, relay_forgets_the_bots_closed_stdin, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+	int unused = 0;
+
+	if (fcntl(0, F_GETFD) < 0)
+		cr_assert_eq(open("/dev/null", O_RDONLY), 0);
+	int before = test_open_fds();
+	int rc = relay_in_process(&h, serve_win_then_vanish, "exec 0<&-; echo v001222; exec sleep 30", 3000,
+				  &unused, &tx_text);
+	cr_assert_eq(rc, KB_RELAY_GRACE, "%s", tx_text);
+	cr_assert_geq(fcntl(0, F_GETFD), 0, "the relay closed our descriptor 0");
+	if (h.placeholder > 0)
+		close(h.placeholder);
+	cr_assert_eq(test_open_fds(), before, "%s", tx_text);
+	free(tx_text);
+}
+
 /* errno tells why a call failed, and only then: a server that closes the
  * connection (read returns 0) after an interrupted poll left errno at
  * EINTR is a closed connection all the same, noted at once, the message
