@@ -555,6 +555,26 @@ Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
 	close(h.listen_fd);
 }
 
+/* A connection the server closed is closed by the relay too before it
+ * connects again: after the game no descriptor of the relay's is left
+ * (the first connection answers a line, then closes; the second the
+ * whole response). */
+Test(bot_rules, relay_closes_the_connection_the_server_closed, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+	int unused = 0;
+
+	int before = test_open_fds();
+	int rc = relay_in_process(&h, serve_half_then_whole, "echo v001222; read line; exit 3", 3000, &unused,
+				  &tx_text);
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # server closed the connection\n"), 1, "%s", tx_text);
+	close(h.listen_fd);
+	cr_assert_eq(test_open_fds(), before, "a descriptor left open: %s", tx_text);
+	free(tx_text);
+}
+
 /* A test double for the race where the bot runs (execs) before the relay
  * calls setpgid for it: while setpgid_late is set, setpgid called in the
  * process setpgid_late names fails with EACCES (what the kernel says
