@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
@@ -573,6 +574,52 @@ Test(bot_rules, relay_closes_the_connection_the_server_closed, .timeout = 60)
 	close(h.listen_fd);
 	cr_assert_eq(test_open_fds(), before, "a descriptor left open: %s", tx_text);
 	free(tx_text);
+}
+
+/* A stop signal while the relay connects, before any bot runs: when
+ * connect_raise is not 0, the next connect raises it first (a signal
+ * that comes at that moment cannot be timed from outside). */
+static int connect_raise;
+
+int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	static int (*libc_connect)(int, const struct sockaddr *, socklen_t);
+
+	if (connect_raise) {
+		int sig = connect_raise;
+		connect_raise = 0;
+		raise(sig);
+	}
+	if (!libc_connect)
+		*(void **)&libc_connect = dlsym(RTLD_NEXT, "connect");
+	return libc_connect(fd, addr, len);
+}
+
+/* A stop signal before the bot started ends the relay as the signal says
+ * and stops no other process: there is no bot group yet (the relay must
+ * not take its own group, which it shares with whoever started it, for
+ * the bot's). */
+Test(bot_rules, relay_stopped_before_the_bot_runs_stops_only_itself, .timeout = 30)
+{
+	int port, listen_fd = listen_any(&port), st;
+
+	cr_assert_geq(listen_fd, 0);
+	pid_t kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0); /* a group of its own: a kill of it reaches no test */
+		connect_raise = SIGTERM;
+		kb_relay_run(&cfg, argv);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "ended by %d, not SIGTERM (status %d)",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : -1, st);
+	close(listen_fd);
 }
 
 /* A test double for the race where the bot runs (execs) before the relay
