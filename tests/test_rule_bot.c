@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <pthread.h>
@@ -377,12 +378,15 @@ static int stand_in_fails(int *left, int err)
 }
 
 unsigned long test_poll_calls; /* every call, for test_rule_judge_proc.c */
+static int poll_no_wait; /* calls from poll_thread that would not wait */
 
 int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	static int (*libc_poll)(struct pollfd *, nfds_t, int);
 
 	__atomic_fetch_add(&test_poll_calls, 1, __ATOMIC_RELAXED);
+	if (timeout == 0 && pthread_equal(pthread_self(), poll_thread))
+		poll_no_wait++;
 	if (stand_in_fails(&poll_eintr, EINTR))
 		return -1;
 	if (!libc_poll)
@@ -442,6 +446,24 @@ Test(bot_rules, relay_run_retries_an_interrupted_poll_and_closes_all, .timeout =
 	}
 }
 
+/* With no message waiting for its response the relay sleeps in poll
+ * until the bot or the server has something (no timeout): it does not
+ * spin asking poll for "nothing yet".  The bot here writes nothing and
+ * ends when its input closes, which the relay reads as its end. */
+Test(bot_rules, relay_run_waits_without_a_timeout_while_nothing_is_pending, .timeout = 60)
+{
+	int port, listen_fd = listen_any(&port);
+	char *argv[] = {"/bin/sh", "-c", "exit 4", NULL};
+	kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+			    .grace_ms = 1000};
+
+	cr_assert_geq(listen_fd, 0);
+	poll_thread = pthread_self();
+	cr_assert_eq(kb_relay_run(&cfg, argv), 4);
+	cr_assert_eq(poll_no_wait, 0, "the relay polled without waiting %d times", poll_no_wait);
+	close(listen_fd);
+}
+
 /* kb_relay_run in this process against serve(h) on a fresh port, with
  * /bin/sh -c script as the bot, retry_ms, a transcript into *tx_text
  * (malloc'ed) and *interrupted set to 1 first (a stand-in's counter);
@@ -490,6 +512,29 @@ Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
 		close(h.placeholder);
 }
 
+/* A bot that closed its stdin cannot take the response (the write fails
+ * with EPIPE): the relay forgets that pipe, and closes no descriptor of
+ * ours for it (0 included) when the game ends.  The bot stays until the
+ * grace is over and is killed. */
+Test(bot_rules, relay_forgets_the_bots_closed_stdin, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+	int unused = 0;
+
+	if (fcntl(0, F_GETFD) < 0)
+		cr_assert_eq(open("/dev/null", O_RDONLY), 0);
+	int before = test_open_fds();
+	int rc = relay_in_process(&h, serve_win_then_vanish, "exec 0<&-; echo v001222; exec sleep 30", 3000,
+				  &unused, &tx_text);
+	cr_assert_eq(rc, KB_RELAY_GRACE, "%s", tx_text);
+	cr_assert_geq(fcntl(0, F_GETFD), 0, "the relay closed our descriptor 0");
+	if (h.placeholder > 0)
+		close(h.placeholder);
+	cr_assert_eq(test_open_fds(), before, "%s", tx_text);
+	free(tx_text);
+}
+
 /* errno tells why a call failed, and only then: a server that closes the
  * connection (read returns 0) after an interrupted poll left errno at
  * EINTR is a closed connection all the same, noted at once, the message
@@ -509,6 +554,72 @@ Test(bot_rules, relay_sees_a_close_after_an_interrupted_poll, .timeout = 60)
 	cr_assert_null(strstr(tx_text, "no response"), "%s", tx_text);
 	free(tx_text);
 	close(h.listen_fd);
+}
+
+/* A connection the server closed is closed by the relay too before it
+ * connects again: after the game no descriptor of the relay's is left
+ * (the first connection answers a line, then closes; the second the
+ * whole response). */
+Test(bot_rules, relay_closes_the_connection_the_server_closed, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+	int unused = 0;
+
+	int before = test_open_fds();
+	int rc = relay_in_process(&h, serve_half_then_whole, "echo v001222; read line; exit 3", 3000, &unused,
+				  &tx_text);
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_eq(test_count(tx_text, " # server closed the connection\n"), 1, "%s", tx_text);
+	close(h.listen_fd);
+	cr_assert_eq(test_open_fds(), before, "a descriptor left open: %s", tx_text);
+	free(tx_text);
+}
+
+/* A stop signal while the relay connects, before any bot runs: when
+ * connect_raise is not 0, the next connect raises it first (a signal
+ * that comes at that moment cannot be timed from outside). */
+static int connect_raise;
+
+int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	static int (*libc_connect)(int, const struct sockaddr *, socklen_t);
+
+	if (connect_raise) {
+		int sig = connect_raise;
+		connect_raise = 0;
+		raise(sig);
+	}
+	if (!libc_connect)
+		*(void **)&libc_connect = dlsym(RTLD_NEXT, "connect");
+	return libc_connect(fd, addr, len);
+}
+
+/* A stop signal before the bot started ends the relay as the signal says
+ * and stops no other process: there is no bot group yet (the relay must
+ * not take its own group, which it shares with whoever started it, for
+ * the bot's). */
+Test(bot_rules, relay_stopped_before_the_bot_runs_stops_only_itself, .timeout = 30)
+{
+	int port, listen_fd = listen_any(&port), st;
+
+	cr_assert_geq(listen_fd, 0);
+	pid_t kid = fork();
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		char *argv[] = {"/bin/sh", "-c", "exit 3", NULL};
+		kb_relay_cfg cfg = {.host = "127.0.0.1", .port = port, .diag = stderr, .retry_ms = 3000,
+				    .grace_ms = 1000};
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		setpgid(0, 0); /* a group of its own: a kill of it reaches no test */
+		connect_raise = SIGTERM;
+		kb_relay_run(&cfg, argv);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(kid, &st, 0), kid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "ended by %d, not SIGTERM (status %d)",
+		  WIFSIGNALED(st) ? WTERMSIG(st) : -1, st);
+	close(listen_fd);
 }
 
 /* A test double for the race where the bot runs (execs) before the relay

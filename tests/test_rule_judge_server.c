@@ -292,6 +292,35 @@ Test(judge_rules, address_table_grows)
 	srv_limits_free(&l);
 }
 
+/* Addresses spread over the whole IPv4 space (i times an odd constant:
+ * all different) share buckets, unlike consecutive ones: every one is
+ * still found after the table grew twice, a chain's order changed or
+ * not. */
+Test(judge_rules, address_table_grows_with_shared_buckets)
+{
+	srv_limits_opts o;
+	srv_limits l;
+	srv_addr *first[600];
+
+	srv_limits_defaults(&o);
+	limits(&l, &o);
+	/* pass 0 adds them (the table grows from 256 buckets to 1024), pass
+	 * 1 finds each one again */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < 600; i++) {
+			struct sockaddr_in sa = {.sin_family = AF_INET,
+						 .sin_addr.s_addr = htonl((i + 1) * 2654435761u)};
+			srv_addr *got = srv_addr_get(&l, SA(sa), 0);
+			if (pass == 0)
+				first[i] = got;
+			cr_assert_not_null(got, "address %u", i);
+			cr_assert_eq(got, first[i], "address %u not found again", i);
+		}
+		cr_assert_eq(l.count, 600, "pass %d: no address added twice", pass);
+	}
+	srv_limits_free(&l);
+}
+
 Test(judge_rules, trusted_addresses)
 {
 	srv_limits_opts o;

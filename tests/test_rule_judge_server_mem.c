@@ -103,10 +103,16 @@ int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
  * this process gets that SO_SNDBUF, so what the kernel holds of a reply
  * is a few KB rather than the megabytes loopback sockets grow to. */
 static int accept_sndbuf;
+static int refuse_after_accept; /* refuse the calloc after the next accepts */
 
 int accept4(int fd, struct sockaddr *addr, socklen_t *addr_len, int flags)
 {
 	int c = (int)syscall(SYS_accept4, fd, addr, addr_len, flags);
+
+	if (c >= 0 && refuse_after_accept > 0) {
+		refuse_after_accept--;
+		refuse.calloc_next = 1; /* the connection's own record */
+	}
 
 	if (c >= 0 && accept_sndbuf &&
 	    setsockopt(c, SOL_SOCKET, SO_SNDBUF, &accept_sndbuf, sizeof accept_sndbuf) != 0)
@@ -532,15 +538,14 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 	}
 }
 
-/* A connection the epoll set cannot take is closed at once (not left
- * open unserved), and the next one is served. */
-Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
+/* A server whose first connection is refused (by the fault armed
+ * before): that connection is closed at once, not left open unserved,
+ * and the next one is served. */
+static void first_connection_closed_next_served(void)
 {
 	char got[256];
 	int port;
 
-	refuse.add_skip = 2; /* the signalfd and the listener */
-	refuse.add_fails = 1;
 	pid_t kid = start_server(&port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
 	cr_assert_eq(test_getline(&c->r, got, sizeof got, 10000), -1, "closed at once");
@@ -549,6 +554,25 @@ Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
 	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "%s", got);
 	test_conn_close(c);
 	stop_server(kid);
+}
+
+/* A connection the epoll set cannot take is closed at once (not left
+ * open unserved), and the next one is served. */
+Test(judge_rules, server_connection_epoll_refused_is_closed, .timeout = 60)
+{
+	refuse.add_skip = 2; /* the signalfd and the listener */
+	refuse.add_fails = 1;
+	first_connection_closed_next_served();
+}
+
+/* A connection whose record cannot be allocated is closed at once (not
+ * left open and unserved, its descriptor lost), and the next one is
+ * served. */
+Test(judge_rules, server_connection_out_of_memory_is_closed, .timeout = 60)
+{
+	need_own_allocator();
+	refuse_after_accept = 1;
+	first_connection_closed_next_served();
 }
 
 /* An answer the server cannot keep for a client that does not read (its
