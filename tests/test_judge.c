@@ -1596,3 +1596,80 @@ Test(judge_stop, resume_command_quoted_for_the_shell, .timeout = 120)
 		 "'it'\\''s out' alpha hang\n", bin, bots);
 	cr_assert_str_eq(test_read_file(dir, "stopped.err"), want);
 }
+
+/* The line a tournament starts with on stdout names the seed, the number
+ * of games, the deals (-g) and seats (-t) they come from and the output
+ * folder; the games are counted here from the transcripts written. */
+Test(judge, tournament_header_names_seed_games_deals_seats_and_out, .timeout = 60)
+{
+	char dir[512], out[1024], games[1100], want[1400];
+	const char *args[] = {"-q", "--no-timing", "-g", "2", "-s", "11", "-o", out, "easy", "random",
+			      "easy", NULL};
+	struct dirent *e;
+	int ntx = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0);
+	snprintf(games, sizeof games, "%s/games", out);
+	DIR *d = opendir(games);
+	cr_assert_not_null(d, "%s", games);
+	while ((e = readdir(d)))
+		ntx += strlen(e->d_name) > 3 && !strcmp(e->d_name + strlen(e->d_name) - 3, ".tx");
+	closedir(d);
+	cr_assert_gt(ntx, 2, "3 bots in 3 seats: more games than deals");
+	snprintf(want, sizeof want, "kimble-judge: seed 11, %d games (2 deals of 3 seats), out %s\n", ntx,
+		 out);
+	char *text = printed(dir, "run", "out");
+	cr_expect_eq(strncmp(text, want, strlen(want)), 0, "want %s got %s", want, text);
+	free(text);
+}
+
+/* -d: every line to or from the bot is marked with the bot's seat, the
+ * one the summary names (a 2-seat game: seats A and C). */
+Test(judge, debug_game_marks_the_bots_lines_with_its_seat, .timeout = 60)
+{
+	char dir[512], bot[1024];
+	const char *args[] = {"-d", "easy", "--no-timing", "-s", "7", bot, NULL};
+	int sent = 0, got = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "tb", "easy");
+	snprintf(bot, sizeof bot, "%s/tb", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	const char *seat = strstr(text, "\nseat ");
+	while (seat && strncmp(seat + 8, "tb:", 3))
+		seat = strstr(seat + 1, "\nseat ");
+	cr_assert_not_null(seat, "the summary names tb's seat: %s", text);
+	char letter = seat[6];
+	cr_assert(letter >= 'A' && letter <= 'D', "%c", letter);
+	for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (line[0] && line[1] == ' ' && (line[2] == '<' || line[2] == '>') && line[3] == ' ') {
+			cr_expect_eq(line[0], letter, "%.60s", line);
+			sent += line[2] == '>';
+			got += line[2] == '<';
+		}
+	}
+	cr_expect(sent > 0 && got > 0, "lines both ways: %d sent, %d received", sent, got);
+	free(text);
+}
+
+/* html: a page that cannot be written whole (a full device: the file
+ * opens, the writes fail) is the run's failure, exit status 2, naming
+ * the file. */
+Test(judge, html_to_a_full_device_exits_2, .timeout = 60)
+{
+	char dir[512], out[1024], tx[1100];
+	const char *args[] = {"-q", "--no-timing", "-o", out, "easy", "random", NULL};
+	const char *html[] = {"html", "-o", "/dev/full", tx, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "game", args), 0);
+	snprintf(tx, sizeof tx, "%s/games/000000.tx", out);
+	cr_assert_eq(judge(dir, "html", html), 2);
+	char *text = printed(dir, "html", "err");
+	cr_expect(strstr(text, "html: cannot write /dev/full") != NULL, "%s", text);
+	free(text);
+}
