@@ -1673,3 +1673,41 @@ Test(judge, html_to_a_full_device_exits_2, .timeout = 60)
 	cr_expect(strstr(text, "html: cannot write /dev/full") != NULL, "%s", text);
 	free(text);
 }
+
+/* A stop signal that is already waiting when the judge first looks for
+ * one (here SIGHUP, blocked and pending across the exec: the judge keeps
+ * the mask it was given) stops the run like one that arrives later: exit
+ * status 128 + the signal and the resume advice, not a failure (2). */
+Test(judge_stop, stop_signal_pending_at_the_start_stops_the_run, .timeout = 60)
+{
+	char dir[512], out[1024], bin[1024], errpath[1100];
+	sigset_t hup;
+	int st;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(errpath, sizeof errpath, "%s/run.err", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-g", "2", "-o", out, "easy", "random", NULL};
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int null = open("/dev/null", O_WRONLY);
+		if (fd < 0 || null < 0 || dup2(fd, 2) < 0 || dup2(null, 1) < 0)
+			_exit(120);
+		sigemptyset(&hup);
+		sigaddset(&hup, SIGHUP);
+		sigprocmask(SIG_BLOCK, &hup, NULL);
+		raise(SIGHUP);
+		execv(argv[0], argv);
+		_exit(121);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	char *text = slurp(errpath);
+	cr_assert_not_null(text);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGHUP, "status %d: %s", st, text);
+	cr_expect(strstr(text, "kimble-judge: stopped by SIGHUP: ") &&
+		  strstr(text, "to resume, run the same command again"), "%s", text);
+	free(text);
+}
