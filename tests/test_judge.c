@@ -1711,3 +1711,44 @@ Test(judge_stop, stop_signal_pending_at_the_start_stops_the_run, .timeout = 60)
 		  strstr(text, "to resume, run the same command again"), "%s", text);
 	free(text);
 }
+
+/* replay --rerun finds the transcript's bot among the directories given,
+ * whichever place it has in the list: here the second, after a bot the
+ * game does not hold. */
+Test(judge, rerun_finds_its_bot_after_another_directory, .timeout = 60)
+{
+	char dir[512], bot[1024], other[1024], tx[1100];
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+	const char *rerun[] = {"replay", "--rerun", tx, other, bot, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "h", "hard");
+	make_bot(dir, "e", "easy");
+	snprintf(bot, sizeof bot, "%s/h", dir);
+	snprintf(other, sizeof other, "%s/e", dir);
+	snprintf(tx, sizeof tx, "%s/g.tx", dir);
+	cr_assert_eq(judge(dir, "game", game), 0);
+	cr_assert_eq(judge(dir, "rerun", rerun), 0, "%s", printed(dir, "rerun", "err"));
+	char *text = printed(dir, "rerun", "out");
+	cr_expect(strstr(text, "rerun differs") == NULL, "%s", text);
+	free(text);
+}
+
+/* Without --max-errors a bot's wrong tokens are answered three times
+ * (--help: "default 3"), the fourth forfeits: three "Virhe" lines to it,
+ * and the forfeit counts four. */
+Test(judge, three_wrong_tokens_answered_by_default_the_fourth_forfeits, .timeout = 60)
+{
+	char dir[512], bot[1024];
+	const char *args[] = {"-d", bot, "--no-timing", "-s", "3", "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "tk", "token");
+	snprintf(bot, sizeof bot, "%s/tk", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	cr_expect_eq(test_count(text, "\nA > Virhe: tuntematon pelitoken\n"), 3, "%s", text);
+	cr_expect(strstr(text, "\nA tk forfeited at roll ") && strstr(text, "(token: 4 wrong tokens)"),
+		  "%s", text);
+	free(text);
+}
