@@ -1752,3 +1752,41 @@ Test(judge, three_wrong_tokens_answered_by_default_the_fourth_forfeits, .timeout
 		  "%s", text);
 	free(text);
 }
+
+/* -f fixed: each round line's "total" is the bot's share of wins over
+ * every round so far, recomputed here from the rounds' own wins/games. */
+Test(judge, round_lines_total_is_the_wins_so_far_in_percent, .timeout = 60)
+{
+	char dir[512], out[1024];
+	const char *args[] = {"-q", "--no-timing", "-f", "fixed", "-g", "4", "-s", "5", "-j1", "-o",
+			      out, "easy", "random", NULL};
+	const char *names[] = {"easy", "random"};
+	unsigned wins[2] = {0, 0}, games[2] = {0, 0};
+	int rounds = 0, some_win = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0);
+	char *text = printed(dir, "run", "out");
+	for (const char *line = strstr(text, "\nround "); line; line = strstr(line + 1, "\nround ")) {
+		rounds++;
+		for (int b = 0; b < 2; b++) {
+			char key[32];
+			unsigned w, g;
+			double place, total;
+			snprintf(key, sizeof key, "  %s wins ", names[b]);
+			const char *at = strstr(line, key), *eol = strchr(line + 1, '\n');
+			cr_assert(at && (!eol || at < eol), "%.200s", line);
+			cr_assert_eq(sscanf(at + strlen(key), "%u/%u place %lf (total %lf%%)", &w, &g, &place,
+					    &total), 4, "%.200s", at);
+			wins[b] += w, games[b] += g;
+			some_win |= w > 0 && games[b] > 1;
+			cr_expect(total > 100.0 * wins[b] / games[b] - 0.051 &&
+				  total < 100.0 * wins[b] / games[b] + 0.051, "%s: %u/%u, total %.1f", names[b],
+				  wins[b], games[b], total);
+		}
+	}
+	cr_assert_eq(rounds, 4, "one line a deal: %s", text);
+	cr_assert(some_win, "a total over more than one game with a win in it");
+	free(text);
+}
