@@ -1596,3 +1596,197 @@ Test(judge_stop, resume_command_quoted_for_the_shell, .timeout = 120)
 		 "'it'\\''s out' alpha hang\n", bin, bots);
 	cr_assert_str_eq(test_read_file(dir, "stopped.err"), want);
 }
+
+/* The line a tournament starts with on stdout names the seed, the number
+ * of games, the deals (-g) and seats (-t) they come from and the output
+ * folder; the games are counted here from the transcripts written. */
+Test(judge, tournament_header_names_seed_games_deals_seats_and_out, .timeout = 60)
+{
+	char dir[512], out[1024], games[1100], want[1400];
+	const char *args[] = {"-q", "--no-timing", "-g", "2", "-s", "11", "-o", out, "easy", "random",
+			      "easy", NULL};
+	struct dirent *e;
+	int ntx = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0);
+	snprintf(games, sizeof games, "%s/games", out);
+	DIR *d = opendir(games);
+	cr_assert_not_null(d, "%s", games);
+	while ((e = readdir(d)))
+		ntx += strlen(e->d_name) > 3 && !strcmp(e->d_name + strlen(e->d_name) - 3, ".tx");
+	closedir(d);
+	cr_assert_gt(ntx, 2, "3 bots in 3 seats: more games than deals");
+	snprintf(want, sizeof want, "kimble-judge: seed 11, %d games (2 deals of 3 seats), out %s\n", ntx,
+		 out);
+	char *text = printed(dir, "run", "out");
+	cr_expect_eq(strncmp(text, want, strlen(want)), 0, "want %s got %s", want, text);
+	free(text);
+}
+
+/* -d: every line to or from the bot is marked with the bot's seat, the
+ * one the summary names (a 2-seat game: seats A and C). */
+Test(judge, debug_game_marks_the_bots_lines_with_its_seat, .timeout = 60)
+{
+	char dir[512], bot[1024];
+	const char *args[] = {"-d", "easy", "--no-timing", "-s", "7", bot, NULL};
+	int sent = 0, got = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "tb", "easy");
+	snprintf(bot, sizeof bot, "%s/tb", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	const char *seat = strstr(text, "\nseat ");
+	while (seat && strncmp(seat + 8, "tb:", 3))
+		seat = strstr(seat + 1, "\nseat ");
+	cr_assert_not_null(seat, "the summary names tb's seat: %s", text);
+	char letter = seat[6];
+	cr_assert(letter >= 'A' && letter <= 'D', "%c", letter);
+	for (const char *line = text; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (line[0] && line[1] == ' ' && (line[2] == '<' || line[2] == '>') && line[3] == ' ') {
+			cr_expect_eq(line[0], letter, "%.60s", line);
+			sent += line[2] == '>';
+			got += line[2] == '<';
+		}
+	}
+	cr_expect(sent > 0 && got > 0, "lines both ways: %d sent, %d received", sent, got);
+	free(text);
+}
+
+/* html: a page that cannot be written whole (a full device: the file
+ * opens, the writes fail) is the run's failure, exit status 2, naming
+ * the file. */
+Test(judge, html_to_a_full_device_exits_2, .timeout = 60)
+{
+	char dir[512], out[1024], tx[1100];
+	const char *args[] = {"-q", "--no-timing", "-o", out, "easy", "random", NULL};
+	const char *html[] = {"html", "-o", "/dev/full", tx, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "game", args), 0);
+	snprintf(tx, sizeof tx, "%s/games/000000.tx", out);
+	cr_assert_eq(judge(dir, "html", html), 2);
+	char *text = printed(dir, "html", "err");
+	cr_expect(strstr(text, "html: cannot write /dev/full") != NULL, "%s", text);
+	free(text);
+}
+
+/* A stop signal that is already waiting when the judge first looks for
+ * one (here SIGHUP, blocked and pending across the exec: the judge keeps
+ * the mask it was given) stops the run like one that arrives later: exit
+ * status 128 + the signal and the resume advice, not a failure (2). */
+Test(judge_stop, stop_signal_pending_at_the_start_stops_the_run, .timeout = 60)
+{
+	char dir[512], out[1024], bin[1024], errpath[1100];
+	sigset_t hup;
+	int st;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(errpath, sizeof errpath, "%s/run.err", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-g", "2", "-o", out, "easy", "random", NULL};
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int null = open("/dev/null", O_WRONLY);
+		if (fd < 0 || null < 0 || dup2(fd, 2) < 0 || dup2(null, 1) < 0)
+			_exit(120);
+		sigemptyset(&hup);
+		sigaddset(&hup, SIGHUP);
+		sigprocmask(SIG_BLOCK, &hup, NULL);
+		raise(SIGHUP);
+		execv(argv[0], argv);
+		_exit(121);
+	}
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	char *text = slurp(errpath);
+	cr_assert_not_null(text);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGHUP, "status %d: %s", st, text);
+	cr_expect(strstr(text, "kimble-judge: stopped by SIGHUP: ") &&
+		  strstr(text, "to resume, run the same command again"), "%s", text);
+	free(text);
+}
+
+/* replay --rerun finds the transcript's bot among the directories given,
+ * whichever place it has in the list: here the second, after a bot the
+ * game does not hold. */
+Test(judge, rerun_finds_its_bot_after_another_directory, .timeout = 60)
+{
+	char dir[512], bot[1024], other[1024], tx[1100];
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+	const char *rerun[] = {"replay", "--rerun", tx, other, bot, NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "h", "hard");
+	make_bot(dir, "e", "easy");
+	snprintf(bot, sizeof bot, "%s/h", dir);
+	snprintf(other, sizeof other, "%s/e", dir);
+	snprintf(tx, sizeof tx, "%s/g.tx", dir);
+	cr_assert_eq(judge(dir, "game", game), 0);
+	cr_assert_eq(judge(dir, "rerun", rerun), 0, "%s", printed(dir, "rerun", "err"));
+	char *text = printed(dir, "rerun", "out");
+	cr_expect(strstr(text, "rerun differs") == NULL, "%s", text);
+	free(text);
+}
+
+/* Without --max-errors a bot's wrong tokens are answered three times
+ * (--help: "default 3"), the fourth forfeits: three "Virhe" lines to it,
+ * and the forfeit counts four. */
+Test(judge, three_wrong_tokens_answered_by_default_the_fourth_forfeits, .timeout = 60)
+{
+	char dir[512], bot[1024];
+	const char *args[] = {"-d", bot, "--no-timing", "-s", "3", "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "tk", "token");
+	snprintf(bot, sizeof bot, "%s/tk", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	cr_expect_eq(test_count(text, "\nA > Virhe: tuntematon pelitoken\n"), 3, "%s", text);
+	cr_expect(strstr(text, "\nA tk forfeited at roll ") && strstr(text, "(token: 4 wrong tokens)"),
+		  "%s", text);
+	free(text);
+}
+
+/* -f fixed: each round line's "total" is the bot's share of wins over
+ * every round so far, recomputed here from the rounds' own wins/games. */
+Test(judge, round_lines_total_is_the_wins_so_far_in_percent, .timeout = 60)
+{
+	char dir[512], out[1024];
+	const char *args[] = {"-q", "--no-timing", "-f", "fixed", "-g", "4", "-s", "5", "-j1", "-o",
+			      out, "easy", "random", NULL};
+	const char *names[] = {"easy", "random"};
+	unsigned wins[2] = {0, 0}, games[2] = {0, 0};
+	int rounds = 0, some_win = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0);
+	char *text = printed(dir, "run", "out");
+	for (const char *line = strstr(text, "\nround "); line; line = strstr(line + 1, "\nround ")) {
+		rounds++;
+		for (int b = 0; b < 2; b++) {
+			char key[32];
+			unsigned w, g;
+			double place, total;
+			snprintf(key, sizeof key, "  %s wins ", names[b]);
+			const char *at = strstr(line, key), *eol = strchr(line + 1, '\n');
+			cr_assert(at && (!eol || at < eol), "%.200s", line);
+			cr_assert_eq(sscanf(at + strlen(key), "%u/%u place %lf (total %lf%%)", &w, &g, &place,
+					    &total), 4, "%.200s", at);
+			wins[b] += w, games[b] += g;
+			some_win |= w > 0 && games[b] > 1;
+			cr_expect(total > 100.0 * wins[b] / games[b] - 0.051 &&
+				  total < 100.0 * wins[b] / games[b] + 0.051, "%s: %u/%u, total %.1f", names[b],
+				  wins[b], games[b], total);
+		}
+	}
+	cr_assert_eq(rounds, 4, "one line a deal: %s", text);
+	cr_assert(some_win, "a total over more than one game with a win in it");
+	free(text);
+}

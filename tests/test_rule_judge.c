@@ -4022,6 +4022,28 @@ Test(judge_rules, unread_input_at_a_decision_forfeits_once, .timeout = 60)
 	free(text);
 }
 
+/* A bot whose output ends while more than half of KJ_OUTBUF bytes of the
+ * judge's lines wait for it unread forfeits for that (unread), not for
+ * exiting or crashing: it left its input unread. */
+Test(judge_rules, output_ending_with_input_unread_forfeits_unread, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char want[100];
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	testbot_in("stuffquit", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100,
+			     .max_errors = 1 << 20};
+	cr_assert_eq(kj_match_play(seats, 3, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_UNREAD, "%s", kj_reason_name(res.seat[0].reason));
+	snprintf(want, sizeof want, "left more than %d bytes of input unread", KJ_OUTBUF);
+	cr_assert_str_eq(res.seat[0].why, want);
+	cr_assert_gt(res.seat[0].forfeit_roll, 0, "during the game");
+}
+
 /* A transcript's message times count from the start of the game. */
 Test(judge_rules, message_times_from_the_game_start, .timeout = 60)
 {

@@ -29,6 +29,9 @@
  *                answers to them (32 bytes each) just under KJ_OUTBUF
  *                bytes unread, then rightly, and never reads again: the
  *                next decision's lines overflow the judge's buffer
+ *       stuffquit  as stuff, but closes its stdout instead of answering
+ *                rightly and waits, still not reading: the judge finds
+ *                the end of its output with its buffer more than half full
  *       try-RULE=ARG  first tries something the KoTH rules forbid, reports
  *                on stderr "testbot MODE: held: ERROR" or "MODE: NOT held",
  *                then plays hard; when not held it exits (status 3) at its
@@ -295,15 +298,18 @@ static void first_decision(const char *mode)
 /* Mode stuff: wrong tokens (each answered with KB_VIRHE_TOKEN and END,
  * 32 bytes, which this bot does not read), as many as leave 1 to 32 bytes
  * of the judge's buffer free once its stdin pipe is full, then the right
- * answer; then it waits without reading. */
-static void stuff_then_answer(const char *token, int index)
+ * answer (quit: closes its stdout instead); then it waits without
+ * reading. */
+static void stuff_then_answer(const char *token, int index, int quit)
 {
 	int fill = (KJ_OUTBUF + fcntl(0, F_GETPIPE_SZ)) / 32 - 1;
 
 	for (int i = 0; i < fill; i++)
 		printf("t0000000000000000000000000000000000000000000000000000000000000000%d\n", index);
-	printf("%s%d\n", token, index);
-	fflush(stdout);
+	if (quit)
+		fclose(stdout);
+	else
+		printf("%s%d\n", token, index), fflush(stdout);
 	for (;;)
 		pause();
 }
@@ -368,7 +374,7 @@ int main(int argc, char **argv)
 	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
 	if (!strcmp(mode, "environ") && write_environ("environ.log"))
 		return 1;
-	if (!strcmp(mode, "stuff") && fcntl(0, F_SETPIPE_SZ, 4096) != 4096)
+	if (!strncmp(mode, "stuff", 5) && fcntl(0, F_SETPIPE_SZ, 4096) != 4096)
 		return 1;
 	const char *eol = strcmp(mode, "crlf") ? "\n" : "\r\n";
 	printf("v001%s%s", strcmp(mode, "lineup") ? digits : "000", eol);
@@ -415,8 +421,8 @@ int main(int argc, char **argv)
 			spill(atoi(mode + 6));
 		if (!mask)
 			continue;
-		if (!strcmp(mode, "stuff"))
-			stuff_then_answer(token, __builtin_ctz(mask));
+		if (!strncmp(mode, "stuff", 5))
+			stuff_then_answer(token, __builtin_ctz(mask), !strcmp(mode, "stuffquit"));
 		printf("%s%d%s", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
 		       choose(mode, &pos, die, mask, &rng), eol);
 		fflush(stdout);
