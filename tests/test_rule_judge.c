@@ -2562,12 +2562,28 @@ Test(judge_rules, first_seats_from_the_four_seats_of_game_0)
 	kj_report_free(&rep);
 }
 
+/* A results file at path: game's result of deal, one seat "x" with a win
+ * (what kj_results_load reads), as kimble-judge writes it. */
+static void write_result_file(const char *path, uint32_t game, uint32_t deal)
+{
+	kj_result r;
+
+	memset(&r, 0, sizeof r);
+	r.winner = r.finished = -1;
+	r.deal = deal;
+	seat(&r, 0, "x", 1);
+	FILE *f = fopen(path, "w");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(kj_result_write(f, game, &r), 0);
+	fclose(f);
+}
+
 /* ---- loading results --------------------------------------------------------- */
 
 Test(judge_rules, results_loaded_in_game_order_once_each)
 {
 	char a[256], b[300], ga[320], gb[320];
-	kj_result r, *res;
+	kj_result *res;
 	kb_err err;
 
 	test_tmpdir(a, sizeof a);
@@ -2580,15 +2596,8 @@ Test(judge_rules, results_loaded_in_game_order_once_each)
 		     {"b", "000002.res", 2}, {"b", ".res", 7}, {"b", "000009.resx", 9}};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		char path[400];
-		memset(&r, 0, sizeof r);
-		r.winner = r.finished = -1;
-		r.deal = 100 + files[i].game;
-		seat(&r, 0, "x", 1);
 		snprintf(path, sizeof path, "%s/%s", files[i].dir[0] == 'a' ? ga : gb, files[i].name);
-		FILE *f = fopen(path, "w");
-		cr_assert_not_null(f);
-		kj_result_write(f, files[i].game, &r);
-		fclose(f);
+		write_result_file(path, files[i].game, 100 + files[i].game);
 	}
 	put(gb, "000005.res", "kimble-result 2\nnot a game\n");
 	const char *dirs[] = {a, b};
@@ -2608,19 +2617,13 @@ Test(judge_rules, results_loaded_in_game_order_once_each)
 Test(judge_rules, results_loaded_from_the_shortest_name)
 {
 	char a[256], ga[320], path[400];
-	kj_result r, *res;
+	kj_result *res;
 	kb_err err;
 
 	test_tmpdir(a, sizeof a);
 	subdir(ga, sizeof ga, a, "games");
-	memset(&r, 0, sizeof r);
-	r.winner = r.finished = -1;
-	seat(&r, 0, "x", 1);
 	snprintf(path, sizeof path, "%s/4.res", ga);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	cr_assert_eq(kj_result_write(f, 4, &r), 0);
-	fclose(f);
+	write_result_file(path, 4, 0);
 	const char *dirs[] = {a};
 	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), 1, "%s", err.msg);
 	cr_assert_eq(res[0].game, 4);
@@ -2633,21 +2636,14 @@ Test(judge_rules, results_loaded_beyond_the_first_capacity)
 {
 	enum { N = 600 };
 	char a[256], ga[320], path[400];
-	kj_result r, *res;
+	kj_result *res;
 	kb_err err;
 
 	test_tmpdir(a, sizeof a);
 	subdir(ga, sizeof ga, a, "games");
-	memset(&r, 0, sizeof r);
-	r.winner = r.finished = -1;
-	seat(&r, 0, "x", 1);
 	for (uint32_t g = 0; g < N; g++) {
 		kj_game_path(path, sizeof path, a, g, ".res");
-		FILE *f = fopen(path, "w");
-		cr_assert_not_null(f);
-		r.deal = g;
-		cr_assert_eq(kj_result_write(f, g, &r), 0);
-		fclose(f);
+		write_result_file(path, g, g);
 	}
 	const char *dirs[] = {a};
 	cr_assert_eq(kj_results_load(dirs, 1, &res, &err), N, "%s", err.msg);
