@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +91,18 @@ const char *test_root_path(const char *rel, char *buf, size_t size)
 	const char *root = getenv("KB_ROOT");
 	snprintf(buf, size, "%s/%s", root ? root : ".", rel);
 	return buf;
+}
+
+void test_write_file(const char *path, const char *fmt, ...)
+{
+	FILE *f = fopen(path, "w");
+	va_list ap;
+
+	cr_assert_not_null(f, "cannot write %s", path);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
 }
 
 const char *test_read_file(const char *dir, const char *name)

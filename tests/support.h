@@ -31,6 +31,11 @@ const char *test_bin(const char *prog, char *buf, size_t size);
 /* Path below the repository root: $KB_ROOT/rel ("." if unset). */
 const char *test_root_path(const char *rel, char *buf, size_t size);
 
+/* File path, created or emptied, holding the printf-style text; the test
+ * fails if it cannot be written. */
+void test_write_file(const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 /* The text of file dir/name (dir NULL: name alone), NUL-terminated, in a
  * static buffer that the next call overwrites; at most 256 KiB are read,
  * and a missing file reads as "". */

@@ -24,11 +24,7 @@
 
 static void write_text(const char *path, const char *text)
 {
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	cr_assert_eq(fclose(f), 0, "cannot write %s", path);
+	test_write_file(path, "%s", text);
 }
 
 /* A copy of the repository's bot folder in dir/bot: the repository's meta

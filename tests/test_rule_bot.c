@@ -1471,10 +1471,7 @@ Test(bot_rules, bot_records_its_opponents_decisions, .timeout = 60)
 	test_tmpdir(dir, sizeof dir);
 	snprintf(store, sizeof store, "%s/store", dir);
 	snprintf(path, sizeof path, "%s/meta", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "real\n%s\n--state %s\n0\n", test_bin("kimble-bot", bin, sizeof bin), store);
-	fclose(f);
+	test_write_file(path, "real\n%s\n--state %s\n0\n", test_bin("kimble-bot", bin, sizeof bin), store);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
 	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
 	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};

@@ -50,10 +50,7 @@ static void put(const char *dir, const char *name, const char *text)
 {
 	char path[600];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
+	test_write_file(path, "%s", text);
 }
 
 /* Makes folder parent/name, its path in buf; returns buf. */

@@ -255,10 +255,7 @@ static void fake_converter(const char *dir, const char *name, int out_arg, int s
 {
 	char path[400];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "#!/bin/sh\nprintf '\\211PNG' > \"$%d\"\nexit %d\n", out_arg, status);
-	fclose(f);
+	test_write_file(path, "#!/bin/sh\nprintf '\\211PNG' > \"$%d\"\nexit %d\n", out_arg, status);
 	cr_assert_eq(chmod(path, 0755), 0);
 }
 
@@ -615,10 +612,8 @@ Test(judge_rules, debug_game_interrupted_exits_128_plus_the_signal, .timeout = 6
 	snprintf(bot, sizeof bot, "%s/hanger", dir);
 	cr_assert_eq(mkdir(bot, 0755), 0);
 	snprintf(meta, sizeof meta, "%s/meta", bot);
-	FILE *f = fopen(meta, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "hanger\n%s\nhang\n0\n", test_root_path("build/rel/testbots/testbot", bin, sizeof bin));
-	fclose(f);
+	test_write_file(meta, "hanger\n%s\nhang\n0\n",
+			test_root_path("build/rel/testbots/testbot", bin, sizeof bin));
 	char *argv[] = {(char *)test_bin("kimble-judge", judge_bin, sizeof judge_bin), "--sandbox", "off",
 			"--move-ms", "60000", "-d", bot, NULL};
 	for (int i = 0; i < 2; i++) {
@@ -792,10 +787,7 @@ Test(judge_rules, viewer_file_titled_by_the_transcript_name)
 	test_tmpdir(dir, sizeof dir);
 	snprintf(tx, sizeof tx, "%s/000007.tx", dir);
 	snprintf(page, sizeof page, "%s/000007.html", dir);
-	FILE *f = fopen(tx, "w");
-	cr_assert_not_null(f);
-	fputs(forfeit_tx, f);
-	fclose(f);
+	test_write_file(tx, "%s", forfeit_tx);
 	cr_assert_eq(kj_html_game_file(tx, page, &err), 0, "%s", err.msg);
 	const char *text = test_read_file(NULL, page);
 	cr_assert(strstr(text, "<title>Kimble game 000007.tx</title>"), "%.400s", text);

@@ -522,11 +522,7 @@ static void init_sandbox(void)
 
 static void write_file(const char *path, const char *text, mode_t mode)
 {
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "%s", path);
-	fputs(text, f);
-	fclose(f);
+	test_write_file(path, "%s", text);
 	cr_assert_eq(chmod(path, mode), 0);
 }
 

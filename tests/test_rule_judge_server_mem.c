@@ -793,10 +793,7 @@ Test(judge_rules, bot_load_out_of_memory_names_the_folder)
 	need_own_allocator();
 	cr_assert_not_null(realpath(test_tmpdir(dir, sizeof dir), real));
 	snprintf(path, sizeof path, "%s/meta", dir);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs("b\n/bin/true\n\n0\n", f);
-	fclose(f);
+	test_write_file(path, "b\n/bin/true\n\n0\n");
 	refuse.realloc_above = 1;
 	int rc = kj_bot_load(dir, &bot, &err);
 	refuse.realloc_above = 0;

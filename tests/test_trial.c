@@ -23,12 +23,9 @@
 static void write_file(const char *dir, const char *name, const char *text)
 {
 	char path[1200];
-	FILE *f;
 
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	cr_assert_not_null(f = fopen(path, "w"), "%s", path);
-	fputs(text, f);
-	fclose(f);
+	cr_assert_lt((size_t)snprintf(path, sizeof path, "%s/%s", dir, name), sizeof path);
+	test_write_file(path, "%s", text);
 	chmod(path, 0755);
 }
 
