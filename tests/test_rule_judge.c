@@ -2226,6 +2226,15 @@ Test(judge_rules, html_tables_curve_and_games)
 	has(page, "<rect x=\"502\" y=\"46\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"56\">z</text>");
 	cr_assert_eq(rows_of(page, "games"), 1 + 2);
 
+	/* a curve that starts later (a window's first full deal) spans the
+	 * same width: x from 44 (deal 11) to 490 (deal 20) */
+	for (int p = 0; p < 3; p++)
+		pts[p].deal += 10;
+	page = report_page(&rep, res, 2, dir, sizeof dir);
+	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 11</text><text x=\"490\" y=\"268\" "
+		  "text-anchor=\"end\">deal 20</text>");
+	has(page, "points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
+
 	/* a curve of one point is no curve */
 	st.ncurve = 1;
 	page = report_page(&rep, res, 2, dir, sizeof dir);
@@ -3470,8 +3479,8 @@ Test(judge_rules, html_viewer_of_an_unplayable_board)
 }
 
 /* kj_html_game_file fails with -1 and a message for a transcript that does
- * not read (no page then), a page that cannot be created, and a transcript
- * whose board cannot be drawn (the unplayable board above: the message
+ * not read (no page then), a page that cannot be created or written, and a
+ * transcript whose board cannot be drawn (the unplayable board above: the message
  * names the transcript; kimble-judge html exits 1, bad input). */
 Test(judge_rules, html_viewer_file_errors)
 {
@@ -3497,6 +3506,10 @@ Test(judge_rules, html_viewer_file_errors)
 	char want[400];
 	snprintf(want, sizeof want, "cannot write %s: No such file or directory", nowhere);
 	cr_assert_str_eq(err.msg, want);
+	/* A page that opens but whose writes fail: the message names it. */
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_game_file(tx, "/dev/full", &err), -1);
+	cr_assert_str_eq(err.msg, "cannot write /dev/full");
 
 	snprintf(tx, sizeof tx, "%s/b.tx", dir);
 	cr_assert_eq(kj_html_game_file(tx, page, &err), -1);
