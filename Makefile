@@ -151,12 +151,14 @@ fuzz: $(FUZZ_BINS)
 
 # ---- mutation testing (tests/mutate/, docs/mutation.md) -------------------
 # make mutate [MUTANTS=N per folder, 0 = all] [SEED=S] [FOLDERS=core,state]
-#             [ONLY=core/rules.c] [BUDGET=seconds]; table on stdout, JSON in
-# build/mutate/results.json.  Runs at the lowest priority.
+#             [ONLY=core/rules.c] [MATCH='text of a key'] [BUDGET=seconds]
+#             [JOBS=1]; table on stdout, JSON in build/mutate/results.json.
+# Runs at the lowest priority.
 MUTANTS ?= 20
 mutate:
-	nice -n 19 python3 tests/mutate/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
+	@nice -n 19 python3 tests/mutate/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
 		$(if $(FOLDERS),--folders $(FOLDERS)) $(foreach o,$(ONLY),--only $(o)) \
+		$(if $(MATCH),--match '$(subst ','\'',$(MATCH))') $(if $(JOBS),--jobs $(JOBS)) \
 		$(if $(BUDGET),--budget $(BUDGET)) --json build/mutate/results.json
 
 # ---- running and installing ----------------------------------------------
