@@ -1283,6 +1283,12 @@ Test(judge_rules, result_file_errors_name_the_line)
 		cr_assert_eq(read_result(bad[i][0], &res, &err), -1, "%s", bad[i][0]);
 		cr_assert_str_eq(err.msg, bad[i][1]);
 	}
+	/* "done" may follow the game line at once: the reader asks for no seat
+	 * line (a result of no seats present; the judge never writes one) */
+	read_ok("kimble-result 2\ngame 7 deal 3 seed 5 winner - rolls 0 finished -\ndone\n", &res);
+	cr_assert_eq(res.game, 7);
+	for (int s = 0; s < KB_SEATS; s++)
+		cr_assert_eq(res.seat[s].present, 0);
 	/* version 1 credited a forfeited seat's replacement: no winner then */
 	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
 		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
@@ -3802,6 +3808,38 @@ Test(judge_rules, confined_command_warned_once_per_folder)
 		 "/srv/bots/b63/meta, or use --sandbox off for trusted bots.\n");
 	cr_assert_eq(test_count(text, want), 1, "%s", text);
 	free(text);
+}
+
+/* A PATH entry whose name for the command does not fit the judge's 1024
+ * bytes is passed over, not cut short: here DIR/runmex is 1024 bytes with
+ * its NUL byte 1025, and DIR/runme, its first 1023 bytes, is an
+ * executable that must not be taken for it. */
+Test(judge_rules, meta_command_too_long_in_path_is_not_cut_short)
+{
+	char dir[256], deep[1100], path[1200];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(deep, sizeof deep, "%s", dir);
+	while (strlen(deep) < 1024 - strlen("/runmex")) {
+		size_t room = 1024 - strlen("/runmex") - strlen(deep) - 1; /* after the '/' */
+		size_t part = room > 200 ? 200 : room;
+		size_t at = strlen(deep);
+		deep[at] = '/';
+		memset(deep + at + 1, 'd', part);
+		deep[at + 1 + part] = '\0';
+		cr_assert(mkdir(deep, 0755) == 0 || errno == EEXIST, "%s", strerror(errno));
+	}
+	cr_assert_eq(strlen(deep) + strlen("/runmex"), 1024);
+	snprintf(path, sizeof path, "%s/runme", deep);
+	test_write_file(path, "#!/bin/sh\n");
+	cr_assert_eq(chmod(path, 0755), 0);
+	setenv("PATH", deep, 1);
+	cr_assert_eq(meta_of(dir, "b\nrunmex\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "", "DIR/runmex does not fit: not found");
+	cr_assert_eq(meta_of(dir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, path, "DIR/runme fits");
 }
 
 /* A bot whose command is found in PATH outside what a confined bot may run
