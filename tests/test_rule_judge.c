@@ -2032,6 +2032,16 @@ Test(judge_rules, report_shows_the_rating_list)
 	kj_report rep = two_deal_report(2, 1);
 	const char *t = printed(&rep, 0, 0);
 	has(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ");
+	/* one line per bot: 1 and 2, no third */
+	const char *line = strstr(t, "rating (Elo scale");
+	for (int k = 1; k <= 3; k++) {
+		char rank[8];
+		line = strchr(line, '\n');
+		cr_assert_not_null(line);
+		line++;
+		snprintf(rank, sizeof rank, "%3d ", k);
+		cr_assert_eq(strncmp(line, rank, 4) == 0, k <= 2, "rank %d of 2 bots in:\n%s", k, t);
+	}
 	t = printed(&rep, 0, 1);
 	has(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ");
 	kj_report_free(&rep);

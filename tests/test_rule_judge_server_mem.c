@@ -2,7 +2,8 @@
  * make mutate, docs/mutation.md): the game table gives back what it took
  * when it cannot take all, and the server answers "Virhe: palvelin ei voi
  * aloittaa pelia (...)" (docs/spec.md) when a response or a game cannot
- * be allocated, then serves on.  Suite judge_rules.
+ * be allocated, then serves on; and kimble-judge's report fails whole
+ * when its learning curve cannot be allocated.  Suite judge_rules.
  *
  * The allocator cannot be made to fail at one chosen call from outside, so
  * this file puts its own calloc and realloc in front of the C library's
@@ -31,6 +32,8 @@
 #include "judge/bots.h"
 #include "judge/match.h"
 #include "judge/plan.h"
+#include "judge/report.h"
+#include "judge/standings.h"
 #include "judge/server/game.h"
 #include "judge/server/http.h"
 #include "judge/server/limits.h"
@@ -801,4 +804,37 @@ Test(judge_rules, bot_load_out_of_memory_names_the_folder)
 	snprintf(want, sizeof want, "%s: cannot note the folder: %s", real, strerror(ENOMEM));
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+}
+
+/* The learning curve of a fixed lineup's report that cannot be allocated
+ * makes the report fail ("results: out of memory"), as every other
+ * allocation of the report does, rather than come out without its curve. */
+Test(judge_rules, report_curve_out_of_memory_fails_the_report)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator cannot be put behind this file's");
+#endif
+	kj_result res[3];
+	kj_report rep;
+	kb_err err = {0};
+
+	memset(res, 0, sizeof res);
+	for (int d = 0; d < 3; d++) {
+		res[d].game = (uint32_t)d, res[d].deal = (uint32_t)d, res[d].winner = 0;
+		for (int s = 0; s < 2; s++) {
+			res[d].seat[s].present = 1, res[d].seat[s].place = s + 1;
+			snprintf(res[d].seat[s].name, sizeof res[d].seat[s].name, "%s", s ? "y" : "x");
+		}
+	}
+	refuse.calloc_bytes = 3 * sizeof(kj_curve_point), refuse.calloc_fails = 1;
+	int rc = kj_report_build(&rep, res, 3, 1, &err);
+	int refused = refuse.calloc_fails == 0;
+	refuse.calloc_fails = 0;
+	cr_assert(refused, "the curve's calloc of 3 points was not made");
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "results: out of memory");
+	kj_report_free(&rep);
+	cr_assert_eq(kj_report_build(&rep, res, 3, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 3, "three deals, three points");
+	kj_report_free(&rep);
 }
