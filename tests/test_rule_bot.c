@@ -3684,6 +3684,23 @@ Test(bot_rules, relay_response_with_an_empty_first_line, .timeout = 60)
 	cr_assert_str_eq(test_read_file(g.dir, "got"), "\nEND\n");
 }
 
+/* The grace is for after the game: a bot that ends its output before the
+ * game is over is waited for, however long it takes to exit, and the
+ * relay ends with its status (kimble-relay(1)), not killed at the grace's
+ * end (here 0 ms, and a bot that takes a second to exit). */
+Test(bot_rules, relay_waits_for_a_bot_that_quits_before_the_end, .timeout = 60)
+{
+	reply_game g = {0};
+	const char *opts[] = {"--grace-ms", "0", NULL};
+
+	int st = one_reply_game(&g, "END\n", opts,
+				"printf 'v001200\\n'; head -n 1 >/dev/null; exec >&-; sleep 1; exit 5");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 5, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_null(strstr(test_read_file(g.dir, "relay.err"), "grace"), "%s",
+		       test_read_file(g.dir, "relay.err"));
+}
+
 /* A bot killed by a signal: the relay's status is 128 + the signal. */
 Test(bot_rules, relay_status_of_a_killed_bot, .timeout = 60)
 {
