@@ -66,8 +66,10 @@ KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 all: $(addprefix bin/,$(PROGS))
 
 # The test binary's stand-ins for library functions (test_rule_bot.c's
-# __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls).
-KB_TEST_WRAP := -Wl,--wrap=kb_rng_die
+# __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls;
+# test_rule_judge_out.c's __wrap_kb_tx_parse: a transcript that cannot be
+# read back for want of memory).
+KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse
 
 # ---- one build variant V (rel, asan) -------------------------------------
 define VARIANT

@@ -427,6 +427,53 @@ Test(judge_rules, rerun_out_of_memory)
 	kb_tx_free(&tx);
 }
 
+/* kb_tx_parse as the library's, or failing once when armed (the test
+ * binary is linked with --wrap=kb_tx_parse): a transcript the program
+ * wrote itself that cannot be read back for want of memory. */
+int __real_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err);
+int __wrap_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err);
+static int tx_parse_fails;
+
+int __wrap_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err)
+{
+	if (tx_parse_fails) {
+		tx_parse_fails = 0;
+		memset(tx, 0, sizeof *tx);
+		return kb_err_set(err, -1, "transcript: out of memory");
+	}
+	return __real_kb_tx_parse(text, len, tx, err);
+}
+
+/* A rerun whose own transcript cannot be read back is an error (-1, the
+ * reader's message), not an agreement: nothing is compared, and nothing
+ * printed says it agrees. */
+Test(judge_rules, rerun_that_cannot_read_its_transcript_fails)
+{
+	kb_transcript tx;
+	kj_bot hard;
+	kb_err err = {0};
+	char *text = NULL;
+	size_t len = 0;
+
+	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *out = open_memstream(&text, &len);
+	cr_assert_not_null(out);
+	tx_parse_fails = 1;
+	int rc = kj_rerun(out, &tx, seats, &opt, &err);
+	int parsed = tx_parse_fails == 0;
+	tx_parse_fails = 0;
+	fclose(out);
+	cr_assert(parsed, "the rerun read no transcript back");
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "transcript: out of memory");
+	cr_assert_null(strstr(text, "agrees"), "%s", text);
+	free(text);
+	kb_tx_free(&tx);
+}
+
 /* ---- result records ------------------------------------------------------------ */
 
 /* A seat's why text is the rest of its line: a line end inside it (CR or
