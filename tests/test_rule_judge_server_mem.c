@@ -52,6 +52,12 @@ static struct {
 	int add_skip, add_fails;  /* the same for epoll_ctl's EPOLL_CTL_ADD */
 } refuse;
 
+/* When free() is about to give the block watch_free back to the C
+ * library: its game's token as it was then (what a later allocation of
+ * that memory would find). */
+static void *watch_free;
+static char freed_token[KB_TOKEN_LEN];
+
 #ifndef __SANITIZE_ADDRESS__
 extern void *__libc_calloc(size_t n, size_t size);
 extern void *__libc_realloc(void *p, size_t size);
@@ -73,6 +79,15 @@ void *calloc(size_t n, size_t size)
 		}
 	}
 	return __libc_calloc(n, size);
+}
+
+extern void __libc_free(void *p);
+
+void free(void *p)
+{
+	if (p && p == watch_free)
+		memcpy(freed_token, ((srv_game *)p)->token, sizeof freed_token);
+	__libc_free(p);
 }
 
 void *realloc(void *p, size_t size)
@@ -837,4 +852,39 @@ Test(judge_rules, report_curve_out_of_memory_fails_the_report)
 	cr_assert_eq(kj_report_build(&rep, res, 3, 1, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.standings->ncurve, 3, "three deals, three points");
 	kj_report_free(&rep);
+}
+
+/* The end of a game: its transcript's end record says "win" when a seat
+ * won (seat A too, the server's client) and the reason given otherwise,
+ * and its token is wiped before the game's memory goes back to the
+ * allocator (a used token never stays in memory, game.h). */
+Test(judge_rules, game_end_records_the_win_and_wipes_the_token)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator cannot be put behind this file's");
+#endif
+	static srv_games t;
+	static const uint8_t lineup[3] = {2, 0, 0};
+	char dir[256], name[64];
+	const char *want[3] = {"end A 0 win\n", "end B 0 win\n", "end - 0 gone\n"};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(srv_games_init(&t, 7, 60000, dir), 0);
+	for (int k = 0; k < 3; k++) {
+		srv_game *g = srv_game_start(&t, lineup, 0);
+		cr_assert_not_null(g);
+		g->g.winner = k < 2 ? k : -1;
+		watch_free = g;
+		memset(freed_token, 'x', sizeof freed_token);
+		srv_game_end(&t, g, "gone");
+		watch_free = NULL;
+		for (size_t i = 0; i < sizeof freed_token; i++)
+			cr_assert_eq(freed_token[i], 0, "game %d: token byte %zu left in freed memory", k, i);
+		snprintf(name, sizeof name, "game-%016x-%06d.txt", 7, k);
+		const char *text = test_read_file(dir, name);
+		const char *end = strstr(text, "\nend ");
+		cr_assert_not_null(end, "%s", text);
+		cr_assert_str_eq(end + 1, want[k]);
+	}
+	srv_games_free(&t, "test");
 }

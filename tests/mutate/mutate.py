@@ -238,7 +238,9 @@ def mutants_of(path, src):
             if end is None:
                 continue
             s_end = toks[end][3]
-            if end > i + 1 and toks[i + 1][1] != "0":
+            # `return 0` for `return NULL` is the same statement
+            null = end == i + 2 and toks[i + 1][1] == "NULL"
+            if end > i + 1 and toks[i + 1][1] != "0" and not null:
                 muts.append(Mutant(path, src, s, s_end, "return 0;", "return 0"))
             muts.append(Mutant(path, src, s, s_end, ";", "drop return"))
         elif kind == "id" and text not in NOT_STATEMENT_START and i > 0 \
