@@ -66,8 +66,10 @@ KB_LDLIBS_HTTP := -Wl,--as-needed -lmicrohttpd -Wl,--no-as-needed
 all: $(addprefix bin/,$(PROGS))
 
 # The test binary's stand-ins for library functions (test_rule_bot.c's
-# __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls).
-KB_TEST_WRAP := -Wl,--wrap=kb_rng_die
+# __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls;
+# test_rule_judge_out.c's __wrap_kb_tx_parse: a transcript that cannot be
+# read back for want of memory).
+KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse
 
 # ---- one build variant V (rel, asan) -------------------------------------
 define VARIANT
@@ -151,12 +153,14 @@ fuzz: $(FUZZ_BINS)
 
 # ---- mutation testing (tests/mutate/, docs/mutation.md) -------------------
 # make mutate [MUTANTS=N per folder, 0 = all] [SEED=S] [FOLDERS=core,state]
-#             [ONLY=core/rules.c] [BUDGET=seconds]; table on stdout, JSON in
-# build/mutate/results.json.  Runs at the lowest priority.
+#             [ONLY=core/rules.c] [MATCH='text of a key'] [BUDGET=seconds]
+#             [JOBS=1]; table on stdout, JSON in build/mutate/results.json.
+# Runs at the lowest priority.
 MUTANTS ?= 20
 mutate:
-	nice -n 19 python3 tests/mutate/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
+	@nice -n 19 python3 tests/mutate/mutate.py --mutants $(MUTANTS) $(if $(SEED),--seed $(SEED)) \
 		$(if $(FOLDERS),--folders $(FOLDERS)) $(foreach o,$(ONLY),--only $(o)) \
+		$(if $(MATCH),--match '$(subst ','\'',$(MATCH))') $(if $(JOBS),--jobs $(JOBS)) \
 		$(if $(BUDGET),--budget $(BUDGET)) --json build/mutate/results.json
 
 # ---- running and installing ----------------------------------------------

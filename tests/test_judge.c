@@ -1405,6 +1405,46 @@ Test(judge_stop, sighup_to_the_group_with_hung_bots, .timeout = 120)
 	stop_hung_games(SIGHUP, 1);
 }
 
+/* A debug game (-d) has no workers: the judge itself must take its bots
+ * with it when a stop signal reaches it alone (its handler kills them and
+ * exits 128 + the signal; without the handler the judge dies of the signal
+ * and leaves its bots running). */
+static void stop_debug_game(int sig)
+{
+	char dir[512], bots[1024];
+	const char *args[] = {"-d", "alpha", "--no-timing", "--move-ms", "600000", "--bots", bots,
+			      "hang", NULL};
+	test_proc judge_proc = {0, -1, -1};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "hang", "hang");
+	judge_proc.pid = judge_start(dir, "stopped", args);
+	cr_assert_eq(await_processes(judge_proc.pid, dir, 3, 3, RUN_MS), 3,
+		     "expected the judge and its 2 bots running");
+	kill(judge_proc.pid, sig);
+	int st = test_wait(&judge_proc, RUN_MS);
+	int left = await_processes(judge_proc.pid, dir, 0, 0, 2000);
+	kill_judges_processes(judge_proc.pid, dir);
+	cr_assert(st >= 0 && WIFEXITED(st), "signal %d killed the judge (status %d)", sig, st);
+	cr_assert_eq(WEXITSTATUS(st), 128 + sig);
+	cr_assert_eq(left, 0, "bots outlive the judge stopped by signal %d", sig);
+}
+
+Test(judge_stop, debug_game_stopped_by_sigint, .timeout = 60)
+{
+	stop_debug_game(SIGINT);
+}
+
+Test(judge_stop, debug_game_stopped_by_sigterm, .timeout = 60)
+{
+	stop_debug_game(SIGTERM);
+}
+
+Test(judge_stop, debug_game_stopped_by_sighup, .timeout = 60)
+{
+	stop_debug_game(SIGHUP);
+}
+
 /* Whether a bot's stderr file in folder games holds text. */
 static int err_file_says(const char *games, const char *text)
 {

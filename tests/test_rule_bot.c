@@ -2064,6 +2064,35 @@ Test(bot_rules, client_repeated_line_without_a_move_is_new)
 	cr_assert_str_eq(r.diag, "");
 }
 
+/* After A's move was taken, a state line that repeats the line before it
+ * is a new roll too: B rolls 6 with no move twice (the same line), then 5
+ * (no move), then A chooses again.  Only the line A decided on, seen again
+ * before any other, is a refusal. */
+Test(bot_rules, client_repeated_line_after_a_taken_move_is_new)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "30 29 28 27", NULL, NULL);
+	char a1[KB_ROLL_LINE_LEN + 2], b6[KB_ROLL_LINE_LEN + 2], b5[KB_ROLL_LINE_LEN + 2],
+		a2[KB_ROLL_LINE_LEN + 2], input[1024];
+	client_run r;
+
+	state_of(a1, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n", a1);
+	run_client(&r, input, 0x3); /* which index A takes (deterministic) */
+	int first = r.out[8 + KB_TOKEN_LEN] - '0';
+	cr_assert(first == 0 || first == 1, "%s", r.out);
+	cr_assert_eq(kb_apply(&pos, 0, first, 2), -1, "no capture");
+	cr_assert_eq(kb_legal(&pos, 1, 6), 0u);
+	cr_assert_eq(kb_legal(&pos, 1, 5), 0u);
+	cr_assert_geq(kb_count(kb_legal(&pos, 0, 1)), 2);
+	state_of(b6, &pos, 1, 6), state_of(b5, &pos, 1, 5), state_of(a2, &pos, 0, 1);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%sEND\n%s%s%s%sEND\n", a1, b6, b6, b5, a2);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_IO, "the input ends: %d %s", r.rc, r.err.msg);
+	cr_assert_str_eq(r.diag, "", "no refusal");
+	cr_assert_eq(r.c.lines, 5, "every line followed");
+	cr_assert_eq(r.c.decisions, 2);
+}
+
 /* A's single legal move wins: the winner line ends the game (END may be
  * missing), no move is sent. */
 Test(bot_rules, client_game_ends_at_the_winner_line)
@@ -3653,6 +3682,23 @@ Test(bot_rules, relay_response_with_an_empty_first_line, .timeout = 60)
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 4, "relay status %d: %s", st,
 		  test_read_file(g.dir, "relay.err"));
 	cr_assert_str_eq(test_read_file(g.dir, "got"), "\nEND\n");
+}
+
+/* The grace is for after the game: a bot that ends its output before the
+ * game is over is waited for, however long it takes to exit, and the
+ * relay ends with its status (kimble-relay(1)), not killed at the grace's
+ * end (here 0 ms, and a bot that takes a second to exit). */
+Test(bot_rules, relay_waits_for_a_bot_that_quits_before_the_end, .timeout = 60)
+{
+	reply_game g = {0};
+	const char *opts[] = {"--grace-ms", "0", NULL};
+
+	int st = one_reply_game(&g, "END\n", opts,
+				"printf 'v001200\\n'; head -n 1 >/dev/null; exec >&-; sleep 1; exit 5");
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 5, "relay status %d: %s", st,
+		  test_read_file(g.dir, "relay.err"));
+	cr_assert_null(strstr(test_read_file(g.dir, "relay.err"), "grace"), "%s",
+		       test_read_file(g.dir, "relay.err"));
 }
 
 /* A bot killed by a signal: the relay's status is 128 + the signal. */

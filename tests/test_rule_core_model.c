@@ -27,6 +27,28 @@ Test(core_rules, model_probs_of_a_single_legal_piece)
 		cr_assert_eq(p[j], 0.0);
 }
 
+/* The prior is a model of no data (model.h): no logit weight, accuracy
+ * and hard's accuracy 0 ("0: no data"), the first rule, mixture weights
+ * summing to 1; whatever the caller's variable held before. */
+Test(core_rules, model_prior_holds_no_data)
+{
+	kb_model m;
+	double sum = 0;
+
+	memset(&m, 0xa5, sizeof m);
+	kb_model_prior(&m);
+	for (int k = 0; k < KB_FEATURES; k++)
+		cr_assert_eq(m.w[k], 0.0, "logit weight %d: %g", k, m.w[k]);
+	cr_assert_eq(m.accuracy, 0.0, "%g", m.accuracy);
+	cr_assert_eq(m.hard_accuracy, 0.0, "%g", m.hard_accuracy);
+	cr_assert_eq(m.rule, KB_R_CAPTURE_REAR);
+	for (int c = 0; c < KB_COMPONENTS; c++) {
+		cr_assert(m.weight[c] > 0 && m.weight[c] < 1, "component %d: %g", c, m.weight[c]);
+		sum += m.weight[c];
+	}
+	cr_assert(fabs(sum - 1) < 1e-12, "%.17g", sum);
+}
+
 /* kb_model_probs writes the KB_PIECES probabilities and nothing past
  * them: a caller's next double keeps its value, for every mask. */
 Test(core_rules, model_probs_write_only_the_pieces)

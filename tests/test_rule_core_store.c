@@ -105,6 +105,29 @@ static size_t heap_held(void)
 	return m.uordblks + m.hblkhd;
 }
 
+/* A folder that cannot be created (a file is in the way) is named as
+ * such, with the system's reason, and no store is opened; both levels:
+ * the file itself, and a folder below it. */
+Test(core_rules, store_folder_that_cannot_be_created)
+{
+	char dir[256], path[400], want[600];
+	kb_store *st = (kb_store *)&st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/file", dir);
+	test_write_file(path, "not a folder\n");
+	snprintf(path, sizeof path, "%s/file/store", dir);
+	cr_assert_eq(kb_store_open(&st, path, KB_STORE_CREATE, NULL, &err), KB_STORE_ERROR);
+	snprintf(want, sizeof want, "store %s: cannot create the folder: Not a directory", path);
+	cr_assert_str_eq(err.msg, want);
+	cr_assert_null(st);
+	snprintf(path, sizeof path, "%s/file/a/b", dir);
+	cr_assert_eq(kb_store_open(&st, path, KB_STORE_CREATE, NULL, &err), KB_STORE_ERROR);
+	snprintf(want, sizeof want, "store %s: cannot create the folder: Not a directory", path);
+	cr_assert_str_eq(err.msg, want);
+}
+
 /* Each failed read names the opponent and what is wrong with its record;
  * a record read whole leaves the caller's message as it was. */
 Test(core_rules, store_get_names_each_failure)

@@ -1283,6 +1283,12 @@ Test(judge_rules, result_file_errors_name_the_line)
 		cr_assert_eq(read_result(bad[i][0], &res, &err), -1, "%s", bad[i][0]);
 		cr_assert_str_eq(err.msg, bad[i][1]);
 	}
+	/* "done" may follow the game line at once: the reader asks for no seat
+	 * line (a result of no seats present; the judge never writes one) */
+	read_ok("kimble-result 2\ngame 7 deal 3 seed 5 winner - rolls 0 finished -\ndone\n", &res);
+	cr_assert_eq(res.game, 7);
+	for (int s = 0; s < KB_SEATS; s++)
+		cr_assert_eq(res.seat[s].present, 0);
 	/* version 1 credited a forfeited seat's replacement: no winner then */
 	read_ok("kimble-result 1\ngame 4 deal 2 seed 5 winner B rolls 9\n"
 		"seat A x place 1 score 0 forfeit none errors 0 lineup 1 decisions 3 ms 0 max 0 fp -\n"
@@ -2026,6 +2032,16 @@ Test(judge_rules, report_shows_the_rating_list)
 	kj_report rep = two_deal_report(2, 1);
 	const char *t = printed(&rep, 0, 0);
 	has(t, "rating (Elo scale, field mean 0, 95% interval; 2 games, 2 deals):\n  1 x ");
+	/* one line per bot: 1 and 2, no third */
+	const char *line = strstr(t, "rating (Elo scale");
+	for (int k = 1; k <= 3; k++) {
+		char rank[8];
+		line = strchr(line, '\n');
+		cr_assert_not_null(line);
+		line++;
+		snprintf(rank, sizeof rank, "%3d ", k);
+		cr_assert_eq(strncmp(line, rank, 4) == 0, k <= 2, "rank %d of 2 bots in:\n%s", k, t);
+	}
 	t = printed(&rep, 0, 1);
 	has(t, "\"rating\": [\n    {\"rank\": 1, \"name\": \"x\", \"elo\": ");
 	kj_report_free(&rep);
@@ -2226,6 +2242,15 @@ Test(judge_rules, html_tables_curve_and_games)
 	has(page, "<rect x=\"502\" y=\"46\" width=\"12\" height=\"12\" fill=\"#2ca02c\"/><text x=\"518\" y=\"56\">z</text>");
 	cr_assert_eq(rows_of(page, "games"), 1 + 2);
 
+	/* a curve that starts later (a window's first full deal) spans the
+	 * same width: x from 44 (deal 11) to 490 (deal 20) */
+	for (int p = 0; p < 3; p++)
+		pts[p].deal += 10;
+	page = report_page(&rep, res, 2, dir, sizeof dir);
+	has(page, "<text x=\"44\" y=\"268\" text-anchor=\"start\">deal 11</text><text x=\"490\" y=\"268\" "
+		  "text-anchor=\"end\">deal 20</text>");
+	has(page, "points=\"44.0,128.0 242.2,10.0 490.0,246.0 \"/>");
+
 	/* a curve of one point is no curve */
 	st.ncurve = 1;
 	page = report_page(&rep, res, 2, dir, sizeof dir);
@@ -2293,6 +2318,17 @@ Test(judge_rules, standings_per_opponent)
 
 	/* two bots in every game: no subject */
 	cr_assert_eq(kj_report_build(&rep, res, 2, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->subject, -1);
+	kj_report_free(&rep);
+
+	/* three bots, none in every game (s-a, a-b, b-s): no subject, -1
+	 * (standings.h) */
+	memset(res, 0, 3 * sizeof res[0]);
+	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
+	seat(&res[1], 0, "a", 1), seat(&res[1], 1, "b", 2), res[1].winner = 0, res[1].deal = 1;
+	seat(&res[2], 0, "b", 1), seat(&res[2], 1, "s", 2), res[2].winner = 0, res[2].deal = 2;
+	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.nbots, 3);
 	cr_assert_eq(rep.standings->subject, -1);
 	kj_report_free(&rep);
 }
@@ -3470,8 +3506,8 @@ Test(judge_rules, html_viewer_of_an_unplayable_board)
 }
 
 /* kj_html_game_file fails with -1 and a message for a transcript that does
- * not read (no page then), a page that cannot be created, and a transcript
- * whose board cannot be drawn (the unplayable board above: the message
+ * not read (no page then), a page that cannot be created or written, and a
+ * transcript whose board cannot be drawn (the unplayable board above: the message
  * names the transcript; kimble-judge html exits 1, bad input). */
 Test(judge_rules, html_viewer_file_errors)
 {
@@ -3497,6 +3533,10 @@ Test(judge_rules, html_viewer_file_errors)
 	char want[400];
 	snprintf(want, sizeof want, "cannot write %s: No such file or directory", nowhere);
 	cr_assert_str_eq(err.msg, want);
+	/* A page that opens but whose writes fail: the message names it. */
+	err.msg[0] = '\0';
+	cr_assert_eq(kj_html_game_file(tx, "/dev/full", &err), -1);
+	cr_assert_str_eq(err.msg, "cannot write /dev/full");
 
 	snprintf(tx, sizeof tx, "%s/b.tx", dir);
 	cr_assert_eq(kj_html_game_file(tx, page, &err), -1);
@@ -3789,6 +3829,38 @@ Test(judge_rules, confined_command_warned_once_per_folder)
 		 "/srv/bots/b63/meta, or use --sandbox off for trusted bots.\n");
 	cr_assert_eq(test_count(text, want), 1, "%s", text);
 	free(text);
+}
+
+/* A PATH entry whose name for the command does not fit the judge's 1024
+ * bytes is passed over, not cut short: here DIR/runmex is 1024 bytes with
+ * its NUL byte 1025, and DIR/runme, its first 1023 bytes, is an
+ * executable that must not be taken for it. */
+Test(judge_rules, meta_command_too_long_in_path_is_not_cut_short)
+{
+	char dir[256], deep[1100], path[1200];
+	kj_bot bot;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(deep, sizeof deep, "%s", dir);
+	while (strlen(deep) < 1024 - strlen("/runmex")) {
+		size_t room = 1024 - strlen("/runmex") - strlen(deep) - 1; /* after the '/' */
+		size_t part = room > 200 ? 200 : room;
+		size_t at = strlen(deep);
+		deep[at] = '/';
+		memset(deep + at + 1, 'd', part);
+		deep[at + 1 + part] = '\0';
+		cr_assert(mkdir(deep, 0755) == 0 || errno == EEXIST, "%s", strerror(errno));
+	}
+	cr_assert_eq(strlen(deep) + strlen("/runmex"), 1024);
+	snprintf(path, sizeof path, "%s/runme", deep);
+	test_write_file(path, "#!/bin/sh\n");
+	cr_assert_eq(chmod(path, 0755), 0);
+	setenv("PATH", deep, 1);
+	cr_assert_eq(meta_of(dir, "b\nrunmex\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, "", "DIR/runmex does not fit: not found");
+	cr_assert_eq(meta_of(dir, "b\nrunme\n\n0\n", &bot, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(bot.path, path, "DIR/runme fits");
 }
 
 /* A bot whose command is found in PATH outside what a confined bot may run

@@ -400,31 +400,77 @@ FILE *open_memstream(char **ptr, size_t *size)
 	return libc_open_memstream(ptr, size);
 }
 
+/* kj_rerun of forfeit_tx (hard in seats A and C) with *fault set to 1
+ * for the call; its status, what it printed (in *printed, len bytes; free
+ * it) and err; *fault is 0 again after. */
+static int rerun_with_fault(int *fault, char **printed, size_t *len, kb_err *err)
+{
+	kb_transcript tx;
+	kj_bot hard;
+
+	*printed = NULL, *len = 0;
+	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, err), 0, "%s", err->msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, err), 0);
+	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	FILE *out = open_memstream(printed, len);
+	cr_assert_not_null(out);
+	*fault = 1;
+	int rc = kj_rerun(out, &tx, seats, &opt, err);
+	*fault = 0;
+	fclose(out);
+	kb_tx_free(&tx);
+	return rc;
+}
+
 /* A rerun without memory for the rerun's transcript: -1, "rerun: out of
  * memory", nothing printed and no bot started. */
 Test(judge_rules, rerun_out_of_memory)
 {
-	kb_transcript tx;
-	kj_bot hard;
 	kb_err err = {0};
-	char *text = NULL;
-	size_t len = 0;
+	char *text;
+	size_t len;
 
-	cr_assert_eq(kb_tx_parse(forfeit_tx, strlen(forfeit_tx), &tx, &err), 0, "%s", err.msg);
-	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0);
-	const kj_bot *seats[KB_SEATS] = {&hard, NULL, &hard, NULL};
-	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
-	FILE *out = open_memstream(&text, &len);
-	cr_assert_not_null(out);
-	memstream_fails = 1;
-	int rc = kj_rerun(out, &tx, seats, &opt, &err);
-	memstream_fails = 0;
-	fclose(out);
-	cr_assert_eq(rc, -1);
+	cr_assert_eq(rerun_with_fault(&memstream_fails, &text, &len, &err), -1);
 	cr_assert_str_eq(err.msg, "rerun: out of memory");
 	cr_assert_eq(len, 0, "printed: %s", text);
 	free(text);
-	kb_tx_free(&tx);
+}
+
+/* kb_tx_parse as the library's, or failing once when armed (the test
+ * binary is linked with --wrap=kb_tx_parse): a transcript the program
+ * wrote itself that cannot be read back for want of memory.  tx_parses
+ * counts the failures. */
+int __real_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err);
+int __wrap_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err);
+static int tx_parse_fails, tx_parse_failed;
+
+int __wrap_kb_tx_parse(const char *text, size_t len, kb_transcript *tx, kb_err *err)
+{
+	if (tx_parse_fails) {
+		tx_parse_fails = 0;
+		tx_parse_failed++;
+		memset(tx, 0, sizeof *tx);
+		return kb_err_set(err, -1, "transcript: out of memory");
+	}
+	return __real_kb_tx_parse(text, len, tx, err);
+}
+
+/* A rerun whose own transcript cannot be read back is an error (-1, the
+ * reader's message), not an agreement: nothing is compared, and nothing
+ * printed says it agrees. */
+Test(judge_rules, rerun_that_cannot_read_its_transcript_fails)
+{
+	kb_err err = {0};
+	char *text;
+	size_t len;
+
+	int rc = rerun_with_fault(&tx_parse_fails, &text, &len, &err);
+	cr_assert_eq(tx_parse_failed, 1, "the rerun read no transcript back");
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "transcript: out of memory");
+	cr_assert_null(strstr(text ? text : "", "agrees"), "%s", text);
+	free(text);
 }
 
 /* ---- result records ------------------------------------------------------------ */

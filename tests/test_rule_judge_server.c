@@ -568,6 +568,19 @@ Test(judge_rules, game_table_finds_orders_and_expires)
 		memcpy(tokens[i], g[i]->token, KB_TOKEN_LEN);
 		specs[i] = g[i]->spec_id;
 	}
+	/* every hex digit, in the high and in the low half of a byte alike
+	 * (300 tokens of 32 bytes: about 600 of each digit per half, so a
+	 * digit missing from one half means bits of the token are lost) */
+	int seen[2][16] = {{0}};
+	for (int i = 0; i < 300; i++)
+		for (int k = 1; k < KB_TOKEN_LEN; k++) {
+			char c = tokens[i][k];
+			seen[(k - 1) & 1][c <= '9' ? c - '0' : c - 'a' + 10]++;
+		}
+	for (int half = 0; half < 2; half++)
+		for (int d = 0; d < 16; d++)
+			cr_assert_gt(seen[half][d], 300, "digit %x as the %s half of a byte: %d times", d,
+				     half ? "low" : "high", seen[half][d]);
 	cr_assert_eq(t.count, 300);
 	cr_assert_eq(t.started, 300);
 	cr_assert_geq(t.nbuckets, 300);

@@ -2,7 +2,8 @@
  * make mutate, docs/mutation.md): the game table gives back what it took
  * when it cannot take all, and the server answers "Virhe: palvelin ei voi
  * aloittaa pelia (...)" (docs/spec.md) when a response or a game cannot
- * be allocated, then serves on.  Suite judge_rules.
+ * be allocated, then serves on; and kimble-judge's report fails whole
+ * when its learning curve cannot be allocated.  Suite judge_rules.
  *
  * The allocator cannot be made to fail at one chosen call from outside, so
  * this file puts its own calloc and realloc in front of the C library's
@@ -31,6 +32,8 @@
 #include "judge/bots.h"
 #include "judge/match.h"
 #include "judge/plan.h"
+#include "judge/report.h"
+#include "judge/standings.h"
 #include "judge/server/game.h"
 #include "judge/server/http.h"
 #include "judge/server/limits.h"
@@ -48,6 +51,12 @@ static struct {
 	size_t realloc_above;
 	int add_skip, add_fails;  /* the same for epoll_ctl's EPOLL_CTL_ADD */
 } refuse;
+
+/* When free() is about to give the block watch_free back to the C
+ * library: its game's token as it was then (what a later allocation of
+ * that memory would find). */
+static void *watch_free;
+static char freed_token[KB_TOKEN_LEN];
 
 #ifndef __SANITIZE_ADDRESS__
 extern void *__libc_calloc(size_t n, size_t size);
@@ -70,6 +79,15 @@ void *calloc(size_t n, size_t size)
 		}
 	}
 	return __libc_calloc(n, size);
+}
+
+extern void __libc_free(void *p);
+
+void free(void *p)
+{
+	if (p && p == watch_free)
+		memcpy(freed_token, ((srv_game *)p)->token, sizeof freed_token);
+	__libc_free(p);
 }
 
 void *realloc(void *p, size_t size)
@@ -801,4 +819,72 @@ Test(judge_rules, bot_load_out_of_memory_names_the_folder)
 	snprintf(want, sizeof want, "%s: cannot note the folder: %s", real, strerror(ENOMEM));
 	cr_assert_str_eq(err.msg, want);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+}
+
+/* The learning curve of a fixed lineup's report that cannot be allocated
+ * makes the report fail ("results: out of memory"), as every other
+ * allocation of the report does, rather than come out without its curve. */
+Test(judge_rules, report_curve_out_of_memory_fails_the_report)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator cannot be put behind this file's");
+#endif
+	kj_result res[3];
+	kj_report rep;
+	kb_err err = {0};
+
+	memset(res, 0, sizeof res);
+	for (int d = 0; d < 3; d++) {
+		res[d].game = (uint32_t)d, res[d].deal = (uint32_t)d, res[d].winner = 0;
+		for (int s = 0; s < 2; s++) {
+			res[d].seat[s].present = 1, res[d].seat[s].place = s + 1;
+			snprintf(res[d].seat[s].name, sizeof res[d].seat[s].name, "%s", s ? "y" : "x");
+		}
+	}
+	refuse.calloc_bytes = 3 * sizeof(kj_curve_point), refuse.calloc_fails = 1;
+	int rc = kj_report_build(&rep, res, 3, 1, &err);
+	int refused = refuse.calloc_fails == 0;
+	refuse.calloc_fails = 0;
+	cr_assert(refused, "the curve's calloc of 3 points was not made");
+	cr_assert_eq(rc, -1);
+	cr_assert_str_eq(err.msg, "results: out of memory");
+	kj_report_free(&rep);
+	cr_assert_eq(kj_report_build(&rep, res, 3, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 3, "three deals, three points");
+	kj_report_free(&rep);
+}
+
+/* The end of a game: its transcript's end record says "win" when a seat
+ * won (seat A too, the server's client) and the reason given otherwise,
+ * and its token is wiped before the game's memory goes back to the
+ * allocator (a used token never stays in memory, game.h). */
+Test(judge_rules, game_end_records_the_win_and_wipes_the_token)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator cannot be put behind this file's");
+#endif
+	static srv_games t;
+	static const uint8_t lineup[3] = {2, 0, 0};
+	char dir[256], name[64];
+	const char *want[3] = {"end A 0 win\n", "end B 0 win\n", "end - 0 gone\n"};
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(srv_games_init(&t, 7, 60000, dir), 0);
+	for (int k = 0; k < 3; k++) {
+		srv_game *g = srv_game_start(&t, lineup, 0);
+		cr_assert_not_null(g);
+		g->g.winner = k < 2 ? k : -1;
+		watch_free = g;
+		memset(freed_token, 'x', sizeof freed_token);
+		srv_game_end(&t, g, "gone");
+		watch_free = NULL;
+		for (size_t i = 0; i < sizeof freed_token; i++)
+			cr_assert_eq(freed_token[i], 0, "game %d: token byte %zu left in freed memory", k, i);
+		snprintf(name, sizeof name, "game-%016x-%06d.txt", 7, k);
+		const char *text = test_read_file(dir, name);
+		const char *end = strstr(text, "\nend ");
+		cr_assert_not_null(end, "%s", text);
+		cr_assert_str_eq(end + 1, want[k]);
+	}
+	srv_games_free(&t, "test");
 }

@@ -186,7 +186,9 @@ static int new_ids(srv_games *t, srv_game *g)
 		hex_encode(raw, 32, g->token + 1);
 		memcpy(&g->spec_id, raw + 32, 8);
 	} while (srv_game_by_token(t, g->token) || srv_game_by_spec(t, g->spec_id));
-	memset(raw, 0, sizeof raw);
+	/* explicit_bzero: a memset before the array goes out of scope is a
+	 * dead store the compiler may drop, and did */
+	explicit_bzero(raw, sizeof raw);
 	return 0;
 }
 
@@ -283,7 +285,7 @@ void srv_game_end(srv_games *t, srv_game *g, const char *reason)
 	unlink_hashes(t, g);
 	lru_unlink(t, g);
 	t->count--;
-	memset(g->token, 0, sizeof g->token);
+	explicit_bzero(g->token, sizeof g->token); /* not a memset: it would be dropped */
 	free(g->rolls);
 	free(g);
 }

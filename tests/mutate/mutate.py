@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -165,8 +166,10 @@ class Mutant:
         n_after = len(b_lines) - len(a_lines)
         last_a = first + self.old.count("\n")
         last_b = last_a + n_after
+        # a real hunk without context (patch -p1, git apply --unidiff-zero)
         out = ["--- a/%s" % self.path, "+++ b/%s" % self.path,
-               "@@ line %d @@" % self.lineno]
+               "@@ -%d,%d +%d,%d @@" % (self.lineno, last_a - first + 1,
+                                       self.lineno, last_b - first + 1)]
         out += ["-" + l for l in a_lines[first:last_a + 1]]
         out += ["+" + l for l in b_lines[first:last_b + 1]]
         return "\n".join(out)
@@ -235,7 +238,9 @@ def mutants_of(path, src):
             if end is None:
                 continue
             s_end = toks[end][3]
-            if end > i + 1 and toks[i + 1][1] != "0":
+            # `return 0` for `return NULL` is the same statement
+            null = end == i + 2 and toks[i + 1][1] == "NULL"
+            if end > i + 1 and toks[i + 1][1] != "0" and not null:
                 muts.append(Mutant(path, src, s, s_end, "return 0;", "return 0"))
             muts.append(Mutant(path, src, s, s_end, ";", "drop return"))
         elif kind == "id" and text not in NOT_STATEMENT_START and i > 0 \
@@ -460,7 +465,9 @@ class Scratch:
 # ---- the campaign ------------------------------------------------------------
 
 def select_mutants(root, args, equivalent):
-    by_folder = {}
+    """Per folder (live sample, listed equivalents, mutants matched), and
+    how many mutants --only and --match select in all."""
+    by_folder, matched = {}, 0
     for folder in args.folders:
         # the folder and its program subfolders (bot/relay, judge/server, ...)
         files = sorted(os.path.relpath(os.path.join(d, p), root)
@@ -475,10 +482,12 @@ def select_mutants(root, args, equivalent):
             file_muts = mutants_of(rel, src)
             number_keys(file_muts)
             muts += file_muts
+        # the equivalent column counts the folder's (or --only's files')
+        # listed mutants whatever --match picks
+        eqs = [m for m in muts if m.key in equivalent]
         if args.match:
             muts = [m for m in muts if any(t in m.key for t in args.match)]
         live = [m for m in muts if m.key not in equivalent]
-        eqs = [m for m in muts if m.key in equivalent]
         if args.mutants and len(live) > args.mutants:
             # each mutant's place in the sample depends on the seed and its
             # key alone, so listing an equivalent mutant or editing another
@@ -487,7 +496,8 @@ def select_mutants(root, args, equivalent):
                 return hashlib.sha256(("%d:%s" % (args.seed, m.key)).encode()).digest()
             live = sorted(sorted(live, key=rank)[:args.mutants], key=lambda m: (m.path, m.start))
         by_folder[folder] = (live, eqs, len(muts))
-    return by_folder
+        matched += len(muts)
+    return by_folder, matched
 
 
 def try_mutant(scratch, m, stages):
@@ -551,9 +561,13 @@ class UnmutatedFailure(Exception):
 
 def campaign(args):
     root = os.path.abspath(args.root)
+    if not all(os.path.isdir(os.path.join(root, f)) for f in FOLDERS + ["tests/mutate"]):
+        log("mutate: --root %s: not this project's folder (expected %s and tests/mutate in it)"
+            % (args.root, ", ".join(f + "/" for f in FOLDERS)))
+        return 2
     equivalent = read_equivalent(os.path.join(root, "tests/mutate/equivalent.txt"))
-    by_folder = select_mutants(root, args, equivalent)
-    if not any(live or eqs for live, eqs, _ in by_folder.values()):
+    by_folder, matched = select_mutants(root, args, equivalent)
+    if not matched:
         log("mutate: no mutant of %s matches%s%s" % (
             ",".join(args.folders),
             "".join(" --only %s" % o for o in args.only),
@@ -611,8 +625,8 @@ def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
             log("mutate: %s: %s" % (folder, e))
             results["folders"][folder] = {"error": str(e).splitlines()[0]}
             continue
-        log("== %s: %d mutants of %d (%d equivalent), unmutated %s"
-            % (folder, len(live), total, len(eqs), ", ".join(
+        log("== %s: %d of %d mutant%s (%d listed equivalent), unmutated %s"
+            % (folder, len(live), total, "" if total == 1 else "s", len(eqs), ", ".join(
                 "%s %.1f s (timeout %.0f s)" % (st[0], st[2], st[1]) for st in stages)))
         results["folders"][folder] = {"stages": [
             {"tests": st[0], "unmutated_s": round(st[2], 2), "timeout_s": round(st[1], 1)}
@@ -627,6 +641,7 @@ def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
             if status == "survived":
                 with open(os.path.join(root, m.path)) as f:
                     rec["diff"] = m.diff(f.read())
+                rec["rerun"] = rerun_command(rec)
             if status == "killed":
                 rec["by"] = first_failure(out)
             if status == "not compiled":
@@ -698,13 +713,20 @@ def report(results, args):
     if survivors:
         text += ["", "Survivors (a test should fail; or list the key in tests/mutate/equivalent.txt):"]
         for r in survivors:
-            text += ["", r["key"], r["diff"]]
+            text += ["", r["key"], r["diff"], "re-run: " + r["rerun"]]
     print("\n".join(text))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
         log("mutate: JSON in %s" % args.json)
+
+
+def rerun_command(rec):
+    """The command that runs this mutant alone, quoted for a POSIX shell
+    (keys hold backquotes and quotes)."""
+    return " ".join(["python3 tests/mutate/mutate.py --jobs 1 --only", shlex.quote(rec["file"]),
+                     "--match", shlex.quote(rec["key"]), "--mutants 0"])
 
 
 def at_least(low, kind, what):

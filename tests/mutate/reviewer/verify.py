@@ -3,6 +3,12 @@
 usage: reviewer-verify.py BUGS TREE"""
 import importlib.util, os, re, sys
 
+USAGE = ("usage: verify.py BUGS TREE\n"
+         "  BUGS: a bugs file (tests/mutate/reviewer/bugs.txt)\n"
+         "  TREE: a checkout of this project (its tests/mutate/mutate.py makes the mutants)\n"
+         "A bug equals a mutant when the source they make is the same text, whitespace\n"
+         "collapsed: the same bug written another way (if (x) for if (!!x)) does not match.")
+
 def read_bugs(path):
     bugs = []
     for block in open(path).read().split("\n\n"):
@@ -28,10 +34,11 @@ def apply_bug(src, b):
     return "\n".join(out), n
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
-        sys.exit("usage: verify.py BUGS TREE\n"
-                 "  BUGS: a bugs file (tests/mutate/reviewer/bugs.txt)\n"
-                 "  TREE: a checkout of this project (its tests/mutate/mutate.py makes the mutants)")
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(USAGE)
+        sys.exit(0)
+    if len(sys.argv) != 3:
+        sys.exit(USAGE)
     bugs_path, tree = sys.argv[1], sys.argv[2]
     if not os.path.isfile(tree + "/tests/mutate/mutate.py"):
         sys.exit("verify.py: %s is not a checkout of this project (no tests/mutate/mutate.py)" % tree)
