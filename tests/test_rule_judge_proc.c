@@ -397,6 +397,39 @@ Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
 	kj_proc_finish(&p, 0);
 }
 
+/* A full input buffer (KJ_INBUF bytes unparsed) is the caller's to parse
+ * or reject: kj_proc_pump returns 1 at once, without a poll (the bot's
+ * further output, which cannot be read until the caller consumes, would
+ * wake every poll at once), and the rest arrives whole once the caller
+ * consumed. */
+Test(judge_rules, proc_pump_with_a_full_input_buffer_returns_at_once, .timeout = 60)
+{
+	const size_t total = KJ_INBUF + 900;
+	char script[128];
+	kj_bot b;
+	kj_proc p;
+
+	snprintf(script, sizeof script, "head -c %zu /dev/zero | tr '\\0' x; echo; read x", total);
+	sh_bot(&b, script, NULL);
+	start(&p, &b, &unconfined);
+	while (p.ilen < KJ_INBUF)
+		cr_assert_eq(kj_proc_pump(&p, 30000), 1, "the bot's output ended at %zu bytes", p.ilen);
+	cr_assert_eq(p.ilen, KJ_INBUF);
+	unsigned long before = test_poll_calls;
+	cr_assert_eq(kj_proc_pump(&p, 100), 1, "a full buffer is input for the caller");
+	cr_assert_eq(test_poll_calls, before, "%lu polls with the buffer full", test_poll_calls - before);
+	cr_assert_eq(p.ilen, KJ_INBUF);
+	kj_proc_consume(&p, KJ_INBUF);
+	while (!memchr(p.ibuf, '\n', p.ilen))
+		cr_assert_eq(kj_proc_pump(&p, 30000), 1, "the rest did not arrive");
+	cr_assert_eq(p.ilen, total - KJ_INBUF + 1, "%zu bytes after the first %d", p.ilen, KJ_INBUF);
+	for (size_t i = 0; i + 1 < p.ilen; i++)
+		cr_assert_eq(p.ibuf[i], 'x', "byte %zu", KJ_INBUF + i);
+	go_on(&p);
+	kj_proc_finish(&p, 5000);
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "status %d", p.status);
+}
+
 /* A line the bot writes to stderr is echoed while the judge waits on the
  * bot's stdout: the pump wakes for it.  The echo goes to a FIFO that the
  * bot reads before it answers, so it answers only once its line was
