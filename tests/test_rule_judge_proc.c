@@ -790,3 +790,17 @@ Test(judge_rules, proc_reap_counts_a_bot_that_ends_between_two_looks, .timeout =
 	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "status %d", p.status);
 	expect_between(written, 100 * KIB, "at the reap");
 }
+
+/* kj_proc_counters for no bots succeeds (nothing to count is no error)
+ * and hands out nothing; for one bot, a counter at 0. */
+Test(judge_rules, proc_counters_for_no_bots_succeed)
+{
+	static kj_bot b;
+
+	errno = 0;
+	cr_assert_eq(kj_proc_counters(&b, 0), 0, "%s", strerror(errno));
+	cr_assert_null(b.written);
+	cr_assert_eq(kj_proc_counters(&b, 1), 0, "%s", strerror(errno));
+	cr_assert_not_null(b.written);
+	cr_assert_eq(*b.written, 0);
+}
