@@ -366,6 +366,7 @@ static check rules[] = {
 	{"execute a file of its folder", t_exec, "./run.sh", 0},
 	/* outside its folder */
 	{"read the sibling's file", t_read, NULL, EACCES},
+	{"truncate the sibling's file", t_truncate, NULL, EACCES},
 	{"create a file beside it", t_create, NULL, EACCES},
 	{"list the folder above", t_list, "..", EACCES},
 	{"read the command file", t_read, NULL, 0},
@@ -615,7 +616,8 @@ static void outside_paths(void)
 	for (size_t i = 0; i < NRULES; i++) {
 		if (rules[i].arg)
 			continue;
-		if (rules[i].try == t_read && strstr(rules[i].what, "sibling"))
+		if ((rules[i].try == t_read || rules[i].try == t_truncate) &&
+		    strstr(rules[i].what, "sibling"))
 			rules[i].arg = sib_file;
 		else if (rules[i].try == t_create)
 			rules[i].arg = sib_new;
