@@ -650,7 +650,7 @@ Test(judge_rules, proc_start_names_a_folder_that_cannot_be_entered, .timeout = 3
 	kj_proc_finish(&p, 5000);
 
 	sh_bot(&b, "exit 0", NULL);
-	snprintf(b.cmd, sizeof b.cmd, "%s/none", b.dir);
+	snprintf(b.cmd, sizeof b.cmd, "./none"); /* in the bot's folder: not there */
 	start(&p, &b, &unconfined);
 	cr_assert_eq(p.exec_errno, ENOENT, "%s", strerror(p.exec_errno));
 	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "execvp");
