@@ -504,6 +504,21 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 	fclose(p.echo);
 }
 
+/* Start bot, which writes "ready" and waits: kj_proc_kill_all must kill
+ * and reap it. */
+static void kill_all_stops(const kj_bot *bot)
+{
+	kj_proc p;
+
+	start(&p, bot, &unconfined);
+	pid_t pid = p.pid;
+	expect_line(&p, "ready");
+	kj_proc_kill_all();
+	errno = 0;
+	cr_assert_eq(kill(pid, 0), -1, "the running bot was killed and reaped");
+	cr_assert_eq(errno, ESRCH);
+}
+
 /* Every bot finished is forgotten by kj_proc_kill_all, also one that
  * someone else reaped (here the kernel: SIGCHLD ignored) or one killed
  * at the end of its grace: after more
@@ -527,13 +542,7 @@ Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60
 			cr_assert_eq(p.pid, 0);
 		}
 	}
-	start(&p, &slow, &unconfined);
-	pid_t pid = p.pid;
-	expect_line(&p, "ready");
-	kj_proc_kill_all();
-	errno = 0;
-	cr_assert_eq(kill(pid, 0), -1, "the bot was killed and reaped");
-	cr_assert_eq(errno, ESRCH);
+	kill_all_stops(&slow);
 }
 
 /* "status: wait status once reaped, -1 before" (proc.h): -1 while the bot
@@ -614,7 +623,7 @@ static void fifo_say(const char *path, const char *text)
 Test(judge_rules, proc_kill_all_passes_a_bot_already_reaped, .timeout = 30)
 {
 	kj_bot gone, slow;
-	kj_proc p, q;
+	kj_proc p;
 	int st;
 
 	sh_bot(&gone, "echo ready; read x; exit 3", NULL);
@@ -624,13 +633,7 @@ Test(judge_rules, proc_kill_all_passes_a_bot_already_reaped, .timeout = 30)
 	go_on(&p);
 	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
 	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
-	start(&q, &slow, &unconfined);
-	pid_t pid = q.pid;
-	expect_line(&q, "ready");
-	kj_proc_kill_all();
-	errno = 0;
-	cr_assert_eq(kill(pid, 0), -1, "the running bot was killed and reaped");
-	cr_assert_eq(errno, ESRCH);
+	kill_all_stops(&slow);
 }
 
 /* A bot whose folder cannot be entered starts (proc.h: not a failure of
@@ -657,6 +660,16 @@ Test(judge_rules, proc_start_names_a_folder_that_cannot_be_entered, .timeout = 3
 	kj_proc_finish(&p, 5000);
 }
 
+/* A confined bot with a write counter, running script, once it has
+ * written its first line, line. */
+static void start_writer(kj_proc *p, kj_bot *b, const char *script, uint64_t *written,
+			 const char *line)
+{
+	sh_bot(b, script, written);
+	start(p, b, &confined_1mb);
+	expect_line(p, line);
+}
+
 /* The write count is read through whatever descriptor the kernel gives,
  * 0 too (this process's stdin closed after the sandbox was set up), and
  * that descriptor is closed again. */
@@ -666,9 +679,7 @@ Test(judge_rules, proc_charge_reads_through_descriptor_0, .timeout = 60)
 	kj_bot b;
 	kj_proc p;
 
-	sh_bot(&b, "head -c 102400 /dev/zero > a && echo one && read x", &written);
-	start(&p, &b, &confined_1mb);
-	expect_line(&p, "one");
+	start_writer(&p, &b, "head -c 102400 /dev/zero > a && echo one && read x", &written, "one");
 	cr_assert_eq(close(0), 0);
 	cr_assert_eq(kj_proc_charge(&p), 0);
 	expect_between(written, 100 * KIB, "counted through descriptor 0");
@@ -777,9 +788,7 @@ Test(judge_rules, proc_reap_counts_a_bot_that_ends_between_two_looks, .timeout =
 	kj_bot b;
 	kj_proc p;
 
-	sh_bot(&b, "head -c 102400 /dev/zero > a && echo done && read x", &written);
-	start(&p, &b, &confined_1mb);
-	expect_line(&p, "done");
+	start_writer(&p, &b, "head -c 102400 /dev/zero > a && echo done && read x", &written, "done");
 	go_on(&p);
 	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
 	memset(&si, 0, sizeof si);
