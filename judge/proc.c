@@ -214,10 +214,15 @@ static pid_t reap_counted(pid_t pid, int *st, int options, uint64_t *bytes)
 
 	*bytes = 0;
 	memset(&si, 0, sizeof si);
-	/* still running (WNOHANG): no need to read our count */
-	if ((options & WNOHANG) &&
-	    (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0))
-		return waitpid(pid, st, options);
+	/* still running (WNOHANG): no need to read our count.  One that ends
+	 * after this look is left for the next call, which counts it (a
+	 * waitpid here would reap it uncounted). */
+	if (options & WNOHANG) {
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+			return -1;
+		if (si.si_pid == 0)
+			return 0;
+	}
 	before = io_written(0);
 	r = waitpid(pid, st, options);
 	after = r > 0 ? io_written(0) : before;

@@ -6,6 +6,7 @@
  * each step, so the test waits on their lines, never on the clock.
  * Suite judge_rules. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -397,6 +398,39 @@ Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
 	kj_proc_finish(&p, 0);
 }
 
+/* A full input buffer (KJ_INBUF bytes unparsed) is the caller's to parse
+ * or reject: kj_proc_pump returns 1 at once, without a poll (the bot's
+ * further output, which cannot be read until the caller consumes, would
+ * wake every poll at once), and the rest arrives whole once the caller
+ * consumed. */
+Test(judge_rules, proc_pump_with_a_full_input_buffer_returns_at_once, .timeout = 60)
+{
+	const size_t total = KJ_INBUF + 900;
+	char script[128];
+	kj_bot b;
+	kj_proc p;
+
+	snprintf(script, sizeof script, "head -c %zu /dev/zero | tr '\\0' x; echo; read x", total);
+	sh_bot(&b, script, NULL);
+	start(&p, &b, &unconfined);
+	while (p.ilen < KJ_INBUF)
+		cr_assert_eq(kj_proc_pump(&p, 30000), 1, "the bot's output ended at %zu bytes", p.ilen);
+	cr_assert_eq(p.ilen, KJ_INBUF);
+	unsigned long before = test_poll_calls;
+	cr_assert_eq(kj_proc_pump(&p, 100), 1, "a full buffer is input for the caller");
+	cr_assert_eq(test_poll_calls, before, "%lu polls with the buffer full", test_poll_calls - before);
+	cr_assert_eq(p.ilen, KJ_INBUF);
+	kj_proc_consume(&p, KJ_INBUF);
+	while (!memchr(p.ibuf, '\n', p.ilen))
+		cr_assert_eq(kj_proc_pump(&p, 30000), 1, "the rest did not arrive");
+	cr_assert_eq(p.ilen, total - KJ_INBUF + 1, "%zu bytes after the first %d", p.ilen, KJ_INBUF);
+	for (size_t i = 0; i + 1 < p.ilen; i++)
+		cr_assert_eq(p.ibuf[i], 'x', "byte %zu", KJ_INBUF + i);
+	go_on(&p);
+	kj_proc_finish(&p, 5000);
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "status %d", p.status);
+}
+
 /* A line the bot writes to stderr is echoed while the judge waits on the
  * bot's stdout: the pump wakes for it.  The echo goes to a FIFO that the
  * bot reads before it answers, so it answers only once its line was
@@ -470,6 +504,21 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 	fclose(p.echo);
 }
 
+/* Start bot, which writes "ready" and waits: kj_proc_kill_all must kill
+ * and reap it. */
+static void kill_all_stops(const kj_bot *bot)
+{
+	kj_proc p;
+
+	start(&p, bot, &unconfined);
+	pid_t pid = p.pid;
+	expect_line(&p, "ready");
+	kj_proc_kill_all();
+	errno = 0;
+	cr_assert_eq(kill(pid, 0), -1, "the running bot was killed and reaped");
+	cr_assert_eq(errno, ESRCH);
+}
+
 /* Every bot finished is forgotten by kj_proc_kill_all, also one that
  * someone else reaped (here the kernel: SIGCHLD ignored) or one killed
  * at the end of its grace: after more
@@ -493,13 +542,7 @@ Test(judge_rules, proc_kill_all_reaches_a_bot_after_many_finished, .timeout = 60
 			cr_assert_eq(p.pid, 0);
 		}
 	}
-	start(&p, &slow, &unconfined);
-	pid_t pid = p.pid;
-	expect_line(&p, "ready");
-	kj_proc_kill_all();
-	errno = 0;
-	cr_assert_eq(kill(pid, 0), -1, "the bot was killed and reaped");
-	cr_assert_eq(errno, ESRCH);
+	kill_all_stops(&slow);
 }
 
 /* "status: wait status once reaped, -1 before" (proc.h): -1 while the bot
@@ -560,4 +603,213 @@ Test(judge_rules, proc_finish_twice_leaves_a_reused_descriptor_alone, .timeout =
 	kj_proc_finish(&p, 0);
 	cr_assert_neq(fcntl(e, F_GETFD), -1, "descriptor %d (not the bot's) was closed", e);
 	close(e), close(other), close(held);
+}
+
+/* What a fifo's writer says: path opened for writing (this waits for its
+ * reader, the bot), text written, closed. */
+static void fifo_say(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fputs(text, f);
+	cr_assert_eq(fclose(f), 0);
+}
+
+/* A stop signal between a bot's reap and its being forgotten (the judge's
+ * handler runs kj_proc_kill_all) meets a bot that is gone: here one the
+ * test reaped.  kj_proc_kill_all passes over it and still kills and reaps
+ * the bot that runs. */
+Test(judge_rules, proc_kill_all_passes_a_bot_already_reaped, .timeout = 30)
+{
+	kj_bot gone, slow;
+	kj_proc p;
+	int st;
+
+	sh_bot(&gone, "echo ready; read x; exit 3", NULL);
+	sh_bot(&slow, "echo ready; read x", NULL);
+	start(&p, &gone, &unconfined);
+	expect_line(&p, "ready");
+	go_on(&p);
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
+	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
+	kill_all_stops(&slow);
+}
+
+/* A bot whose folder cannot be entered starts (proc.h: not a failure of
+ * the start), and exec_errno and exec_step say why: chdir, the system's
+ * error; a command that is not there: execvp. */
+Test(judge_rules, proc_start_names_a_folder_that_cannot_be_entered, .timeout = 30)
+{
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "exit 0", NULL);
+	strcat(b.dir, "/none");
+	start(&p, &b, &unconfined);
+	cr_assert_gt(p.pid, 0);
+	cr_assert_eq(p.exec_errno, ENOENT, "%s", strerror(p.exec_errno));
+	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "chdir");
+	kj_proc_finish(&p, 5000);
+
+	sh_bot(&b, "exit 0", NULL);
+	snprintf(b.cmd, sizeof b.cmd, "./none"); /* in the bot's folder: not there */
+	start(&p, &b, &unconfined);
+	cr_assert_eq(p.exec_errno, ENOENT, "%s", strerror(p.exec_errno));
+	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "execvp");
+	kj_proc_finish(&p, 5000);
+}
+
+/* A confined bot with a write counter, running script, once it has
+ * written its first line, line. */
+static void start_writer(kj_proc *p, kj_bot *b, const char *script, uint64_t *written,
+			 const char *line)
+{
+	sh_bot(b, script, written);
+	start(p, b, &confined_1mb);
+	expect_line(p, line);
+}
+
+/* The write count is read through whatever descriptor the kernel gives,
+ * 0 too (this process's stdin closed after the sandbox was set up), and
+ * that descriptor is closed again. */
+Test(judge_rules, proc_charge_reads_through_descriptor_0, .timeout = 60)
+{
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p;
+
+	start_writer(&p, &b, "head -c 102400 /dev/zero > a && echo one && read x", &written, "one");
+	cr_assert_eq(close(0), 0);
+	cr_assert_eq(kj_proc_charge(&p), 0);
+	expect_between(written, 100 * KIB, "counted through descriptor 0");
+	cr_assert_eq(fcntl(0, F_GETFD), -1, "descriptor 0 left open");
+	go_on(&p);
+	kj_proc_finish(&p, 5000);
+}
+
+/* Once the bot's output has ended, kj_proc_pump returns -1 at once and
+ * writes nothing more: what the bot left unread stays in olen (match.c
+ * reads it after that -1 for the unread verdict), even when the bot has
+ * closed its stdin since. */
+Test(judge_rules, proc_pump_after_the_end_of_output_writes_nothing, .timeout = 60)
+{
+	static char big[200000];
+	char go[600], done[600], line[32];
+	kj_bot b;
+	kj_proc p;
+	int r;
+
+	signal(SIGPIPE, SIG_IGN); /* as the judge (main.c) */
+	/* head reads the fifo, not `read x < go`: with its stdout closed,
+	 * dash lost its stdin redirecting the builtin's */
+	sh_bot(&b, "echo ready; head -n 1 go > /dev/null; echo last; exec 1>&-; "
+	       "head -n 1 go > /dev/null; exec 0<&-; "
+	       "echo closed > done; exec sleep 30", NULL);
+	snprintf(go, sizeof go, "%s/go", b.dir);
+	snprintf(done, sizeof done, "%s/done", b.dir);
+	cr_assert(mkfifo(go, 0600) == 0 && mkfifo(done, 0600) == 0);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	cr_assert_eq(kj_proc_send(&p, big, sizeof big), 0);
+	cr_assert_eq(kj_proc_pump(&p, 0), 0);
+	fifo_say(go, "go\n");
+	while ((r = kj_proc_pump(&p, 30000)) == 1)
+		;
+	cr_assert_eq(r, -1, "the end of the bot's output");
+	expect_line(&p, "last");
+	size_t unread = p.olen;
+	cr_assert_gt(unread, 0, "the bot reads nothing");
+	fifo_say(go, "go\n");
+	FILE *f = fopen(done, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(line, sizeof line, f));
+	fclose(f);
+	cr_assert_str_eq(line, "closed\n", "the bot's stdin is closed now");
+	cr_assert_eq(kj_proc_pump(&p, 0), -1);
+	cr_assert_eq(p.olen, unread, "what the bot left unread was dropped");
+	cr_assert_geq(p.in, 0, "written to after the end of output");
+	kj_proc_finish(&p, 0);
+}
+
+/* What the bot writes to stderr after the judge last waited on it (here
+ * on its way out, once its stdin is closed) is echoed when it is
+ * finished (proc.h). */
+Test(judge_rules, proc_finish_echoes_the_bots_last_stderr_lines, .timeout = 60)
+{
+	char text[64] = "";
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ready; read x; echo bye >&2; printf gone >&2", NULL);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
+		     err.msg);
+	p.echo = tmpfile();
+	cr_assert_not_null(p.echo);
+	p.tag = 'D';
+	expect_line(&p, "ready");
+	kj_proc_finish(&p, 5000);
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "status %d", p.status);
+	rewind(p.echo);
+	size_t n = fread(text, 1, sizeof text - 1, p.echo);
+	text[n] = '\0';
+	cr_assert_str_eq(text, "D! bye\nD! gone\n");
+	fclose(p.echo);
+}
+
+/* A test double for a bot that ends between two looks of reap_counted
+ * (a peek that finds it running, then a waitpid): while
+ * waitid_hide_exit is above 0, a peek at one process (P_PID, WNOHANG and
+ * WNOWAIT) finds it running and counts down. */
+static int waitid_hide_exit;
+
+int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	static int (*libc_waitid)(idtype_t, id_t, siginfo_t *, int);
+
+	if (waitid_hide_exit > 0 && idtype == P_PID && (options & WNOHANG) && (options & WNOWAIT)) {
+		waitid_hide_exit--;
+		memset(info, 0, sizeof *info);
+		return 0;
+	}
+	if (!libc_waitid)
+		*(void **)&libc_waitid = dlsym(RTLD_NEXT, "waitid");
+	return libc_waitid(idtype, id, info, options);
+}
+
+/* A counted bot that ends just after the judge looked and found it
+ * running is reaped with its writes counted (a reap without them would
+ * lose what it wrote since its last charge). */
+Test(judge_rules, proc_reap_counts_a_bot_that_ends_between_two_looks, .timeout = 60)
+{
+	uint64_t written = 0;
+	siginfo_t si;
+	kj_bot b;
+	kj_proc p;
+
+	start_writer(&p, &b, "head -c 102400 /dev/zero > a && echo done && read x", &written, "done");
+	go_on(&p);
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
+	memset(&si, 0, sizeof si);
+	cr_assert_eq(waitid(P_PID, (id_t)p.pid, &si, WEXITED | WNOWAIT), 0, "%s", strerror(errno));
+	waitid_hide_exit = 1;
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(waitid_hide_exit, 0, "the finish did not peek");
+	cr_assert(WIFEXITED(p.status) && WEXITSTATUS(p.status) == 0, "status %d", p.status);
+	expect_between(written, 100 * KIB, "at the reap");
+}
+
+/* kj_proc_counters for no bots succeeds (nothing to count is no error)
+ * and hands out nothing; for one bot, a counter at 0. */
+Test(judge_rules, proc_counters_for_no_bots_succeed)
+{
+	static kj_bot b;
+
+	errno = 0;
+	cr_assert_eq(kj_proc_counters(&b, 0), 0, "%s", strerror(errno));
+	cr_assert_null(b.written);
+	cr_assert_eq(kj_proc_counters(&b, 1), 0, "%s", strerror(errno));
+	cr_assert_not_null(b.written);
+	cr_assert_eq(*b.written, 0);
 }
