@@ -355,6 +355,37 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	live_stop(&s);
 }
 
+/* A game's stream is /events/ID (docs/live.md): a path that only begins
+ * with "/events", with a running game's id after another character or
+ * nothing after it, is not a stream but not found. */
+Test(live, events_path_needs_its_slash, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64];
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/events-%s", id);
+	const char *paths[] = {path, "/events"};
+	for (int i = 0; i < 2; i++) {
+		char line[256];
+		test_reader r;
+		int fd = http_open(s.http, "GET", paths[i]);
+		/* line by line: a stream served by mistake would never end */
+		test_reader_init(&r, fd);
+		cr_assert_gt(test_getline(&r, line, sizeof line, WAIT_MS), 0, "%s", paths[i]);
+		cr_assert(strstr(line, " 404 "), "%s: %s", paths[i], line);
+		while (test_getline(&r, line, sizeof line, WAIT_MS) > 1)
+			; /* the headers, up to the empty line */
+		cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), 16, "%s", paths[i]);
+		cr_assert_str_eq(line, "not found: try /", "%s", paths[i]);
+		close(fd);
+	}
+	held_finish(&h, &s);
+}
+
 /* The page needs a fresh nonce for its script and styles (16 bytes from
  * the operating system): without randomness it is not served with a made
  * up one but refused, "500 no memory or randomness" (the server, given
