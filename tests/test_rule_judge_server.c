@@ -321,6 +321,43 @@ Test(judge_rules, address_table_grows_with_shared_buckets)
 	srv_limits_free(&l);
 }
 
+/* Every connection looks its address up, so an address is found in a
+ * short chain, also among many of one network (a block of IPv4
+ * addresses, /64s of one IPv6 prefix): 1000 of them in the table's 1024
+ * buckets leave no chain longer than 12 (a uniform hash makes a longer
+ * one about once in 2*10^7 tables; a hash that loses the address's bytes
+ * puts all 1000 in one). */
+Test(judge_rules, addresses_spread_over_the_buckets)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	srv_limits_defaults(&o);
+	for (int family = 0; family < 2; family++) {
+		int longest = 0;
+		limits(&l, &o);
+		for (uint32_t i = 0; i < 1000; i++) {
+			struct sockaddr_in a4 = {.sin_family = AF_INET,
+						 .sin_addr.s_addr = htonl(0x0a000000u + i)};
+			struct sockaddr_in6 a6 = v6("2001:db8::1");
+			a6.sin6_addr.s6_addr[6] = (uint8_t)(i >> 8);
+			a6.sin6_addr.s6_addr[7] = (uint8_t)i;
+			cr_assert_not_null(srv_addr_get(&l, family ? SA(a6) : SA(a4), 0));
+		}
+		cr_assert_eq(l.count, 1000);
+		cr_assert_eq(l.nbuckets, 1024);
+		for (size_t b = 0; b < l.nbuckets; b++) {
+			int chain = 0;
+			for (srv_addr *a = l.buckets[b]; a; a = a->next)
+				chain++;
+			longest = chain > longest ? chain : longest;
+		}
+		cr_assert_leq(longest, 12, "%s: a chain of %d addresses", family ? "IPv6" : "IPv4",
+			      longest);
+		srv_limits_free(&l);
+	}
+}
+
 Test(judge_rules, trusted_addresses)
 {
 	srv_limits_opts o;
