@@ -21,10 +21,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
@@ -139,6 +141,65 @@ struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t blo
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_callback");
 	return real(size, block_size, crc, crc_cls, crfc);
+}
+
+/* The live pages' streams as libmicrohttpd sees them: a connection may
+ * be resumed only while it is suspended ("calling this function on a
+ * connection that was not previously suspended will result in undefined
+ * behavior", microhttpd.h), so a server child of this file that resumes
+ * another one says so and stops with exit status 3 (stop_server).  The
+ * list is shared with the test (mapped before the fork, start_runs), which
+ * can so wait for a stream to sleep; other processes do not keep it. */
+enum { SUSPENDED_MAX = 256 };
+static struct MHD_Connection *volatile *suspended;
+
+void MHD_suspend_connection(struct MHD_Connection *c)
+{
+	static void (*real)(struct MHD_Connection *);
+	int i = 0;
+
+	while (suspended && i < SUSPENDED_MAX && suspended[i])
+		i++;
+	if (suspended && i == SUSPENDED_MAX)
+		abort(); /* more streams than any test opens */
+	if (suspended)
+		suspended[i] = c;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_suspend_connection");
+	real(c);
+}
+
+void MHD_resume_connection(struct MHD_Connection *c)
+{
+	static void (*real)(struct MHD_Connection *);
+	int i = 0;
+
+	while (suspended && i < SUSPENDED_MAX && suspended[i] != c)
+		i++;
+	if (suspended && i == SUSPENDED_MAX) {
+		fprintf(stderr, "server child: a connection resumed that is not suspended\n");
+		_exit(3);
+	}
+	if (suspended)
+		suspended[i] = NULL;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_resume_connection");
+	real(c);
+}
+
+/* Wait until a stream of the server child sleeps (is suspended). */
+static void wait_stream_asleep(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		for (int i = 0; i < SUSPENDED_MAX; i++)
+			if (suspended[i])
+				return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "no stream sleeps");
+	}
 }
 
 /* For test_rule_judge_server.c. */
@@ -317,6 +378,9 @@ static pid_t start_runs(int *port, int runs)
 	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
+	suspended = mmap(NULL, SUSPENDED_MAX * sizeof *suspended, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq((void *)suspended, MAP_FAILED);
 	*port = test_free_port();
 	pid_t kid = fork();
 	cr_assert_geq(kid, 0);
@@ -377,6 +441,8 @@ static void stop_server(pid_t kid)
 	cr_assert_eq(kill(kid, SIGTERM), 0);
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 2, "the server's run kept memory");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 3,
+		  "the server resumed a stream that was not suspended");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server's run failed (%d)", st);
 	close(announced.fd);
 }
@@ -511,6 +577,64 @@ Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 		test_conn_close(w);
 		test_conn_close(page);
 	}
+}
+
+/* The last line of an answer read by ask. */
+static const char *last_line(const char *got)
+{
+	const char *nl = strrchr(got, '\n');
+
+	return nl ? nl + 1 : got;
+}
+
+/* A page's stream is resumed once for each time it slept (see
+ * MHD_resume_connection above), also when its game moves more than once
+ * before the stream writes again: the winning move moves the game and
+ * ends it in one turn.  The page is told the end and its winner. */
+Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
+{
+	static char got[65536];
+	char line[256], request[80], move[80], token[KB_TOKEN_LEN + 1], want[32];
+	int port;
+
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	do /* a game that waits for A's decision */
+		cr_assert_geq(ask(c, "v001222\n", got, sizeof got), 2);
+	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
+	snprintf(token, sizeof token, "%.65s", got);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
+	while (strcmp(line, "data: </svg>") != 0);
+	wait_stream_asleep(); /* until the game moves */
+	/* each decision: the pieces in order until one is legal (an illegal
+	 * one is answered with the same decision line) */
+	for (int moves = 0; strncmp(last_line(got), "Voittaja: ", 10) != 0; moves++) {
+		char before[128];
+		cr_assert_lt(moves, 4000);
+		snprintf(before, sizeof before, "%.127s", last_line(got));
+		for (int idx = 0; idx < 4; idx++) {
+			snprintf(move, sizeof move, "%s%d\n", token, idx);
+			cr_assert_geq(ask(c, move, got, sizeof got), 1);
+			if (strcmp(last_line(got), before) != 0)
+				break;
+		}
+	}
+	snprintf(want, sizeof want, "data: winner %c", last_line(got)[10]);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
+	while (strcmp(line, "event: end") != 0);
+	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
+	cr_assert_str_eq(line, want);
+	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
 }
 
 /* A live event stream whose response libmicrohttpd cannot make (out of
