@@ -8,7 +8,11 @@
  * this file puts its own calloc and realloc in front of the C library's
  * (for the whole test binary: with nothing armed they only hand the call
  * on).  Under ASan they are left out, since ASan's allocator must see
- * every block, and the tests skip. */
+ * every block, and the tests skip.  Other stand-ins here inject what the
+ * real programs cannot be made to do (a full epoll set, small send
+ * buffers, libmicrohttpd out of memory), or let a test see into the
+ * server child it forked: the streams it suspends, a clock the test sets,
+ * its memory in use. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,27 +147,36 @@ struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t blo
 	return real(size, block_size, crc, crc_cls, crfc);
 }
 
-/* The live pages' streams as libmicrohttpd sees them: a connection may
- * be resumed only while it is suspended ("calling this function on a
- * connection that was not previously suspended will result in undefined
- * behavior", microhttpd.h), so a server child of this file that resumes
- * another one says so and stops with exit status 3 (stop_server).  The
- * list is shared with the test (mapped before the fork, start_runs), which
- * can so wait for a stream to sleep; other processes do not keep it. */
+/* What a server child of this file (start_runs) shares with its test,
+ * mapped before the fork: the live pages' streams it has suspended, the
+ * clock it is to read, and the memory it held when it last waited for
+ * events.  Other processes keep none of it (shared is NULL there, or
+ * server_child 0). */
 enum { SUSPENDED_MAX = 256 };
-static struct MHD_Connection *volatile *suspended;
+static volatile struct shared {
+	struct MHD_Connection *suspended[SUSPENDED_MAX];
+	int64_t clock_ms;         /* its CLOCK_MONOTONIC when not 0 */
+	size_t in_use;            /* in_use() at its last epoll_wait */
+} *shared;
+static int server_child;
 
+static size_t in_use(void);
+
+/* A connection may be resumed only while it is suspended ("calling this
+ * function on a connection that was not previously suspended will result
+ * in undefined behavior", microhttpd.h), so a server child that resumes
+ * another one says so and stops with exit status 3 (stop_server). */
 void MHD_suspend_connection(struct MHD_Connection *c)
 {
 	static void (*real)(struct MHD_Connection *);
 	int i = 0;
 
-	while (suspended && i < SUSPENDED_MAX && suspended[i])
+	while (shared && i < SUSPENDED_MAX && shared->suspended[i])
 		i++;
-	if (suspended && i == SUSPENDED_MAX)
+	if (shared && i == SUSPENDED_MAX)
 		abort(); /* more streams than any test opens */
-	if (suspended)
-		suspended[i] = c;
+	if (shared)
+		shared->suspended[i] = c;
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "MHD_suspend_connection");
 	real(c);
@@ -174,17 +187,44 @@ void MHD_resume_connection(struct MHD_Connection *c)
 	static void (*real)(struct MHD_Connection *);
 	int i = 0;
 
-	while (suspended && i < SUSPENDED_MAX && suspended[i] != c)
+	while (shared && i < SUSPENDED_MAX && shared->suspended[i] != c)
 		i++;
-	if (suspended && i == SUSPENDED_MAX) {
+	if (shared && i == SUSPENDED_MAX) {
 		fprintf(stderr, "server child: a connection resumed that is not suspended\n");
 		_exit(3);
 	}
-	if (suspended)
-		suspended[i] = NULL;
+	if (shared)
+		shared->suspended[i] = NULL;
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "MHD_resume_connection");
 	real(c);
+}
+
+/* Time that passes on the test's word (a second, an hour) without the
+ * test waiting for it. */
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+
+	if (server_child && shared->clock_ms && clk == CLOCK_MONOTONIC) {
+		ts->tv_sec = shared->clock_ms / 1000;
+		ts->tv_nsec = shared->clock_ms % 1000 * 1000000;
+		return 0;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
+	return real(clk, ts);
+}
+
+int epoll_wait(int ep, struct epoll_event *evs, int max, int timeout_ms)
+{
+	static int (*real)(int, struct epoll_event *, int, int);
+
+	if (server_child)
+		shared->in_use = in_use();
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "epoll_wait");
+	return real(ep, evs, max, timeout_ms);
 }
 
 /* Wait until a stream of the server child sleeps (is suspended). */
@@ -195,7 +235,7 @@ static void wait_stream_asleep(void)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		for (int i = 0; i < SUSPENDED_MAX; i++)
-			if (suspended[i])
+			if (shared->suspended[i])
 				return;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "no stream sleeps");
@@ -372,15 +412,25 @@ static size_t kept_at_most(void)
 	return runs_http_port ? 6144 : 2048;
 }
 
+/* Map what a server child shares with its test (once). */
+static void share(void)
+{
+	if (!shared) {
+		shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			      -1, 0);
+		cr_assert_neq((void *)shared, MAP_FAILED);
+	}
+}
+
+static double runs_addr_rate; /* new games a second per address, or 0: the default */
+
 static pid_t start_runs(int *port, int runs)
 {
 	int to_test[2];
 	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
-	suspended = mmap(NULL, SUSPENDED_MAX * sizeof *suspended, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	cr_assert_neq((void *)suspended, MAP_FAILED);
+	share();
 	*port = test_free_port();
 	pid_t kid = fork();
 	cr_assert_geq(kid, 0);
@@ -389,10 +439,13 @@ static pid_t start_runs(int *port, int runs)
 			      .seed = 1, .ttl_ms = 60000};
 		kb_err err;
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no server */
+		server_child = 1;
 		close(to_test[0]);
 		o.announce = fdopen(to_test[1], "w");
 		srv_limits_defaults(&o.limits);
 		o.limits.max_games = SRV_MAX_GAMES;
+		if (runs_addr_rate)
+			o.limits.addr_rate = runs_addr_rate;
 		srv_http_defaults(&o.http);
 		o.http.port = runs_http_port;
 		if (!o.announce)
@@ -660,6 +713,53 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 		test_conn_close(c);
 		end_run(kid, run);
 	}
+}
+
+/* The memory the server held when it waited after two round trips on c
+ * (the second one's turn begins after the first one's ended, which
+ * expired the games a turn expires after answering). */
+static size_t in_use_after_turns(test_conn *c)
+{
+	static char got[16384];
+
+	ask(c, "?list\n", got, sizeof got);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "no game runs: %s", got);
+	return shared->in_use;
+}
+
+/* The server forgets the addresses it has done with as it runs (limits.h:
+ * those that hold nothing and whose new-game bucket is full again), not
+ * only at its end, so many clients come and go in bounded memory: 200
+ * addresses that each started a game, which then expired, are kept while
+ * their buckets refill (here one game in 1000 seconds, on the server's
+ * clock), and once full they are given back. */
+Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
+{
+	enum { N = 200 };
+	char got[8192], src[32];
+	int port;
+
+	need_own_allocator();
+	share();
+	shared->clock_ms = 1000000000;
+	runs_addr_rate = 0.001;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int k = 0; k < N; k++) {
+		snprintf(src, sizeof src, "127.3.%d.%d", k / 100, k % 100 + 1);
+		test_conn *a = test_conn_open(src, port, 10000);
+		cr_assert_geq(ask(a, "v001000\n", got, sizeof got), 2, "start from %s", src);
+		cr_assert_eq(got[0], 't', "start from %s: %.80s", src, got);
+		test_conn_close(a);
+	}
+	shared->clock_ms += 61000; /* their games expire (60 s) */
+	size_t kept = in_use_after_turns(c);
+	shared->clock_ms += 2000000; /* their buckets are full again */
+	size_t after = in_use_after_turns(c);
+	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
+		      "the records given back: %zu bytes held, then %zu", kept, after);
+	test_conn_close(c);
+	stop_server(kid);
 }
 
 /* A server whose first connection is refused (by the fault armed
