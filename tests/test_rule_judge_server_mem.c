@@ -157,6 +157,7 @@ static volatile struct shared {
 	struct MHD_Connection *suspended[SUSPENDED_MAX];
 	int64_t clock_ms;         /* its CLOCK_MONOTONIC when not 0 */
 	size_t in_use;            /* in_use() at its last epoll_wait */
+	uint16_t held_port;       /* the client port whose answers it holds */
 } *shared;
 static int server_child;
 
@@ -214,6 +215,33 @@ int clock_gettime(clockid_t clk, struct timespec *ts)
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
 	return real(clk, ts);
+}
+
+/* Answers held back to the byte: to the client at held_port (when not
+ * 0) the socket takes nothing while the server holds SRV_OUT_HIGH bytes
+ * for it or fewer, and only what is beyond them when it holds more (a
+ * send writes the server's whole queue, conn_flush), so that what waits
+ * is then SRV_OUT_HIGH exactly, where the kernel's buffers decide the
+ * byte otherwise.  (Its socket stays writable: the server turns over
+ * meanwhile.) */
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	static ssize_t (*real)(int, const void *, size_t, int);
+	struct sockaddr_in peer;
+	socklen_t peer_len = sizeof peer;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "send");
+	if (server_child && shared->held_port &&
+	    getpeername(fd, (struct sockaddr *)&peer, &peer_len) == 0 &&
+	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port) {
+		if (len <= SRV_OUT_HIGH) {
+			errno = EAGAIN;
+			return -1;
+		}
+		len -= SRV_OUT_HIGH;
+	}
+	return real(fd, buf, len, flags);
 }
 
 int epoll_wait(int ep, struct epoll_event *evs, int max, int timeout_ms)
@@ -758,6 +786,66 @@ Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
 	size_t after = in_use_after_turns(c);
 	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
 		      "the records given back: %zu bytes held, then %zu", kept, after);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A client that half-closes while it watches a game gets, once the game
+ * has ended, an answer to every request it sent meanwhile (docs/spec.md:
+ * "Virhe: keskenerainen viesti" answers only a message cut short), also
+ * when its answers are held back so that SRV_OUT_HIGH bytes wait, the
+ * most it is served ahead (send above): the rest are answered as it reads.
+ * Here 20 "?list" of 600 games (15 KB each) follow the watch, and the
+ * game expires (the server's clock set by the test, its other games
+ * started 30 s later). */
+Test(judge_rules, server_answers_a_half_closed_watchers_requests_as_it_reads, .timeout = 60)
+{
+	enum { LISTS = 20, GAMES = 600 };
+	static char got[65536];
+	char line[256], text[256];
+	struct sockaddr_in me;
+	socklen_t me_len = sizeof me;
+	int port, ends = 0;
+
+	share();
+	shared->clock_ms = 1000000000;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	int len = snprintf(text, sizeof text, "?watch %.17s\n", got);
+	for (int i = 0; i < LISTS; i++)
+		len += snprintf(text + len, sizeof text - (size_t)len, "?list\n");
+	shared->clock_ms += 30000;
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	test_conn *w = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+	shared->held_port = ntohs(me.sin_port);
+	cr_assert_eq(test_write_all(w->fd, text, (size_t)len), 0);
+	cr_assert_eq(shutdown(w->fd, SHUT_WR), 0);
+	/* every turn reads each connection with input (level-triggered):
+	 * the watch, then its end of input, are read within these */
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	shared->clock_ms += 31000; /* the watched game expires */
+	for (int i = 0; i < 8; i++) /* its end, then the answers up to the limit */
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	shared->held_port = 0;
+	do
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, 10000), 0, "the game's end");
+	while (strcmp(line, "Virhe: peli paattyi ilman voittajaa") != 0);
+	cr_assert_eq(test_getline(&w->r, line, sizeof line, 10000), 3);
+	cr_assert_str_eq(line, "END");
+	long n;
+	while ((n = test_getline(&w->r, line, sizeof line, 10000)) >= 0) {
+		cr_assert(line[0] == 'g' || strcmp(line, "END") == 0, "after %d answers: %s", ends,
+			  line);
+		ends += strcmp(line, "END") == 0;
+	}
+	cr_assert_eq(n, -1, "then the close");
+	cr_assert_eq(ends, LISTS, "every request answered");
+	test_conn_close(w);
 	test_conn_close(c);
 	stop_server(kid);
 }
