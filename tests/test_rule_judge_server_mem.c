@@ -158,6 +158,7 @@ static volatile struct shared {
 	int64_t clock_ms;         /* its CLOCK_MONOTONIC when not 0 */
 	size_t in_use;            /* in_use() at its last epoll_wait */
 	uint16_t held_port;       /* the client port whose answers it holds */
+	int refuse_memstreams;    /* open_memstreams it is to refuse */
 } *shared;
 static int server_child;
 
@@ -242,6 +243,19 @@ ssize_t send(int fd, const void *buf, size_t len, int flags)
 		len -= SRV_OUT_HIGH;
 	}
 	return real(fd, buf, len, flags);
+}
+
+/* Out of memory for an in-memory stream (test_rule_judge_out.c's
+ * open_memstream asks this once set). */
+extern int (*memstream_refused)(void);
+
+static int refuse_memstream(void)
+{
+	if (server_child && shared->refuse_memstreams > 0) {
+		shared->refuse_memstreams--;
+		return 1;
+	}
+	return 0;
 }
 
 int epoll_wait(int ep, struct epoll_event *evs, int max, int timeout_ms)
@@ -846,6 +860,39 @@ Test(judge_rules, server_answers_a_half_closed_watchers_requests_as_it_reads, .t
 	cr_assert_eq(n, -1, "then the close");
 	cr_assert_eq(ends, LISTS, "every request answered");
 	test_conn_close(w);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A live stream whose event cannot be made (no memory for it) ends, so
+ * that the page's EventSource connects again, rather than staying open
+ * with nothing sent; the next stream is served. */
+Test(judge_rules, server_stream_without_memory_for_its_event_ends, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port, events = 0;
+	long n;
+
+	share();
+	memstream_refused = refuse_memstream; /* (in the server child too) */
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	shared->refuse_memstreams = 1; /* the stream's first event */
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
+		events += strncmp(line, "event:", 6) == 0;
+	cr_assert_eq(n, -1, "the stream ends, not left open");
+	cr_assert_eq(events, 0);
+	test_conn_close(page);
+	page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the next stream");
+	while (strcmp(line, "data: </svg>") != 0);
+	test_conn_close(page);
 	test_conn_close(c);
 	stop_server(kid);
 }
