@@ -897,6 +897,35 @@ Test(judge_rules, server_stream_without_memory_for_its_event_ends, .timeout = 60
 	stop_server(kid);
 }
 
+/* At shutdown a page's stream that sleeps while its game runs (its game
+ * not ended first for a spectator on the game port) is woken and closed,
+ * not left suspended: libmicrohttpd must not stop with suspended
+ * connections (microhttpd.h, MHD_stop_daemon), which it would leave open
+ * and unanswered. */
+Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port;
+	long n;
+
+	share();
+	pid_t kid = start_runs_with_pages(&port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
+	while (strcmp(line, "data: </svg>") != 0);
+	wait_stream_asleep();
+	next_run(kid); /* the first run ends */
+	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
+		;
+	cr_assert_eq(n, -1, "the stream is closed at the shutdown");
+	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
 /* A server whose first connection is refused (by the fault armed
  * before): that connection is closed at once, not left open unserved,
  * and the next one is served. */
