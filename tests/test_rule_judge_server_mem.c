@@ -759,13 +759,13 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 
 /* The memory the server held when it waited after two round trips on c
  * (the second one's turn begins after the first one's ended, which
- * expired the games a turn expires after answering). */
-static size_t in_use_after_turns(test_conn *c)
+ * expired the games a turn expires after answering), games running. */
+static size_t in_use_after_turns(test_conn *c, int games)
 {
 	static char got[16384];
 
 	ask(c, "?list\n", got, sizeof got);
-	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 0, "no game runs: %s", got);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), games, "%d games run: %s", games, got);
 	return shared->in_use;
 }
 
@@ -795,9 +795,9 @@ Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
 		test_conn_close(a);
 	}
 	shared->clock_ms += 61000; /* their games expire (60 s) */
-	size_t kept = in_use_after_turns(c);
+	size_t kept = in_use_after_turns(c, 0);
 	shared->clock_ms += 2000000; /* their buckets are full again */
-	size_t after = in_use_after_turns(c);
+	size_t after = in_use_after_turns(c, 0);
 	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
 		      "the records given back: %zu bytes held, then %zu", kept, after);
 	test_conn_close(c);
@@ -893,6 +893,91 @@ Test(judge_rules, server_stream_without_memory_for_its_event_ends, .timeout = 60
 		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the next stream");
 	while (strcmp(line, "data: </svg>") != 0);
 	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* The streams of a game (request), each from an address of its own
+ * (127.8.B.k), into pages[n], each read up to its first event; returns
+ * when all of them sleep. */
+static void streams_from_many_addresses(int b, test_conn **pages, int n, const char *request)
+{
+	char line[256], src[32];
+	struct timespec t0, t;
+	int asleep;
+
+	for (int k = 0; k < n; k++) {
+		snprintf(src, sizeof src, "127.8.%d.%d", b, k + 1);
+		pages[k] = test_conn_open(src, runs_http_port, 10000);
+		cr_assert_eq(test_write_all(pages[k]->fd, request, strlen(request)), 0);
+		do
+			cr_assert_geq(test_getline(&pages[k]->r, line, sizeof line, 10000), 0, "event");
+		while (strcmp(line, "data: </svg>") != 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		asleep = 0;
+		for (int i = 0; i < SUSPENDED_MAX; i++)
+			asleep += shared->suspended[i] != NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "%d streams sleep", asleep);
+	} while (asleep < n);
+}
+
+/* Expire the game of pages[n] (ttl_ms after its start, the server's
+ * clock now at least start_ms), read each page to its end, close it; the
+ * memory the server then holds (c: a game-port connection, games: the
+ * games that still run).  libmicrohttpd gives a stream back in the turn
+ * that closes its connection. */
+static size_t streams_ended(test_conn *c, int games, test_conn **pages, int n, int64_t expiry_ms)
+{
+	char line[256];
+
+	shared->clock_ms = expiry_ms;
+	in_use_after_turns(c, games);
+	for (int k = 0; k < n; k++) {
+		while (test_getline(&pages[k]->r, line, sizeof line, 10000) >= 0)
+			;
+		test_conn_close(pages[k]);
+	}
+	return in_use_after_turns(c, games);
+}
+
+/* A page's stream holds its address's record while it is open, and only
+ * then: 60 streams, each from an address of its own, leave nothing of
+ * theirs once they have ended (here when their game expired), or the
+ * server keeps their records for ever (an address holding a reference is
+ * never forgotten).  A first game's streams before load what the C
+ * library keeps of freed blocks. */
+Test(judge_rules, server_stream_gives_back_its_address, .timeout = 60)
+{
+	enum { STREAMS = 60 };
+	static char got[8192];
+	const int64_t t0 = 1000000000, ttl = 60000;
+	char request[2][80];
+	test_conn *pages[STREAMS];
+	int port;
+
+	need_own_allocator();
+	share();
+	shared->clock_ms = t0;
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int g = 0; g < 2; g++) { /* game 1 starts 30 s after game 0 */
+		shared->clock_ms = t0 + g * 30000;
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+		cr_assert_eq(ask(c, "?list\n", got, sizeof got), g + 1, "%s", got);
+		snprintf(request[g], sizeof request[g], "GET /events/%.17s HTTP/1.0\r\n\r\n",
+			 last_line(got)); /* the newest game is listed last */
+	}
+	streams_from_many_addresses(0, pages, STREAMS, request[0]);
+	size_t before = streams_ended(c, 1, pages, STREAMS, t0 + ttl + 1000);
+	streams_from_many_addresses(1, pages, STREAMS, request[1]);
+	size_t after = streams_ended(c, 0, pages, STREAMS, t0 + 30000 + ttl + 1000);
+	cr_assert_leq(after, before + STREAMS * sizeof(srv_addr) / 2,
+		      "%zu bytes held, %zu before the streams", after, before);
 	test_conn_close(c);
 	stop_server(kid);
 }
