@@ -4,6 +4,7 @@
  * every bound is tried at its edge without waiting.  Suite judge_rules. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -321,6 +322,21 @@ Test(judge_rules, address_table_grows_with_shared_buckets)
 	srv_limits_free(&l);
 }
 
+/* The longest chain of a hash table of n buckets whose records link to
+ * the next one of their chain by the pointer at next_off. */
+static int longest_chain(void *const *buckets, size_t n, size_t next_off)
+{
+	int longest = 0;
+
+	for (size_t b = 0; b < n; b++) {
+		int chain = 0;
+		for (const char *r = buckets[b]; r; r = *(const char *const *)(r + next_off))
+			chain++;
+		longest = chain > longest ? chain : longest;
+	}
+	return longest;
+}
+
 /* Every connection looks its address up, so an address is found in a
  * short chain, also among many of one network (a block of IPv4
  * addresses, /64s of one IPv6 prefix): 1000 of them in the table's 1024
@@ -334,7 +350,6 @@ Test(judge_rules, addresses_spread_over_the_buckets)
 
 	srv_limits_defaults(&o);
 	for (int family = 0; family < 2; family++) {
-		int longest = 0;
 		limits(&l, &o);
 		for (uint32_t i = 0; i < 1000; i++) {
 			struct sockaddr_in a4 = {.sin_family = AF_INET,
@@ -346,12 +361,8 @@ Test(judge_rules, addresses_spread_over_the_buckets)
 		}
 		cr_assert_eq(l.count, 1000);
 		cr_assert_eq(l.nbuckets, 1024);
-		for (size_t b = 0; b < l.nbuckets; b++) {
-			int chain = 0;
-			for (srv_addr *a = l.buckets[b]; a; a = a->next)
-				chain++;
-			longest = chain > longest ? chain : longest;
-		}
+		int longest = longest_chain((void *const *)l.buckets, l.nbuckets,
+					    offsetof(srv_addr, next));
 		cr_assert_leq(longest, 12, "%s: a chain of %d addresses", family ? "IPv6" : "IPv4",
 			      longest);
 		srv_limits_free(&l);
@@ -660,18 +671,13 @@ Test(judge_rules, game_tokens_spread_over_the_buckets)
 {
 	static srv_games t;
 	static const uint8_t lineup[3] = {1, 1, 1};
-	int longest = 0;
 
 	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
 	for (int i = 0; i < 1000; i++)
 		cr_assert_not_null(srv_game_start(&t, lineup, 0));
 	cr_assert_eq(t.nbuckets, 1024);
-	for (size_t b = 0; b < t.nbuckets; b++) {
-		int chain = 0;
-		for (srv_game *g = t.by_token[b]; g; g = g->token_next)
-			chain++;
-		longest = chain > longest ? chain : longest;
-	}
+	int longest = longest_chain((void *const *)t.by_token, t.nbuckets,
+				    offsetof(srv_game, token_next));
 	cr_assert_leq(longest, 12, "a chain of %d games", longest);
 	srv_games_free(&t, "test");
 }
