@@ -1120,6 +1120,11 @@ static void no_epoll(void)
 	test_fail_syscall(SYS_epoll_create1, EMFILE);
 }
 
+static void listener_not_added(void)
+{
+	test_refuse_epoll_add(1); /* after the signalfd */
+}
+
 static void http_not_added(void)
 {
 	test_refuse_epoll_add(2); /* after the signalfd and the listener */
@@ -1213,6 +1218,13 @@ Test(judge_rules, server_that_cannot_listen_leaves_our_descriptors, .timeout = 3
 Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
 {
 	setup_fails(no_epoll, "signalfd/epoll: Too many open files");
+}
+
+/* The game port's listener not taken by the epoll set: a setup error
+ * naming the call, not a server that says it listens and accepts no one. */
+Test(judge_rules, server_listener_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(listener_not_added, "epoll_ctl: No space left on device");
 }
 
 /* The live pages refused (libmicrohttpd's epoll set does not take its
