@@ -284,6 +284,24 @@ static void wait_stream_asleep(void)
 	}
 }
 
+/* The same for responses made from a buffer (the page, the answers):
+ * the next refuse_buffers are refused. */
+static int refuse_buffers;
+
+struct MHD_Response *MHD_create_response_from_buffer(size_t size, void *buffer,
+						     enum MHD_ResponseMemoryMode mode)
+{
+	static struct MHD_Response *(*real)(size_t, void *, enum MHD_ResponseMemoryMode);
+
+	if (refuse_buffers > 0) {
+		refuse_buffers--;
+		return NULL;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_buffer");
+	return real(size, buffer, mode);
+}
+
 /* For test_rule_judge_server.c. */
 void test_refuse_epoll_add(int skip);
 void test_refuse_epoll_add(int skip)
@@ -1009,6 +1027,64 @@ Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
 	test_conn_close(page);
 	test_conn_close(c);
 	stop_server(kid);
+}
+
+/* GET path from the live pages, HTTP/1.0 (the answer ends at the close):
+ * the answer's length (0: closed unanswered), its first line into
+ * status[64]. */
+static size_t http_get(const char *path, char *status)
+{
+	static char got[65536];
+	char request[128];
+	size_t len = 0;
+	ssize_t n;
+	int fd = test_connect(runs_http_port, 10000);
+
+	cr_assert_geq(fd, 0);
+	snprintf(request, sizeof request, "GET %s HTTP/1.0\r\n\r\n", path);
+	cr_assert_eq(test_write_all(fd, request, strlen(request)), 0);
+	while ((n = read(fd, got + len, sizeof got - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	got[len] = '\0';
+	snprintf(status, 64, "%.*s", (int)strcspn(got, "\r\n"), got);
+	return len;
+}
+
+/* The live pages' answers keep nothing once sent: a run that answered
+ * 100 lists of games and 100 paths not found gives back all it took. */
+Test(judge_rules, server_pages_answered_keep_nothing, .timeout = 60)
+{
+	char status[64];
+	int port;
+
+	pid_t kid = start_runs_with_pages(&port);
+	for (int run = 0; run < 2; run++) {
+		for (int i = 0; i < 100; i++) {
+			http_get("/games", status);
+			cr_assert_str_eq(status, "HTTP/1.1 200 OK");
+			http_get("/nothing", status);
+			cr_assert_str_eq(status, "HTTP/1.1 404 Not Found");
+		}
+		end_run(kid, run);
+	}
+}
+
+/* A page whose response libmicrohttpd cannot make (out of memory there)
+ * is refused, its connection closed without an answer, and keeps
+ * nothing: a run that refused 100 pages gives back all it took. */
+Test(judge_rules, server_page_refused_keeps_nothing, .timeout = 60)
+{
+	char status[64];
+	int port;
+
+	refuse_buffers = 1000;
+	pid_t kid = start_runs_with_pages(&port);
+	for (int run = 0; run < 2; run++) {
+		for (int i = 0; i < 100; i++)
+			cr_assert_eq(http_get("/", status), 0, "page %d: closed unanswered", i);
+		end_run(kid, run);
+	}
 }
 
 /* A server whose first connection is refused (by the fault armed
