@@ -1000,6 +1000,37 @@ Test(judge_rules, server_stream_gives_back_its_address, .timeout = 60)
 	stop_server(kid);
 }
 
+/* A page following a game that expires is told so in docs/live.md's
+ * words, "no winner (expired)", and its stream ends. */
+Test(judge_rules, server_stream_of_an_expired_game_says_expired, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port;
+
+	share();
+	shared->clock_ms = 1000000000;
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
+	while (strcmp(line, "data: </svg>") != 0);
+	wait_stream_asleep();
+	shared->clock_ms += 61000; /* the game expires (60 s) */
+	cr_assert_eq(ask(c, "?list\n", line, sizeof line), 1, "the turn that expires it");
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
+	while (strcmp(line, "event: end") != 0);
+	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
+	cr_assert_str_eq(line, "data: no winner (expired)");
+	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
 /* At shutdown a page's stream that sleeps while its game runs (its game
  * not ended first for a spectator on the game port) is woken and closed,
  * not left suspended: libmicrohttpd must not stop with suspended
