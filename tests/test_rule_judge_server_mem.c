@@ -1032,10 +1032,11 @@ Test(judge_rules, server_stream_of_an_expired_game_says_expired, .timeout = 60)
 }
 
 /* At shutdown a page's stream that sleeps while its game runs (its game
- * not ended first for a spectator on the game port) is woken and closed,
- * not left suspended: libmicrohttpd must not stop with suspended
- * connections (microhttpd.h, MHD_stop_daemon), which it would leave open
- * and unanswered. */
+ * not ended first for a spectator on the game port) is told that the game
+ * ended, "no winner (shutdown)" (docs/live.md), and closed, not left
+ * suspended: libmicrohttpd must not stop with suspended connections
+ * (microhttpd.h, MHD_stop_daemon), which it would leave open and
+ * unanswered. */
 Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
 {
 	char line[256], request[80], watch[40];
@@ -1052,8 +1053,13 @@ Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
 	while (strcmp(line, "data: </svg>") != 0);
 	wait_stream_asleep();
 	next_run(kid); /* the first run ends */
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
+	while (strcmp(line, "event: end") != 0);
+	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
+	cr_assert_str_eq(line, "data: no winner (shutdown)");
 	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
-		;
+		cr_assert_str_eq(line, "", "nothing after the end");
 	cr_assert_eq(n, -1, "the stream is closed at the shutdown");
 	test_conn_close(page);
 	test_conn_close(c);
