@@ -700,6 +700,40 @@ static const char *last_line(const char *got)
 	return nl ? nl + 1 : got;
 }
 
+/* A page on the live pages' port following request (a game's stream),
+ * read up to the end of its first picture. */
+static test_conn *page_following(const char *request)
+{
+	char line[256];
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
+	while (strcmp(line, "data: </svg>") != 0);
+	return page;
+}
+
+/* Read page up to its end event, whose data line must be want. */
+static void page_ends_with(test_conn *page, const char *want)
+{
+	char line[256];
+
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
+	while (strcmp(line, "event: end") != 0);
+	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
+	cr_assert_str_eq(line, want);
+}
+
+/* Close the page and the game-port connection c, then stop the server. */
+static void close_and_stop(pid_t kid, test_conn *page, test_conn *c)
+{
+	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
 /* A page's stream is resumed once for each time it slept (see
  * MHD_resume_connection above), also when its game moves more than once
  * before the stream writes again: the winning move moves the game and
@@ -707,7 +741,7 @@ static const char *last_line(const char *got)
 Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
 {
 	static char got[65536];
-	char line[256], request[80], move[80], token[KB_TOKEN_LEN + 1], want[32];
+	char request[80], move[80], token[KB_TOKEN_LEN + 1], want[32];
 	int port;
 
 	runs_http_port = test_free_port();
@@ -720,11 +754,7 @@ Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
 	snprintf(token, sizeof token, "%.65s", got);
 	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
 	snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
-	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
-	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
-	while (strcmp(line, "data: </svg>") != 0);
+	test_conn *page = page_following(request);
 	wait_stream_asleep(); /* until the game moves */
 	/* each decision: the pieces in order until one is legal (an illegal
 	 * one is answered with the same decision line) */
@@ -740,14 +770,8 @@ Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
 		}
 	}
 	snprintf(want, sizeof want, "data: winner %c", last_line(got)[10]);
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
-	while (strcmp(line, "event: end") != 0);
-	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
-	cr_assert_str_eq(line, want);
-	test_conn_close(page);
-	test_conn_close(c);
-	stop_server(kid);
+	page_ends_with(page, want);
+	close_and_stop(kid, page, c);
 }
 
 /* A live event stream whose response libmicrohttpd cannot make (out of
@@ -905,12 +929,7 @@ Test(judge_rules, server_stream_without_memory_for_its_event_ends, .timeout = 60
 	cr_assert_eq(n, -1, "the stream ends, not left open");
 	cr_assert_eq(events, 0);
 	test_conn_close(page);
-	page = test_conn_open(NULL, runs_http_port, 10000);
-	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the next stream");
-	while (strcmp(line, "data: </svg>") != 0);
-	test_conn_close(page);
+	test_conn_close(page_following(request)); /* the next stream served */
 	test_conn_close(c);
 	stop_server(kid);
 }
@@ -1013,22 +1032,12 @@ Test(judge_rules, server_stream_of_an_expired_game_says_expired, .timeout = 60)
 	pid_t kid = start_server(&port);
 	cr_assert_neq(port, runs_http_port);
 	test_conn *c = start_watchable_game(port, watch, request);
-	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
-	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
-	while (strcmp(line, "data: </svg>") != 0);
+	test_conn *page = page_following(request);
 	wait_stream_asleep();
 	shared->clock_ms += 61000; /* the game expires (60 s) */
 	cr_assert_eq(ask(c, "?list\n", line, sizeof line), 1, "the turn that expires it");
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
-	while (strcmp(line, "event: end") != 0);
-	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
-	cr_assert_str_eq(line, "data: no winner (expired)");
-	test_conn_close(page);
-	test_conn_close(c);
-	stop_server(kid);
+	page_ends_with(page, "data: no winner (expired)");
+	close_and_stop(kid, page, c);
 }
 
 /* At shutdown a page's stream that sleeps while its game runs (its game
@@ -1046,24 +1055,14 @@ Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
 	share();
 	pid_t kid = start_runs_with_pages(&port);
 	test_conn *c = start_watchable_game(port, watch, request);
-	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
-	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
-	while (strcmp(line, "data: </svg>") != 0);
+	test_conn *page = page_following(request);
 	wait_stream_asleep();
 	next_run(kid); /* the first run ends */
-	do
-		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
-	while (strcmp(line, "event: end") != 0);
-	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
-	cr_assert_str_eq(line, "data: no winner (shutdown)");
+	page_ends_with(page, "data: no winner (shutdown)");
 	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
 		cr_assert_str_eq(line, "", "nothing after the end");
 	cr_assert_eq(n, -1, "the stream is closed at the shutdown");
-	test_conn_close(page);
-	test_conn_close(c);
-	stop_server(kid);
+	close_and_stop(kid, page, c);
 }
 
 /* GET path from the live pages, HTTP/1.0 (the answer ends at the close):
