@@ -323,6 +323,28 @@ static void wait_asleep(pid_t pid)
 
 /* ---- the tests ------------------------------------------------------------------ */
 
+/* The page's style and script carry the nonce its Content-Security-Policy
+ * allows (32 hex digits, one for both), else a browser runs neither. */
+static void nonces_match(const char *r)
+{
+	char nonce[33], want[64];
+	const char *csp = strstr(r, "script-src 'nonce-");
+
+	cr_assert(csp, "%.600s", r);
+	csp += strlen("script-src 'nonce-");
+	cr_assert_eq(strspn(csp, "0123456789abcdef"), 32, "%.60s", csp);
+	cr_assert_eq(csp[32], '\'', "%.60s", csp);
+	snprintf(nonce, sizeof nonce, "%.32s", csp);
+	const char *body = strstr(r, "\r\n\r\n");
+	cr_assert(body, "%.600s", r);
+	static const char *const forms[] = {"style-src 'nonce-%s'", "<style nonce=\"%s\">",
+					    "<script nonce=\"%s\">"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(want, sizeof want, forms[i], nonce);
+		cr_assert(strstr(i ? body : r, want), "%s: %.900s", want, i ? body : r);
+	}
+}
+
 Test(live, page_is_self_contained_with_csp, .timeout = 60)
 {
 	live s;
@@ -350,9 +372,41 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	}
 	cr_assert(strstr(http_get(s.http, "GET", "/nothing"), " 404 "));
 	cr_assert(strstr(http_get(s.http, "POST", "/games"), " 405 "));
+	nonces_match(http_get(s.http, "GET", "/"));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/g0123456789abcdef"), " 404 "));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/nonsense"), " 404 "));
 	live_stop(&s);
+}
+
+/* A game's stream is /events/ID (docs/live.md): a path that only begins
+ * with "/events", with a running game's id after another character or
+ * nothing after it, is not a stream but not found. */
+Test(live, events_path_needs_its_slash, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], path[64];
+
+	live_start(&s, NULL);
+	held_start(&h, s.port);
+	first_game(s.http, id, "\"finished\":false");
+	snprintf(path, sizeof path, "/events-%s", id);
+	const char *paths[] = {path, "/events"};
+	for (int i = 0; i < 2; i++) {
+		char line[256];
+		test_reader r;
+		int fd = http_open(s.http, "GET", paths[i]);
+		/* line by line: a stream served by mistake would never end */
+		test_reader_init(&r, fd);
+		cr_assert_gt(test_getline(&r, line, sizeof line, WAIT_MS), 0, "%s", paths[i]);
+		cr_assert(strstr(line, " 404 "), "%s: %s", paths[i], line);
+		while (test_getline(&r, line, sizeof line, WAIT_MS) > 1)
+			; /* the headers, up to the empty line */
+		cr_assert_eq(test_getline(&r, line, sizeof line, WAIT_MS), 16, "%s", paths[i]);
+		cr_assert_str_eq(line, "not found: try /", "%s", paths[i]);
+		close(fd);
+	}
+	held_finish(&h, &s);
 }
 
 /* The page needs a fresh nonce for its script and styles (16 bytes from
@@ -410,6 +464,33 @@ Test(live, event_stream_picture_names_the_seats_and_the_roll, .timeout = 60)
 	snprintf(roll, sizeof roll, ">roll %u</text>", n_roll);
 	cr_assert(strstr(stream, roll), "the picture shows %s: %s", roll + 1, stream);
 	held_finish(&h, &s);
+}
+
+/* /games names a finished game's winner by its seat, the letter of the
+ * game port's "Voittaja: X" line: games played on the game port (the
+ * first legal piece each time) until an opponent, not A, wins one. */
+Test(live, games_names_the_winner_of_a_finished_game, .timeout = 60)
+{
+	live s;
+	held h;
+	char id[18], entry[64], want[32];
+	char winner = 'A';
+
+	live_start(&s, NULL);
+	for (int game = 0; winner == 'A'; game++) {
+		cr_assert_lt(game, 20, "an opponent wins one of 20 games");
+		held_start(&h, s.port);
+		first_game(s.http, id, "\"finished\":false"); /* the one running */
+		winner = held_play_out(&h);
+	}
+	snprintf(entry, sizeof entry, "{\"id\":\"%s\",", id);
+	const char *p = strstr(http_get(s.http, "GET", "/games"), entry);
+	cr_assert(p, "%s in /games", id);
+	snprintf(want, sizeof want, "\"winner\":\"%c\"}", winner);
+	const char *end = strchr(p, '}');
+	cr_assert(end && strncmp(end - strlen(want) + 1, want, strlen(want)) == 0,
+		  "won by %c: %.*s", winner, end ? (int)(end - p + 1) : 80, p);
+	live_stop(&s);
 }
 
 /* A request with a body is answered as one without: the body is read

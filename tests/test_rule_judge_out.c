@@ -383,15 +383,17 @@ Test(judge_rules, game_of_no_rolls)
 	}
 }
 
-/* Fault injection: while memstream_fails is set, open_memstream (the test
+/* Fault injection: while memstream_fails is set, or memstream_refused
+ * (test_rule_judge_server_mem.c's) says so, open_memstream (the test
  * binary's, which the judge's library links to) fails with ENOMEM. */
 static int memstream_fails;
+int (*memstream_refused)(void);
 
 FILE *open_memstream(char **ptr, size_t *size)
 {
 	static FILE *(*libc_open_memstream)(char **, size_t *);
 
-	if (memstream_fails) {
+	if (memstream_fails || (memstream_refused && memstream_refused())) {
 		errno = ENOMEM;
 		return NULL;
 	}

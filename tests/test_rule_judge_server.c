@@ -4,6 +4,7 @@
  * every bound is tried at its edge without waiting.  Suite judge_rules. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -321,6 +322,53 @@ Test(judge_rules, address_table_grows_with_shared_buckets)
 	srv_limits_free(&l);
 }
 
+/* The longest chain of a hash table of n buckets whose records link to
+ * the next one of their chain by the pointer at next_off. */
+static int longest_chain(void *const *buckets, size_t n, size_t next_off)
+{
+	int longest = 0;
+
+	for (size_t b = 0; b < n; b++) {
+		int chain = 0;
+		for (const char *r = buckets[b]; r; r = *(const char *const *)(r + next_off))
+			chain++;
+		longest = chain > longest ? chain : longest;
+	}
+	return longest;
+}
+
+/* Every connection looks its address up, so an address is found in a
+ * short chain, also among many of one network (a block of IPv4
+ * addresses, /64s of one IPv6 prefix): 1000 of them in the table's 1024
+ * buckets leave no chain longer than 12 (a uniform hash makes a longer
+ * one about once in 2*10^7 tables; a hash that loses the address's bytes
+ * puts all 1000 in one). */
+Test(judge_rules, addresses_spread_over_the_buckets)
+{
+	srv_limits_opts o;
+	srv_limits l;
+
+	srv_limits_defaults(&o);
+	for (int family = 0; family < 2; family++) {
+		limits(&l, &o);
+		for (uint32_t i = 0; i < 1000; i++) {
+			struct sockaddr_in a4 = {.sin_family = AF_INET,
+						 .sin_addr.s_addr = htonl(0x0a000000u + i)};
+			struct sockaddr_in6 a6 = v6("2001:db8::1");
+			a6.sin6_addr.s6_addr[6] = (uint8_t)(i >> 8);
+			a6.sin6_addr.s6_addr[7] = (uint8_t)i;
+			cr_assert_not_null(srv_addr_get(&l, family ? SA(a6) : SA(a4), 0));
+		}
+		cr_assert_eq(l.count, 1000);
+		cr_assert_eq(l.nbuckets, 1024);
+		int longest = longest_chain((void *const *)l.buckets, l.nbuckets,
+					    offsetof(srv_addr, next));
+		cr_assert_leq(longest, 12, "%s: a chain of %d addresses", family ? "IPv6" : "IPv4",
+			      longest);
+		srv_limits_free(&l);
+	}
+}
+
 Test(judge_rules, trusted_addresses)
 {
 	srv_limits_opts o;
@@ -636,18 +684,13 @@ Test(judge_rules, game_tokens_spread_over_the_buckets)
 {
 	static srv_games t;
 	static const uint8_t lineup[3] = {1, 1, 1};
-	int longest = 0;
 
 	cr_assert_eq(srv_games_init(&t, 1, 1000, NULL), 0);
 	for (int i = 0; i < 1000; i++)
 		cr_assert_not_null(srv_game_start(&t, lineup, 0));
 	cr_assert_eq(t.nbuckets, 1024);
-	for (size_t b = 0; b < t.nbuckets; b++) {
-		int chain = 0;
-		for (srv_game *g = t.by_token[b]; g; g = g->token_next)
-			chain++;
-		longest = chain > longest ? chain : longest;
-	}
+	int longest = longest_chain((void *const *)t.by_token, t.nbuckets,
+				    offsetof(srv_game, token_next));
 	cr_assert_leq(longest, 12, "a chain of %d games", longest);
 	srv_games_free(&t, "test");
 }
@@ -1090,6 +1133,11 @@ static void no_epoll(void)
 	test_fail_syscall(SYS_epoll_create1, EMFILE);
 }
 
+static void listener_not_added(void)
+{
+	test_refuse_epoll_add(1); /* after the signalfd */
+}
+
 static void http_not_added(void)
 {
 	test_refuse_epoll_add(2); /* after the signalfd and the listener */
@@ -1183,6 +1231,13 @@ Test(judge_rules, server_that_cannot_listen_leaves_our_descriptors, .timeout = 3
 Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
 {
 	setup_fails(no_epoll, "signalfd/epoll: Too many open files");
+}
+
+/* The game port's listener not taken by the epoll set: a setup error
+ * naming the call, not a server that says it listens and accepts no one. */
+Test(judge_rules, server_listener_refused_is_a_setup_error, .timeout = 30)
+{
+	setup_fails(listener_not_added, "epoll_ctl: No space left on device");
 }
 
 /* The live pages refused (libmicrohttpd's epoll set does not take its

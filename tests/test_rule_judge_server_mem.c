@@ -9,7 +9,11 @@
  * this file puts its own calloc and realloc in front of the C library's
  * (for the whole test binary: with nothing armed they only hand the call
  * on).  Under ASan they are left out, since ASan's allocator must see
- * every block, and the tests skip. */
+ * every block, and the tests skip.  Other stand-ins here inject what the
+ * real programs cannot be made to do (a full epoll set, small send
+ * buffers, libmicrohttpd out of memory), or let a test see into the
+ * server child it forked: the streams it suspends, a clock the test sets,
+ * its memory in use. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,10 +26,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 
@@ -157,6 +163,161 @@ struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t blo
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_callback");
 	return real(size, block_size, crc, crc_cls, crfc);
+}
+
+/* What a server child of this file (start_runs) shares with its test,
+ * mapped before the fork: the live pages' streams it has suspended, the
+ * clock it is to read, and the memory it held when it last waited for
+ * events.  Other processes keep none of it (shared is NULL there, or
+ * server_child 0). */
+enum { SUSPENDED_MAX = 256 };
+static volatile struct shared {
+	struct MHD_Connection *suspended[SUSPENDED_MAX];
+	int64_t clock_ms;         /* its CLOCK_MONOTONIC when not 0 */
+	size_t in_use;            /* in_use() at its last epoll_wait */
+	uint16_t held_port;       /* the client port whose answers it holds */
+	int refuse_memstreams;    /* open_memstreams it is to refuse */
+} *shared;
+static int server_child;
+
+static size_t in_use(void);
+
+/* A connection may be resumed only while it is suspended ("calling this
+ * function on a connection that was not previously suspended will result
+ * in undefined behavior", microhttpd.h), so a server child that resumes
+ * another one says so and stops with exit status 3 (stop_server). */
+void MHD_suspend_connection(struct MHD_Connection *c)
+{
+	static void (*real)(struct MHD_Connection *);
+	int i = 0;
+
+	while (shared && i < SUSPENDED_MAX && shared->suspended[i])
+		i++;
+	if (shared && i == SUSPENDED_MAX)
+		abort(); /* more streams than any test opens */
+	if (shared)
+		shared->suspended[i] = c;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_suspend_connection");
+	real(c);
+}
+
+void MHD_resume_connection(struct MHD_Connection *c)
+{
+	static void (*real)(struct MHD_Connection *);
+	int i = 0;
+
+	while (shared && i < SUSPENDED_MAX && shared->suspended[i] != c)
+		i++;
+	if (shared && i == SUSPENDED_MAX) {
+		fprintf(stderr, "server child: a connection resumed that is not suspended\n");
+		_exit(3);
+	}
+	if (shared)
+		shared->suspended[i] = NULL;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_resume_connection");
+	real(c);
+}
+
+/* Time that passes on the test's word (a second, an hour) without the
+ * test waiting for it. */
+int clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	static int (*real)(clockid_t, struct timespec *);
+
+	if (server_child && shared->clock_ms && clk == CLOCK_MONOTONIC) {
+		ts->tv_sec = shared->clock_ms / 1000;
+		ts->tv_nsec = shared->clock_ms % 1000 * 1000000;
+		return 0;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "clock_gettime");
+	return real(clk, ts);
+}
+
+/* Answers held back to the byte: to the client at held_port (when not
+ * 0) the socket takes nothing while the server holds SRV_OUT_HIGH bytes
+ * for it or fewer, and only what is beyond them when it holds more (a
+ * send writes the server's whole queue, conn_flush), so that what waits
+ * is then SRV_OUT_HIGH exactly, where the kernel's buffers decide the
+ * byte otherwise.  (Its socket stays writable: the server turns over
+ * meanwhile.) */
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+	static ssize_t (*real)(int, const void *, size_t, int);
+	struct sockaddr_in peer;
+	socklen_t peer_len = sizeof peer;
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "send");
+	if (server_child && shared->held_port &&
+	    getpeername(fd, (struct sockaddr *)&peer, &peer_len) == 0 &&
+	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port) {
+		if (len <= SRV_OUT_HIGH) {
+			errno = EAGAIN;
+			return -1;
+		}
+		len -= SRV_OUT_HIGH;
+	}
+	return real(fd, buf, len, flags);
+}
+
+/* Out of memory for an in-memory stream (test_rule_judge_out.c's
+ * open_memstream asks this once set). */
+extern int (*memstream_refused)(void);
+
+static int refuse_memstream(void)
+{
+	if (server_child && shared->refuse_memstreams > 0) {
+		shared->refuse_memstreams--;
+		return 1;
+	}
+	return 0;
+}
+
+int epoll_wait(int ep, struct epoll_event *evs, int max, int timeout_ms)
+{
+	static int (*real)(int, struct epoll_event *, int, int);
+
+	if (server_child)
+		shared->in_use = in_use();
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "epoll_wait");
+	return real(ep, evs, max, timeout_ms);
+}
+
+/* Wait until a stream of the server child sleeps (is suspended). */
+static void wait_stream_asleep(void)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		for (int i = 0; i < SUSPENDED_MAX; i++)
+			if (shared->suspended[i])
+				return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "no stream sleeps");
+	}
+}
+
+/* The same for responses made from a buffer (the page, the answers):
+ * the next refuse_buffers are refused. */
+static int refuse_buffers;
+
+struct MHD_Response *MHD_create_response_from_buffer(size_t size, void *buffer,
+						     enum MHD_ResponseMemoryMode mode)
+{
+	static struct MHD_Response *(*real)(size_t, void *, enum MHD_ResponseMemoryMode);
+
+	if (refuse_buffers > 0) {
+		refuse_buffers--;
+		return NULL;
+	}
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "MHD_create_response_from_buffer");
+	return real(size, buffer, mode);
 }
 
 /* For test_rule_judge_server.c. */
@@ -329,12 +490,25 @@ static size_t kept_at_most(void)
 	return runs_http_port ? 6144 : 2048;
 }
 
+/* Map what a server child shares with its test (once). */
+static void share(void)
+{
+	if (!shared) {
+		shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			      -1, 0);
+		cr_assert_neq((void *)shared, MAP_FAILED);
+	}
+}
+
+static double runs_addr_rate; /* new games a second per address, or 0: the default */
+
 static pid_t start_runs(int *port, int runs)
 {
 	int to_test[2];
 	test_reader *r = &announced;
 
 	cr_assert_eq(pipe(to_test), 0);
+	share();
 	*port = test_free_port();
 	pid_t kid = fork();
 	cr_assert_geq(kid, 0);
@@ -343,10 +517,13 @@ static pid_t start_runs(int *port, int runs)
 			      .seed = 1, .ttl_ms = 60000};
 		kb_err err;
 		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no server */
+		server_child = 1;
 		close(to_test[0]);
 		o.announce = fdopen(to_test[1], "w");
 		srv_limits_defaults(&o.limits);
 		o.limits.max_games = SRV_MAX_GAMES;
+		if (runs_addr_rate)
+			o.limits.addr_rate = runs_addr_rate;
 		srv_http_defaults(&o.http);
 		o.http.port = runs_http_port;
 		if (!o.announce)
@@ -395,6 +572,8 @@ static void stop_server(pid_t kid)
 	cr_assert_eq(kill(kid, SIGTERM), 0);
 	cr_assert_eq(waitpid(kid, &st, 0), kid);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 2, "the server's run kept memory");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) != 3,
+		  "the server resumed a stream that was not suspended");
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the server's run failed (%d)", st);
 	close(announced.fd);
 }
@@ -531,6 +710,88 @@ Test(judge_rules, server_run_gives_back_its_memory, .timeout = 60)
 	}
 }
 
+/* The last line of an answer read by ask. */
+static const char *last_line(const char *got)
+{
+	const char *nl = strrchr(got, '\n');
+
+	return nl ? nl + 1 : got;
+}
+
+/* A page on the live pages' port following request (a game's stream),
+ * read up to the end of its first picture. */
+static test_conn *page_following(const char *request)
+{
+	char line[256];
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the first event");
+	while (strcmp(line, "data: </svg>") != 0);
+	return page;
+}
+
+/* Read page up to its end event, whose data line must be want. */
+static void page_ends_with(test_conn *page, const char *want)
+{
+	char line[256];
+
+	do
+		cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0, "the end event");
+	while (strcmp(line, "event: end") != 0);
+	cr_assert_geq(test_getline(&page->r, line, sizeof line, 10000), 0);
+	cr_assert_str_eq(line, want);
+}
+
+/* Close the page and the game-port connection c, then stop the server. */
+static void close_and_stop(pid_t kid, test_conn *page, test_conn *c)
+{
+	test_conn_close(page);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A page's stream is resumed once for each time it slept (see
+ * MHD_resume_connection above), also when its game moves more than once
+ * before the stream writes again: the winning move moves the game and
+ * ends it in one turn.  The page is told the end and its winner. */
+Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
+{
+	static char got[65536];
+	char request[80], move[80], token[KB_TOKEN_LEN + 1], want[32];
+	int port;
+
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	do /* a game that waits for A's decision */
+		cr_assert_geq(ask(c, "v001222\n", got, sizeof got), 2);
+	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
+	snprintf(token, sizeof token, "%.65s", got);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
+	test_conn *page = page_following(request);
+	wait_stream_asleep(); /* until the game moves */
+	/* each decision: the pieces in order until one is legal (an illegal
+	 * one is answered with the same decision line) */
+	for (int moves = 0; strncmp(last_line(got), "Voittaja: ", 10) != 0; moves++) {
+		char before[128];
+		cr_assert_lt(moves, 4000);
+		snprintf(before, sizeof before, "%.127s", last_line(got));
+		for (int idx = 0; idx < 4; idx++) {
+			snprintf(move, sizeof move, "%s%d\n", token, idx);
+			cr_assert_geq(ask(c, move, got, sizeof got), 1);
+			if (strcmp(last_line(got), before) != 0)
+				break;
+		}
+	}
+	snprintf(want, sizeof want, "data: winner %c", last_line(got)[10]);
+	page_ends_with(page, want);
+	close_and_stop(kid, page, c);
+}
+
 /* A live event stream whose response libmicrohttpd cannot make (out of
  * memory there) is refused, its connection closed without an answer,
  * and keeps nothing: a run that refused 100 streams gives back all it
@@ -552,6 +813,330 @@ Test(judge_rules, server_stream_refused_keeps_nothing, .timeout = 60)
 			close(fd);
 		}
 		test_conn_close(c);
+		end_run(kid, run);
+	}
+}
+
+/* The memory the server held when it waited after two round trips on c
+ * (the second one's turn begins after the first one's ended, which
+ * expired the games a turn expires after answering), games running. */
+static size_t in_use_after_turns(test_conn *c, int games)
+{
+	static char got[16384];
+
+	ask(c, "?list\n", got, sizeof got);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), games, "%d games run: %s", games, got);
+	return shared->in_use;
+}
+
+/* The server forgets the addresses it has done with as it runs (limits.h:
+ * those that hold nothing and whose new-game bucket is full again), not
+ * only at its end, so many clients come and go in bounded memory: 200
+ * addresses that each started a game, which then expired, are kept while
+ * their buckets refill (here one game in 1000 seconds, on the server's
+ * clock), and once full they are given back. */
+Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
+{
+	enum { N = 200 };
+	char got[8192], src[32];
+	int port;
+
+	need_own_allocator();
+	share();
+	shared->clock_ms = 1000000000;
+	runs_addr_rate = 0.001;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int k = 0; k < N; k++) {
+		snprintf(src, sizeof src, "127.3.%d.%d", k / 100, k % 100 + 1);
+		test_conn *a = test_conn_open(src, port, 10000);
+		cr_assert_geq(ask(a, "v001000\n", got, sizeof got), 2, "start from %s", src);
+		cr_assert_eq(got[0], 't', "start from %s: %.80s", src, got);
+		test_conn_close(a);
+	}
+	shared->clock_ms += 61000; /* their games expire (60 s) */
+	size_t kept = in_use_after_turns(c, 0);
+	shared->clock_ms += 2000000; /* their buckets are full again */
+	size_t after = in_use_after_turns(c, 0);
+	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
+		      "the records given back: %zu bytes held, then %zu", kept, after);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A client that half-closes while it watches a game gets, once the game
+ * has ended, an answer to every request it sent meanwhile (docs/spec.md:
+ * "Virhe: keskenerainen viesti" answers only a message cut short), also
+ * when its answers are held back so that SRV_OUT_HIGH bytes wait, the
+ * most it is served ahead (send above): the rest are answered as it reads.
+ * Here 20 "?list" of 600 games (15 KB each) follow the watch, and the
+ * game expires (the server's clock set by the test, its other games
+ * started 30 s later). */
+Test(judge_rules, server_answers_a_half_closed_watchers_requests_as_it_reads, .timeout = 60)
+{
+	enum { LISTS = 20, GAMES = 600 };
+	static char got[65536];
+	char line[256], text[256];
+	struct sockaddr_in me;
+	socklen_t me_len = sizeof me;
+	int port, ends = 0;
+
+	share();
+	shared->clock_ms = 1000000000;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
+	int len = snprintf(text, sizeof text, "?watch %.17s\n", got);
+	for (int i = 0; i < LISTS; i++)
+		len += snprintf(text + len, sizeof text - (size_t)len, "?list\n");
+	shared->clock_ms += 30000;
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	test_conn *w = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+	shared->held_port = ntohs(me.sin_port);
+	cr_assert_eq(test_write_all(w->fd, text, (size_t)len), 0);
+	cr_assert_eq(shutdown(w->fd, SHUT_WR), 0);
+	/* every turn reads each connection with input (level-triggered):
+	 * the watch, then its end of input, are read within these */
+	for (int i = 0; i < 8; i++)
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	shared->clock_ms += 31000; /* the watched game expires */
+	for (int i = 0; i < 8; i++) /* its end, then the answers up to the limit */
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	shared->held_port = 0;
+	do
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, 10000), 0, "the game's end");
+	while (strcmp(line, "Virhe: peli paattyi ilman voittajaa") != 0);
+	cr_assert_eq(test_getline(&w->r, line, sizeof line, 10000), 3);
+	cr_assert_str_eq(line, "END");
+	long n;
+	while ((n = test_getline(&w->r, line, sizeof line, 10000)) >= 0) {
+		cr_assert(line[0] == 'g' || strcmp(line, "END") == 0, "after %d answers: %s", ends,
+			  line);
+		ends += strcmp(line, "END") == 0;
+	}
+	cr_assert_eq(n, -1, "then the close");
+	cr_assert_eq(ends, LISTS, "every request answered");
+	test_conn_close(w);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A live stream whose event cannot be made (no memory for it) ends, so
+ * that the page's EventSource connects again, rather than staying open
+ * with nothing sent; the next stream is served. */
+Test(judge_rules, server_stream_without_memory_for_its_event_ends, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port, events = 0;
+	long n;
+
+	share();
+	memstream_refused = refuse_memstream; /* (in the server child too) */
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	shared->refuse_memstreams = 1; /* the stream's first event */
+	test_conn *page = test_conn_open(NULL, runs_http_port, 10000);
+	cr_assert_eq(test_write_all(page->fd, request, strlen(request)), 0);
+	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
+		events += strncmp(line, "event:", 6) == 0;
+	cr_assert_eq(n, -1, "the stream ends, not left open");
+	cr_assert_eq(events, 0);
+	test_conn_close(page);
+	test_conn_close(page_following(request)); /* the next stream served */
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* The streams of a game (request), each from an address of its own
+ * (127.8.B.k), into pages[n], each read up to its first event; returns
+ * when all of them sleep. */
+static void streams_from_many_addresses(int b, test_conn **pages, int n, const char *request)
+{
+	char line[256], src[32];
+	struct timespec t0, t;
+	int asleep;
+
+	for (int k = 0; k < n; k++) {
+		snprintf(src, sizeof src, "127.8.%d.%d", b, k + 1);
+		pages[k] = test_conn_open(src, runs_http_port, 10000);
+		cr_assert_eq(test_write_all(pages[k]->fd, request, strlen(request)), 0);
+		do
+			cr_assert_geq(test_getline(&pages[k]->r, line, sizeof line, 10000), 0, "event");
+		while (strcmp(line, "data: </svg>") != 0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		asleep = 0;
+		for (int i = 0; i < SUSPENDED_MAX; i++)
+			asleep += shared->suspended[i] != NULL;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		cr_assert_lt(t.tv_sec - t0.tv_sec, 30, "%d streams sleep", asleep);
+	} while (asleep < n);
+}
+
+/* Expire the game of pages[n] (ttl_ms after its start, the server's
+ * clock now at least start_ms), read each page to its end, close it; the
+ * memory the server then holds (c: a game-port connection, games: the
+ * games that still run).  libmicrohttpd gives a stream back in the turn
+ * that closes its connection. */
+static size_t streams_ended(test_conn *c, int games, test_conn **pages, int n, int64_t expiry_ms)
+{
+	char line[256];
+
+	shared->clock_ms = expiry_ms;
+	in_use_after_turns(c, games);
+	for (int k = 0; k < n; k++) {
+		while (test_getline(&pages[k]->r, line, sizeof line, 10000) >= 0)
+			;
+		test_conn_close(pages[k]);
+	}
+	return in_use_after_turns(c, games);
+}
+
+/* A page's stream holds its address's record while it is open, and only
+ * then: 60 streams, each from an address of its own, leave nothing of
+ * theirs once they have ended (here when their game expired), or the
+ * server keeps their records for ever (an address holding a reference is
+ * never forgotten).  A first game's streams before load what the C
+ * library keeps of freed blocks. */
+Test(judge_rules, server_stream_gives_back_its_address, .timeout = 60)
+{
+	enum { STREAMS = 60 };
+	static char got[8192];
+	const int64_t t0 = 1000000000, ttl = 60000;
+	char request[2][80];
+	test_conn *pages[STREAMS];
+	int port;
+
+	need_own_allocator();
+	share();
+	shared->clock_ms = t0;
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int g = 0; g < 2; g++) { /* game 1 starts 30 s after game 0 */
+		shared->clock_ms = t0 + g * 30000;
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+		cr_assert_eq(ask(c, "?list\n", got, sizeof got), g + 1, "%s", got);
+		snprintf(request[g], sizeof request[g], "GET /events/%.17s HTTP/1.0\r\n\r\n",
+			 last_line(got)); /* the newest game is listed last */
+	}
+	streams_from_many_addresses(0, pages, STREAMS, request[0]);
+	size_t before = streams_ended(c, 1, pages, STREAMS, t0 + ttl + 1000);
+	streams_from_many_addresses(1, pages, STREAMS, request[1]);
+	size_t after = streams_ended(c, 0, pages, STREAMS, t0 + 30000 + ttl + 1000);
+	cr_assert_leq(after, before + STREAMS * sizeof(srv_addr) / 2,
+		      "%zu bytes held, %zu before the streams", after, before);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A page following a game that expires is told so in docs/live.md's
+ * words, "no winner (expired)", and its stream ends. */
+Test(judge_rules, server_stream_of_an_expired_game_says_expired, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port;
+
+	share();
+	shared->clock_ms = 1000000000;
+	runs_http_port = test_free_port();
+	pid_t kid = start_server(&port);
+	cr_assert_neq(port, runs_http_port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	test_conn *page = page_following(request);
+	wait_stream_asleep();
+	shared->clock_ms += 61000; /* the game expires (60 s) */
+	cr_assert_eq(ask(c, "?list\n", line, sizeof line), 1, "the turn that expires it");
+	page_ends_with(page, "data: no winner (expired)");
+	close_and_stop(kid, page, c);
+}
+
+/* At shutdown a page's stream that sleeps while its game runs (its game
+ * not ended first for a spectator on the game port) is told that the game
+ * ended, "no winner (shutdown)" (docs/live.md), and closed, not left
+ * suspended: libmicrohttpd must not stop with suspended connections
+ * (microhttpd.h, MHD_stop_daemon), which it would leave open and
+ * unanswered. */
+Test(judge_rules, server_shutdown_closes_a_sleeping_stream, .timeout = 60)
+{
+	char line[256], request[80], watch[40];
+	int port;
+	long n;
+
+	share();
+	pid_t kid = start_runs_with_pages(&port);
+	test_conn *c = start_watchable_game(port, watch, request);
+	test_conn *page = page_following(request);
+	wait_stream_asleep();
+	next_run(kid); /* the first run ends */
+	page_ends_with(page, "data: no winner (shutdown)");
+	while ((n = test_getline(&page->r, line, sizeof line, 10000)) >= 0)
+		cr_assert_str_eq(line, "", "nothing after the end");
+	cr_assert_eq(n, -1, "the stream is closed at the shutdown");
+	close_and_stop(kid, page, c);
+}
+
+/* GET path from the live pages, HTTP/1.0 (the answer ends at the close):
+ * the answer's length (0: closed unanswered), its first line into
+ * status[64]. */
+static size_t http_get(const char *path, char *status)
+{
+	static char got[65536];
+	char request[128];
+	size_t len = 0;
+	ssize_t n;
+	int fd = test_connect(runs_http_port, 10000);
+
+	cr_assert_geq(fd, 0);
+	snprintf(request, sizeof request, "GET %s HTTP/1.0\r\n\r\n", path);
+	cr_assert_eq(test_write_all(fd, request, strlen(request)), 0);
+	while ((n = read(fd, got + len, sizeof got - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	got[len] = '\0';
+	snprintf(status, 64, "%.*s", (int)strcspn(got, "\r\n"), got);
+	return len;
+}
+
+/* The live pages' answers keep nothing once sent: a run that answered
+ * 100 lists of games and 100 paths not found gives back all it took. */
+Test(judge_rules, server_pages_answered_keep_nothing, .timeout = 60)
+{
+	char status[64];
+	int port;
+
+	pid_t kid = start_runs_with_pages(&port);
+	for (int run = 0; run < 2; run++) {
+		for (int i = 0; i < 100; i++) {
+			http_get("/games", status);
+			cr_assert_str_eq(status, "HTTP/1.1 200 OK");
+			http_get("/nothing", status);
+			cr_assert_str_eq(status, "HTTP/1.1 404 Not Found");
+		}
+		end_run(kid, run);
+	}
+}
+
+/* A page whose response libmicrohttpd cannot make (out of memory there)
+ * is refused, its connection closed without an answer, and keeps
+ * nothing: a run that refused 100 pages gives back all it took. */
+Test(judge_rules, server_page_refused_keeps_nothing, .timeout = 60)
+{
+	char status[64];
+	int port;
+
+	refuse_buffers = 1000;
+	pid_t kid = start_runs_with_pages(&port);
+	for (int run = 0; run < 2; run++) {
+		for (int i = 0; i < 100; i++)
+			cr_assert_eq(http_get("/", status), 0, "page %d: closed unanswered", i);
 		end_run(kid, run);
 	}
 }

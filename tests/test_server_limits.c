@@ -7,10 +7,12 @@
  * 127.0.0.3.  Floods are bounded by counts (each flooder sends N starts),
  * never by time; the server's peak memory is its VmHWM. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +29,10 @@ typedef struct lim_server {
 	test_proc p;
 	int port;
 	char log[512];   /* the server's stderr */
+	int log_fd;      /* with lim_log_fifo: the read end of the log, a FIFO */
 } lim_server;
+
+static int lim_log_fifo; /* lim_start makes the log a FIFO the test reads */
 
 /* Start kimble-server with the given limit options on a free port. */
 static void lim_start(lim_server *s, const char *const *opts)
@@ -38,6 +43,12 @@ static void lim_start(lim_server *s, const char *const *opts)
 	int n = 5;
 
 	snprintf(s->log, sizeof s->log, "%s/server.err", test_tmpdir(dir, sizeof dir));
+	s->log_fd = -1;
+	if (lim_log_fifo) { /* held open for reading: the server's open goes on */
+		cr_assert_eq(mkfifo(s->log, 0600), 0);
+		s->log_fd = open(s->log, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		cr_assert_geq(s->log_fd, 0);
+	}
 	while (opts && *opts && n < 31)
 		argv[n++] = *opts++;
 	for (int attempt = 0; attempt < 5; attempt++) {
@@ -276,6 +287,28 @@ Test(server_limits, full_server_refuses_starts_and_running_games_go_on, .timeout
 	cr_assert(strstr(log, "refusals this run: 2 full 1 address-games 1 "), "%s", log);
 	test_conn_close(p2);
 	test_conn_close(p4);
+}
+
+/* A log nobody reads any more (the server's stderr a pipe whose reader
+ * closed it) is a write that fails, not a SIGPIPE that ends the server:
+ * a refusal logged then is answered, and so is the next request. */
+Test(server_limits, closed_log_does_not_end_the_server, .timeout = 60)
+{
+	const char *const opts[] = {"--max-games", "1", NULL};
+	lim_server s;
+	answer a;
+
+	lim_log_fifo = 1;
+	lim_start(&s, opts);
+	close(s.log_fd);
+	peer *p = peer_open(&s, "127.0.0.2");
+	start_waiting(p);
+	a = ask(p, "v001222\n");
+	cr_assert_str_eq(a.first, "Virhe: palvelin on taynna (server full: 1 running games)");
+	a = ask(p, "?list\n");
+	cr_assert_eq(a.lines, 1, "the game runs on: %s", a.first);
+	test_conn_close(p);
+	lim_stop(&s);
 }
 
 Test(server_limits, new_games_per_address_bucket, .timeout = 60)

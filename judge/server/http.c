@@ -606,12 +606,13 @@ void srv_http_stop(srv_http *h)
 {
 	if (!h)
 		return;
-	/* MHD must not stop with suspended connections; the games go next */
-	for (srv_sse *w = h->streams; w; w = w->next) {
-		sse_unlink_game(w);
-		w->done = 1;
-		sse_wake(w);
-	}
+	/* MHD must not stop with suspended connections, and the games go
+	 * next: a stream still following one (only such a stream sleeps) is
+	 * told that it ended (shutdown) and woken, its end sent as far as its
+	 * socket takes it now */
+	for (srv_sse *w = h->streams; w; w = w->next)
+		if (w->g)
+			srv_http_game_ended(h, w->g, "unfinished shutdown");
 	MHD_run(h->d);
 	MHD_stop_daemon(h->d);
 	if (h->refused_addr)
