@@ -3581,6 +3581,7 @@ Test(judge_rules, html_viewer_of_a_game)
 		  "<td class=\"l\">x" TOKEN64 "1</td></tr>\n</table></div>");
 	/* the data: a frame a position, the names, the messages */
 	cr_assert_eq(test_count(page, "{\"text\":"), 4);
+	cr_assert_eq(test_count(page, "},\n{\"text\":"), 3, "a comma between frames, not before the first");
 	has(page, "{\"frames\":[\n{\"text\":\"roll 1 of 3: my\\u003cbot\\u003e: A rolls 6, could move 0 (home -\\u003e ring 0); moves 0 from home to ring 0\",");
 	has(page, ",\"svg\":\"\\u003csvg xmlns=\\\"http://www.w3.org/2000/svg\\\"");
 	has(page, "\n{\"text\":\"final position after 3 rolls: winner C (hard), win\",");
