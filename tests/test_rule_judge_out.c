@@ -2,6 +2,7 @@
  * need a setting of their own (a terminal, a failing libm call), and the
  * pictures' well-formedness checked over a whole game. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include "judge/replay.h"
 #include "judge/report.h"
 #include "judge/result.h"
+#include "judge/server/game.h"
 #include "judge/svg.h"
 #include "support.h"
 #include "support_run.h"
@@ -385,9 +387,18 @@ Test(judge_rules, game_of_no_rolls)
 
 /* Fault injection: while memstream_fails is set, or memstream_refused
  * (test_rule_judge_server_mem.c's) says so, open_memstream (the test
- * binary's, which the judge's library links to) fails with ENOMEM. */
-static int memstream_fails;
+ * binary's, which the judge's library links to) fails with ENOMEM; while
+ * memstream_unwritable is set, it opens a stream every write to which
+ * fails (unbuffered, so the first fprintf sees it). */
+static int memstream_fails, memstream_unwritable;
 int (*memstream_refused)(void);
+
+static ssize_t write_nothing(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie, (void)buf, (void)n;
+	errno = ENOMEM;
+	return -1;
+}
 
 FILE *open_memstream(char **ptr, size_t *size)
 {
@@ -397,9 +408,45 @@ FILE *open_memstream(char **ptr, size_t *size)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (memstream_unwritable) {
+		FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){NULL, write_nothing, NULL, NULL});
+		if (f)
+			setvbuf(f, NULL, _IONBF, 0);
+		*ptr = NULL, *size = 0;
+		return f;
+	}
 	if (!libc_open_memstream)
 		*(void **)&libc_open_memstream = dlsym(RTLD_NEXT, "open_memstream");
 	return libc_open_memstream(ptr, size);
+}
+
+/* kimble-server keeps no transcript of a game whose transcript header
+ * cannot be written (its stream is closed and forgotten), and the game
+ * plays and ends without one: no file in the log folder. */
+Test(judge_rules, server_game_without_a_transcript_stream_plays_on)
+{
+	static srv_games t;
+	static const uint8_t lineup[3] = {2, 0, 0};
+	char dir[256];
+	int files;
+
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(srv_games_init(&t, 3, 60000, dir), 0);
+	memstream_unwritable = 1;
+	srv_game *g = srv_game_start(&t, lineup, 0);
+	memstream_unwritable = 0;
+	cr_assert_not_null(g);
+	cr_assert_null(g->tx, "the stream whose header failed is forgotten");
+	cr_assert_null(g->tx_buf);
+	srv_game_end(&t, g, "test");
+	DIR *d = opendir(dir);
+	cr_assert_not_null(d);
+	files = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		files += e->d_name[0] != '.';
+	closedir(d);
+	cr_assert_eq(files, 0, "no transcript written");
+	srv_games_free(&t, "test");
 }
 
 /* kj_rerun of forfeit_tx (hard in seats A and C) with *fault set to 1
