@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -762,6 +763,8 @@ Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
 		       "%s", test_read_file(dir, "other.err"));
 }
 
+/* Shard K/N plays the games whose number modulo N is K-1 and no other
+ * (--help), and merging the shards gives the unsharded run. */
 Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 {
 	char dir[512], bots[1024], full[1024], s1[1024], s2[1024], merged[1024], p[1100], q[1100];
@@ -780,6 +783,13 @@ Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 	rr_args(args, bots, s2);
 	args[16] = "--shard", args[17] = "2/2", args[18] = NULL;
 	cr_assert_eq(judge(dir, "s2", args), 0);
+	/* each shard plays only its games: 1/2 the even numbers, 2/2 the odd */
+	for (int g = 0; g < 6; g++) {
+		snprintf(p, sizeof p, "%s/games/%06d.res", g % 2 ? s2 : s1, g);
+		snprintf(q, sizeof q, "%s/games/%06d.res", g % 2 ? s1 : s2, g);
+		cr_expect_eq(access(p, F_OK), 0, "%s played by its shard", p);
+		cr_expect_neq(access(q, F_OK), 0, "%s played by the other shard", q);
+	}
 	const char *m[] = {"merge", "--no-timing", merged, s1, s2, NULL};
 	cr_assert_eq(judge(dir, "merge", m), 0);
 	snprintf(p, sizeof p, "%s/results.txt", full);
@@ -916,6 +926,26 @@ Test(judge, start_positions_and_pictures, .timeout = 60)
 	free(text);
 }
 
+/* A start position's seat to roll is the one its line names, not A: here
+ * C rolls first, its die given (docs/design.md "Start positions"). */
+Test(judge, start_position_gives_the_first_roll_to_its_seat, .timeout = 60)
+{
+	static const char board[] = "A0000000000000C0000000000000AA00000000C00000";
+	char dir[512], starts[1024], out[1024], want[128];
+	const char *args[] = {"-q", "--no-timing", "-o", out, "--starts", starts, "hard", "easy", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(starts, sizeof starts, "%s/starts", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	test_write_file(starts, "%s C 4\n", board);
+	cr_assert_eq(judge(dir, "starts", args), 0, "%s", test_read_file(dir, "starts.err"));
+	const char *tx = test_read_file(out, "games/000000.tx");
+	snprintf(want, sizeof want, "\nstart %s C 4\n", board);
+	cr_expect(strstr(tx, want) != NULL, "want%s in %s", want, tx);
+	snprintf(want, sizeof want, "\nroll 1 %sC4 ", board);
+	cr_expect(strstr(tx, want) != NULL, "want%s in %s", want, tx);
+}
+
 /* alpha against a bot that always crashes: clearly stronger (H1); alpha
  * against the built-in it imitates: every duplicate deal is a draw (H0). */
 Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
@@ -947,6 +977,63 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 		cr_expect_eq(pair_deals, sprt_deals, "the report's alpha-%s deals", args[10]);
 		free(json);
 	}
+}
+
+/* The score of `a` against `b` in result file dir/games/NNNNNN.res (1
+ * placed ahead, 1/2 the same place, 0 behind) and its deal. */
+static double res_score(const char *dir, int game, const char *a, const char *b, unsigned *deal)
+{
+	char name[64], who[64];
+	int place[2] = {0, 0}, p;
+
+	snprintf(name, sizeof name, "games/%06d.res", game);
+	const char *text = test_read_file(dir, name);
+	const char *at = strstr(text, "\ngame ");
+	cr_assert(at && sscanf(at, "\ngame %*u deal %u", deal) == 1, "%s: %s", name, text);
+	for (at = strstr(text, "\nseat "); at; at = strstr(at + 1, "\nseat ")) {
+		cr_assert_eq(sscanf(at, "\nseat %*c %63s place %d", who, &p), 2, "%.80s", at);
+		place[0] = strcmp(who, a) ? place[0] : p;
+		place[1] = strcmp(who, b) ? place[1] : p;
+	}
+	cr_assert(place[0] > 0 && place[1] > 0, "%s holds %s and %s: %s", name, a, b, text);
+	return place[0] < place[1] ? 1.0 : place[0] == place[1] ? 0.5 : 0.0;
+}
+
+/* --sprt's LLR counts every game of every deal, the first game of the
+ * run too: recomputed here from the result files with the formula of
+ * docs/design.md ("SPRT"), in a run of 8 deals (the first LLR). */
+Test(judge, sprt_llr_counts_every_game_from_the_first, .timeout = 60)
+{
+	char dir[512], out[1024];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "4", "-g", "8", "-o", out,
+			      "--sprt", "0,60", "hard", "easy", NULL};
+	double deal_sum[8] = {0}, first[2], sum = 0, sum2 = 0, llr;
+	int deal_games[8] = {0};
+	unsigned deal;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 16; g++) {
+		double score = res_score(out, g, "hard", "easy", &deal);
+		cr_assert_lt(deal, 8u, "game %d", g);
+		deal_sum[deal] += score, deal_games[deal]++;
+		if (g < 2)
+			first[g] = score;
+	}
+	cr_assert_neq(first[0], first[1], "deal 0's games differ, so that leaving one out shows");
+	for (int d = 0; d < 8; d++) {
+		cr_assert_eq(deal_games[d], 2, "deal %d", d);
+		sum += deal_sum[d] / 2, sum2 += deal_sum[d] / 2 * deal_sum[d] / 2;
+	}
+	double m = sum / 8, var = (sum2 - sum * sum / 8) / 7;
+	double s0 = 0.5, s1 = 1 / (1 + pow(10, -60 / 400.0));
+	double reg = (7 * var + 4 * 0.125) / (7 + 4);
+	double want = 8 * (s1 - s0) * (2 * m - s0 - s1) / (2 * reg);
+	const char *json = test_read_file(out, "results.json");
+	const char *at = strstr(json, "\"llr\": ");
+	cr_assert(at && sscanf(at, "\"llr\": %lf", &llr) == 1, "%s", json);
+	cr_expect(llr > want - 0.0011 && llr < want + 0.0011, "LLR %.3f, want %.4f", llr, want);
 }
 
 Test(judge, plan_rotates_every_lineup_through_the_seats, .timeout = 10)
