@@ -15,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -761,6 +762,32 @@ Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
 	refused_keeps_games(dir, out, args, "holds another run's games: game ");
 	cr_expect_null(strstr(test_read_file(dir, "other.err"), "game 0 has seat"),
 		       "%s", test_read_file(dir, "other.err"));
+}
+
+/* A game whose result file cannot be written whole (every write() to it
+ * fails with ENOSPC; stdio then fails only at fclose) is not committed:
+ * the worker says so with the cause, the run fails (exit status 2), and
+ * neither the result nor the transcript is left in place, so the next
+ * run plays the game again (docs/design.md "Output"). */
+Test(judge, result_file_that_cannot_be_written_is_not_committed, .timeout = 60)
+{
+	char dir[512], out[1024], bin[1024], errp[1100];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(errp, sizeof errp, "%s/run.err", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-o", out, "easy", "random", NULL};
+	int status = test_run_failing(argv, SYS_write, "/games/000000.res.", ENOSPC, errp);
+	const char *said = test_read_file(NULL, errp);
+	cr_assert_eq(status, 2, "status %d: %s", status, said);
+	cr_expect(strstr(said, "cannot write the files of game 0: No space left on device"), "%s",
+		  said);
+	char path[1200];
+	snprintf(path, sizeof path, "%s/games/000000.res", out);
+	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
+	snprintf(path, sizeof path, "%s/games/000000.tx", out);
+	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
 }
 
 /* Shard K/N plays the games whose number modulo N is K-1 and no other
