@@ -709,6 +709,10 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	const char *seat = strstr(msg, "game 0 has seat ");
 	cr_expect(seat && seat[16] >= 'B' && seat[16] <= 'D' && !strncmp(seat + 17, " random, not hard", 17),
 		  "the seat of the third bot, a letter: %s", msg);
+	args[13] = "hard", args[15] = "random"; /* only game 0's seat A differs */
+	cr_expect_eq(judge(dir, "seat_a", args), 2);
+	msg = test_read_file(dir, "seat_a.err");
+	cr_expect(strstr(msg, "game 0 has seat A alpha, not hard"), "%s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
@@ -762,6 +766,28 @@ Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
 	refused_keeps_games(dir, out, args, "holds another run's games: game ");
 	cr_expect_null(strstr(test_read_file(dir, "other.err"), "game 0 has seat"),
 		       "%s", test_read_file(dir, "other.err"));
+}
+
+/* A game whose transcript cannot be created (its folder not writable)
+ * fails in its worker, which says why and ends: the run fails with exit
+ * status 2, sending the user to that message ("see above"). */
+Test(judge, transcript_that_cannot_be_created_fails_the_game, .timeout = 60)
+{
+	char dir[512], out[1024], games[1100], want[1200];
+	const char *args[] = {"-q", "--no-timing", "-j1", "-o", out, "easy", "random", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(games, sizeof games, "%s/games", out);
+	cr_assert_eq(mkdir(out, 0777), 0);
+	cr_assert_eq(chmod(out, 0777), 0);
+	cr_assert_eq(mkdir(games, 0555), 0);
+	test_drop_root(dir); /* root would write anyway */
+	cr_assert_eq(judge(dir, "run", args), 2, "%s", test_read_file(dir, "run.err"));
+	const char *said = test_read_file(dir, "run.err");
+	snprintf(want, sizeof want, "kimble-judge: cannot write %s/000000.tx.", games);
+	cr_expect(strstr(said, want) && strstr(said, ".tmp: Permission denied\n"), "%s", said);
+	cr_expect(strstr(said, "kimble-judge: game 0: the worker failed (see above)"), "%s", said);
 }
 
 /* A game whose result file cannot be written whole (every write() to it
