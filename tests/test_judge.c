@@ -1765,6 +1765,39 @@ Test(judge, tournament_header_names_seed_games_deals_seats_and_out, .timeout = 6
 	free(text);
 }
 
+/* The header comes before anything the games say, also when stdout and
+ * stderr are one file (`> log 2>&1`, where stdout is fully buffered):
+ * here the judge's note on stderr that a bot's command cannot be run. */
+Test(judge, tournament_header_comes_before_the_games_messages, .timeout = 60)
+{
+	char dir[512], bot[1024], out[1024], log[1100], bin[1024];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/nobot", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(bot, 0755);
+	snprintf(log, sizeof log, "%s/meta", bot);
+	test_write_file(log, "nobot\n./no-such-program\n\n0\n");
+	snprintf(log, sizeof log, "%s/run.log", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-o", out, bot, "hard", NULL};
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(120);
+		execv(argv[0], argv);
+		_exit(121);
+	}
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	const char *text = test_read_file(NULL, log);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d: %s", st, text);
+	cr_assert(strstr(text, "kimble-judge: game 0: "), "the game's message: %s", text);
+	cr_expect_eq(strncmp(text, "kimble-judge: seed ", 19), 0, "the header first: %s", text);
+}
+
 /* -d: every line to or from the bot is marked with the bot's seat, the
  * one the summary names (a 2-seat game: seats A and C). */
 Test(judge, debug_game_marks_the_bots_lines_with_its_seat, .timeout = 60)

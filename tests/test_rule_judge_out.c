@@ -148,6 +148,30 @@ Test(judge_rules, progress_line_on_a_terminal_only, .timeout = 60)
 	cr_assert_null(strchr(err, '\r'), "stderr a file: %s", err);
 }
 
+/* The judge sleeps while its games play: the progress line is written
+ * once at the start and once as each game ends (6 games of a test bot,
+ * which takes milliseconds to start, and a built-in one; the judge has
+ * no other child to wait for), not again and again meanwhile. */
+Test(judge_rules, progress_line_is_written_as_games_end, .timeout = 60)
+{
+	static char text[1 << 16];
+	char dir[256], bot[300], meta[320], bin[512];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/tb", dir);
+	cr_assert_eq(mkdir(bot, 0755), 0);
+	snprintf(meta, sizeof meta, "%s/meta", bot);
+	test_write_file(meta, "tb\n%s\nhard\n0\n",
+			test_root_path("build/rel/testbots/testbot", bin, sizeof bin));
+	const char *args[] = {"--no-timing", "--sandbox", "off", "-j2", "-g", "3", "-o", "out", bot,
+			      "easy", NULL};
+	int st = judge_on_terminal(args, text, sizeof text);
+
+	cr_assert_eq(st, 0, "%s", text);
+	cr_assert(strstr(text, "\r6/6 games done, 0 running "), "the progress line: %s", text);
+	cr_expect_eq(test_count(text, " games done, "), 7, "%s", text);
+}
+
 /* ---- the rating fit that fails ---------------------------------------------- */
 
 /* Fault injection: while exp_fails is set, exp (the test binary's, which
