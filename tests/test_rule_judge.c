@@ -1435,6 +1435,33 @@ Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
 		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
 }
 
+/* An output folder that cannot be made (its parent is a file): kj_run
+ * returns -1 (run.h) with err naming the folder and the system's error,
+ * and plays nothing. */
+Test(judge_rules, run_without_its_output_folder_returns_minus_1, .timeout = 60)
+{
+	char dir[256], file[300], out[320];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err = {{0}};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/file", dir);
+	test_write_file(file, "not a folder\n");
+	snprintf(out, sizeof out, "%s/out", file);
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, 0);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .out = out, .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3};
+	int rc = kj_run(&ro, &err);
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, -1, "%s", err.msg);
+	char want[400];
+	snprintf(want, sizeof want, "cannot create the output folder %s: %s", out, strerror(ENOTDIR));
+	cr_assert_str_eq(err.msg, want);
+}
+
 /* An output folder that can be made but whose full path cannot be had
  * (the run's folder deeper than PATH_MAX: realpath fails) cannot be
  * hidden from the bots: the run refuses, naming it, and plays nothing. */
