@@ -632,6 +632,38 @@ Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 	free(text);
 }
 
+/* A transcript that ends unfinished after k rolls (here cut by hand
+ * where the next roll is the process bot's decision) against a rerun
+ * that plays on: they differ at roll k + 1, where the transcript has no
+ * roll, not agree (exit status 3, man page). */
+Test(judge, rerun_of_a_transcript_cut_short_differs_after_its_last_roll, .timeout = 60)
+{
+	char dir[512], bot[1024], tx[1100], cut[1100], want[128];
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "easy", NULL};
+	const char *rerun[] = {"replay", "--rerun", cut, bot, NULL};
+	int k = 0;
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "h", "hard");
+	snprintf(bot, sizeof bot, "%s/h", dir);
+	snprintf(tx, sizeof tx, "%s/g.tx", dir);
+	snprintf(cut, sizeof cut, "%s/cut.tx", dir);
+	cr_assert_eq(judge(dir, "game", game), 0);
+	const char *text = test_read_file(NULL, tx), *at = strstr(text, "\nroll ");
+	for (; at; at = strstr(at + 1, "\nroll ")) { /* at: roll k + 1 */
+		const char *eol = strchr(at + 1, '\n');
+		if (k >= 3 && eol && !strncmp(eol - 8, " decided", 8))
+			break;
+		k++;
+	}
+	cr_assert_not_null(at, "a decision of the bot after roll 3: %s", text);
+	test_write_file(cut, "%.*s\nend - %d cut\n", (int)(at - text), text, k);
+	cr_assert_eq(judge(dir, "rerun", rerun), 3, "%s", test_read_file(dir, "rerun.out"));
+	snprintf(want, sizeof want, "rerun differs at roll %d:\n  transcript: the game ended after %d rolls",
+		 k + 1, k);
+	cr_expect(strstr(test_read_file(dir, "rerun.out"), want), "%s", test_read_file(dir, "rerun.out"));
+}
+
 Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], tx[1200], alpha[1100], other[1100], state[1200];
