@@ -1797,6 +1797,35 @@ Test(judge, tournament_header_names_seed_games_deals_seats_and_out, .timeout = 6
 	free(text);
 }
 
+/* Meta line 4 says whether a bot's stderr is kept: a tournament keeps it
+ * in OUT/games/NNNNNN.X.err for the bot whose flag is 1 and discards it
+ * for the one whose flag is 0 (both write to stderr: mode illegal). */
+Test(judge, stderr_kept_only_for_the_bot_whose_meta_says_so, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], path[1200], bin[1024];
+	const char *args[] = {"-q", "--no-timing", "-s", "5", "--bots", bots, "-o", out, "loud", "quiet",
+			      NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bots, sizeof bots, "%s/bots", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	mkdir(bots, 0755);
+	make_bot(bots, "loud", "illegal");
+	snprintf(path, sizeof path, "%s/quiet", bots);
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/quiet/meta", bots);
+	test_write_file(path, "quiet\n%s\nillegal\n0\n", testbot(bin, sizeof bin));
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 2; g++) /* game 0: loud in A, quiet in C; game 1 the other way */
+		for (int s = 0; s < 2; s++) {
+			snprintf(path, sizeof path, "%s/games/%06d.%c.err", out, g, s ? 'C' : 'A');
+			int loud = s == g;
+			cr_expect_eq(access(path, F_OK) == 0, loud, "%s %s", path, loud ? "missing" : "kept");
+			if (loud)
+				cr_expect(strstr(test_read_file(NULL, path), "testbot illegal"), "%s", path);
+		}
+}
+
 /* The header comes before anything the games say, also when stdout and
  * stderr are one file (`> log 2>&1`, where stdout is fully buffered):
  * here the judge's note on stderr that a bot's command cannot be run. */
