@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -319,6 +320,26 @@ Test(judge_rules, match_without_seat_a_is_refused)
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1);
 	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
+}
+
+/* A bot that cannot be started at all (no process to be had: vfork
+ * fails) fails the game: -1 (match.h) with err naming the bot and the
+ * system's error, not a result. */
+Test(judge_rules, match_whose_bot_cannot_start_returns_minus_1, .timeout = 30)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+	char want[300];
+
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
+	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1, "%s", err.msg);
+	snprintf(want, sizeof want, "bot %s: cannot start: %s", bot.name, strerror(EAGAIN));
+	cr_assert_str_eq(err.msg, want);
 }
 
 /* A bot that plays well keeps its seat and makes no errors. */
