@@ -322,6 +322,28 @@ Test(judge_rules, match_without_seat_a_is_refused)
 	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
 }
 
+/* With timing on, a decision's time is the time from the question to
+ * the answer: never negative, and never more than the move time the bot
+ * had (it answered in time, or it would have forfeited). */
+Test(judge_rules, decision_times_lie_within_the_move_time, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500, .timing = 1};
+	cr_assert_eq(kj_match_play(seats, 12, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	const kj_seat_result *a = &res.seat[0];
+	cr_assert_eq(a->reason, KJ_OK, "%s", kj_reason_name(a->reason));
+	cr_assert_gt(a->decisions, 0);
+	cr_expect(a->ms_max >= 0 && a->ms_max <= opt.move_ms, "longest decision %.3f ms", a->ms_max);
+	cr_expect(a->ms_total >= 0 && a->ms_total <= a->decisions * a->ms_max + 1e-9,
+		  "%u decisions, %.3f ms in all, the longest %.3f ms", a->decisions, a->ms_total, a->ms_max);
+}
+
 /* A bot that cannot be started at all (no process to be had: vfork
  * fails) fails the game: -1 (match.h) with err naming the bot and the
  * system's error, not a result. */
