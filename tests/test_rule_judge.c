@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -320,6 +323,61 @@ Test(judge_rules, match_without_seat_a_is_refused)
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1);
 	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
+}
+
+/* Fault injection: the supervisor of only_first_vfork, a thread that
+ * answers the seccomp notifications of vfork on listener: the first goes
+ * through, every later one fails with EAGAIN (as when out of processes). */
+static void *answer_vforks(void *arg)
+{
+	int listener = *(int *)arg, n = 0;
+
+	for (;;) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp = {0};
+		memset(&req, 0, sizeof req);
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			continue;
+		resp.id = req.id;
+		if (++n > 1)
+			resp.error = -EAGAIN;
+		else
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	return NULL;
+}
+
+/* From here on, this test process can start one process with vfork. */
+static void only_first_vfork(void)
+{
+	static int listener;
+	pthread_t th;
+
+	listener = test_seccomp_one(SYS_vfork, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	cr_assert_geq(listener, 0, "a seccomp listener: %s", strerror(errno));
+	cr_assert_eq(pthread_create(&th, NULL, answer_vforks, &listener), 0);
+	pthread_detach(th);
+}
+
+/* A game whose second bot cannot be started after its first was fails
+ * (-1, match.h) and gives back what the first one holds: its process
+ * stopped and reaped, its pipes closed. */
+Test(judge_rules, match_whose_second_bot_cannot_start_stops_the_first, .timeout = 30)
+{
+	kj_bot bot;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("hard", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &bot, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	int fds = test_open_fds();
+	only_first_vfork();
+	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1, "%s", err.msg);
+	cr_assert(strstr(err.msg, ": cannot start: "), "%s", err.msg);
+	cr_expect_eq(test_open_fds(), fds + 1, "only the seccomp listener stays open");
+	cr_expect(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "the first bot reaped");
 }
 
 /* With timing on, a decision's time is the time from the question to
