@@ -165,6 +165,11 @@ void test_store_decisions(const char *dir, const char *name, int r, int n);
 typedef int (*test_pick)(int arg, int nth, const kb_pos *pos, int die, unsigned mask);
 void test_store_player(const char *dir, const char *name, int n, test_pick pick, int arg);
 
+/* The next n dice of kb_rng_die are die, whatever the generator says
+ * (tests/test_rule_bot.c's stand-in: the test binary is linked with
+ * --wrap=kb_rng_die); then the generator's again. */
+void test_fix_dice(long n, int die);
+
 /* Fault injection (tests/test_rule_core_store.c defines the test binary's
  * mdb_cursor_open): while above 0, mdb_cursor_open fails with ENOMEM and
  * counts down. */

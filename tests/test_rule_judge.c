@@ -380,6 +380,29 @@ Test(judge_rules, match_whose_second_bot_cannot_start_stops_the_first, .timeout 
 	cr_expect(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "the first bot reaped");
 }
 
+/* A game of more rolls than the judge's first block of them holds (512):
+ * 600 ones first (no piece can leave home: every roll a pass), then the
+ * seeded dice to the end.  Every roll is kept and reaches the bot (the
+ * test bot answers from the rolls it was sent), and the game is won. */
+Test(judge_rules, match_of_more_than_512_rolls, .timeout = 60)
+{
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("hard", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &hard, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500};
+	test_fix_dice(600, 1);
+	int rc = kj_match_play(seats, 4, &opt, NULL, &res, &err);
+	test_fix_dice(0, 0);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_gt(res.rolls, 600u);
+	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s: %s", kj_reason_name(res.seat[0].reason), res.seat[0].why);
+	cr_assert(res.winner == 0 || res.winner == 2, "winner %d", res.winner);
+}
+
 /* With timing on, a decision's time is the time from the question to
  * the answer: never negative, and never more than the move time the bot
  * had (it answered in time, or it would have forfeited). */
