@@ -172,6 +172,16 @@ Test(judge, misbehaving_bots_recorded_with_reasons, .timeout = 120)
 	free(json);
 }
 
+/* A fresh test folder dir with an empty bots folder dir/bots, and the
+ * output folder's path dir/out (not made). */
+static void bots_and_out(char dir[512], char bots[1024], char out[1024])
+{
+	test_tmpdir(dir, 512);
+	snprintf(bots, 1024, "%s/bots", dir);
+	snprintf(out, 1024, "%s/out", dir);
+	mkdir(bots, 0755);
+}
+
 Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], path[1200];
@@ -179,10 +189,7 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 			      "-f", "fixed", "-g", "5", "--bots", bots, "-o", out, "sleeper", "easy",
 			      NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	mkdir(bots, 0755);
+	bots_and_out(dir, bots, out);
 	make_bot(bots, "sleeper", "hang");
 	cr_assert_eq(judge(dir, "removal", args), 0);
 	snprintf(path, sizeof path, "%s/results.json", out);
@@ -605,18 +612,27 @@ Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 /* A rerun of a transcript whose start position the game refuses (seat B
  * to roll in a game of A and C) says so and exits 2, having given back
  * what it held (the ASan run of make test sees a leak). */
+/* A fresh test folder dir with the test bot h (mode hard, its folder
+ * into bot), the transcript tx of its -d game against the built-in hard
+ * (seed 3), and the path dir/NAME into other (not made). */
+static void h_game(char dir[512], char bot[1024], char tx[1100], char other[1100], const char *name)
+{
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+
+	test_tmpdir(dir, 512);
+	make_bot(dir, "h", "hard");
+	snprintf(bot, 1024, "%s/h", dir);
+	snprintf(tx, 1100, "%s/g.tx", dir);
+	snprintf(other, 1100, "%s/%s", dir, name);
+	cr_assert_eq(judge(dir, "game", game), 0);
+}
+
 Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 {
 	char dir[512], bot[1024], tx[1100], edited[1100];
-	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
 	const char *rerun[] = {"replay", "--rerun", edited, bot, NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	make_bot(dir, "h", "hard");
-	snprintf(bot, sizeof bot, "%s/h", dir);
-	snprintf(tx, sizeof tx, "%s/g.tx", dir);
-	snprintf(edited, sizeof edited, "%s/s.tx", dir);
-	cr_assert_eq(judge(dir, "game", game), 0);
+	h_game(dir, bot, tx, edited, "s.tx");
 	char *text = slurp(tx), *msg = strstr(text, "\nmsg ");
 	cr_assert(text && msg, "%s", text ? text : "no transcript");
 	FILE *f = fopen(edited, "w");
@@ -639,16 +655,10 @@ Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 Test(judge, rerun_of_a_transcript_cut_short_differs_after_its_last_roll, .timeout = 60)
 {
 	char dir[512], bot[1024], tx[1100], cut[1100], want[128];
-	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "easy", NULL};
 	const char *rerun[] = {"replay", "--rerun", cut, bot, NULL};
 	int k = 0;
 
-	test_tmpdir(dir, sizeof dir);
-	make_bot(dir, "h", "hard");
-	snprintf(bot, sizeof bot, "%s/h", dir);
-	snprintf(tx, sizeof tx, "%s/g.tx", dir);
-	snprintf(cut, sizeof cut, "%s/cut.tx", dir);
-	cr_assert_eq(judge(dir, "game", game), 0);
+	h_game(dir, bot, tx, cut, "cut.tx");
 	const char *text = test_read_file(NULL, tx), *at = strstr(text, "\nroll ");
 	for (; at; at = strstr(at + 1, "\nroll ")) { /* at: roll k + 1 */
 		const char *eol = strchr(at + 1, '\n');
@@ -1806,10 +1816,7 @@ Test(judge, stderr_kept_only_for_the_bot_whose_meta_says_so, .timeout = 60)
 	const char *args[] = {"-q", "--no-timing", "-s", "5", "--bots", bots, "-o", out, "loud", "quiet",
 			      NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	mkdir(bots, 0755);
+	bots_and_out(dir, bots, out);
 	make_bot(bots, "loud", "illegal");
 	snprintf(path, sizeof path, "%s/quiet", bots);
 	mkdir(path, 0755);
