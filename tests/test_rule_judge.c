@@ -1561,6 +1561,55 @@ Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
 		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
 }
 
+/* A stand-in for kill(2) (for the whole test binary; it hands every call
+ * on): while kills_watched is set, signals sent to a process id that no
+ * process holds any more (gone and reaped) are counted in stale_kills. */
+static int kills_watched, stale_kills;
+
+int kill(pid_t pid, int sig)
+{
+	if (kills_watched && pid > 0 && sig != 0 && syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH)
+		stale_kills++;
+	return (int)syscall(SYS_kill, pid, sig);
+}
+
+/* A run whose worker fails (its game's start position does not fit the
+ * table: seat B to roll in a game of A and C) while another plays on (a
+ * bot that never says v001) fails, -1, and stops the one still playing,
+ * signalling no process it has already reaped (a process id the system
+ * may have handed to another). */
+Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeout = 60)
+{
+	char dir[256], out[300];
+	kj_bot bots[2];
+	kj_plan plan;
+	kj_start starts[2] = {{.turn = 1, .die = 5}, {.turn = 2, .die = 5}};
+	kb_err err = {{0}};
+
+	for (int k = 0; k < 2; k++)
+		cr_assert_eq(kb_board_parse("A000000000000000C000000000000000000000000000", KB_BOARD_LEN, 0x5,
+					    &starts[k].pos, &err), 0, "%s", err.msg);
+	testbot_in("silent", &bots[0]);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[1], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 2, 3, 2); /* deal 0 (games 0, 1) from start 0 */
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .starts = starts, .out = out,
+			  .concurrency = 3, .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 60000, .startup_ms = 60000, .grace_ms = 100}};
+	FILE *saved = stdout, *saved_err = stderr;
+	stdout = fopen("/dev/null", "w"), stderr = fopen("/dev/null", "w");
+	kills_watched = 1;
+	int rc = kj_run(&ro, &err);
+	kills_watched = 0;
+	fclose(stdout), fclose(stderr);
+	stdout = saved, stderr = saved_err;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, -1, "%s", err.msg);
+	cr_assert(strstr(err.msg, ": the worker failed (see above)"), "%s", err.msg);
+	cr_expect_eq(stale_kills, 0, "signals sent to %d processes already reaped", stale_kills);
+}
+
 /* An output folder that cannot be made (its parent is a file): kj_run
  * returns -1 (run.h) with err naming the folder and the system's error,
  * and plays nothing. */
