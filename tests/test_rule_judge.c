@@ -1574,13 +1574,13 @@ int kill(pid_t pid, int sig)
 }
 
 /* A run whose worker fails (its game's start position does not fit the
- * table: seat B to roll in a game of A and C) while another plays on (a
- * bot that never says v001) fails, -1, and stops the one still playing,
- * signalling no process it has already reaped (a process id the system
- * may have handed to another). */
+ * table: seat B to roll in a game of A and C), saying why on stderr,
+ * while another plays on (a bot that never says v001) fails, -1, and
+ * stops the one still playing, signalling no process it has already
+ * reaped (a process id the system may have handed to another). */
 Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeout = 60)
 {
-	char dir[256], out[300];
+	char dir[256], out[300], errpath[300];
 	kj_bot bots[2];
 	kj_plan plan;
 	kj_start starts[2] = {{.turn = 1, .die = 5}, {.turn = 2, .die = 5}};
@@ -1597,8 +1597,10 @@ Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeou
 	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .starts = starts, .out = out,
 			  .concurrency = 3, .shard_k = 1, .shard_n = 1, .seed = 3,
 			  .match = {.move_ms = 60000, .startup_ms = 60000, .grace_ms = 100}};
+	snprintf(errpath, sizeof errpath, "%s/err", dir);
 	FILE *saved = stdout, *saved_err = stderr;
-	stdout = fopen("/dev/null", "w"), stderr = fopen("/dev/null", "w");
+	stdout = fopen("/dev/null", "w"), stderr = fopen(errpath, "w");
+	cr_assert(stderr && setvbuf(stderr, NULL, _IONBF, 0) == 0); /* as a process's stderr */
 	kills_watched = 1;
 	int rc = kj_run(&ro, &err);
 	kills_watched = 0;
@@ -1608,6 +1610,10 @@ Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeou
 	cr_assert_eq(rc, -1, "%s", err.msg);
 	cr_assert(strstr(err.msg, ": the worker failed (see above)"), "%s", err.msg);
 	cr_expect_eq(stale_kills, 0, "signals sent to %d processes already reaped", stale_kills);
+	const char *said = test_read_file(NULL, errpath);
+	cr_expect(strstr(said, "kimble-judge: game ") && strstr(said, ": start position: unsound, already won, "
+								 "or seats that do not match the lineup\n"),
+		  "%s", said);
 }
 
 /* An output folder that cannot be made (its parent is a file): kj_run
