@@ -203,6 +203,42 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 	free(err);
 }
 
+/* "In a row": a game without a timeout starts the count again from 0.
+ * The test bot in mode silentodd misses its start (a startup timeout)
+ * in the games that give it an odd seed; with --max-timeouts 2 it plays
+ * (-j1, games in order) until the first two such games in a row, and no
+ * game after them. */
+Test(judge, timeouts_in_a_row_count_from_0_after_a_game_in_time, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], name[64];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--startup-ms", "100", "--max-timeouts", "2",
+			      "-s", "3", "-f", "fixed", "-g", "12", "--bots", bots, "-o", out, "odd",
+			      "easy", NULL};
+	int played = 0, row = 0, removed_at = -1;
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "odd", "silentodd");
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 24 && removed_at < 0; g++, played++) {
+		snprintf(name, sizeof name, "games/%06d.res", g);
+		const char *res = test_read_file(out, name);
+		cr_assert(res[0], "game %d played: the bot is not yet removed", g);
+		const char *seat = strstr(res, " odd place ");
+		cr_assert_not_null(seat, "%s", res);
+		int late = !strncmp(strstr(seat, " forfeit ") + 9, "startup ", 8);
+		row = late ? row + 1 : 0;
+		if (row == 2)
+			removed_at = g;
+	}
+	/* after game 1: game removed_at - 2 was in time, so a count kept from
+	 * it would have removed the bot one game earlier */
+	cr_assert_gt(removed_at, 1, "the first two timeouts in a row come after a game in time");
+	snprintf(name, sizeof name, "games/%06d.res", played);
+	cr_expect_str_eq(test_read_file(out, name), "", "a game after the removal");
+	cr_expect(strstr(test_read_file(dir, "run.err"), "odd timed out in 2 games in a row: removed"),
+		  "%s", test_read_file(dir, "run.err"));
+}
+
 Test(judge, forking_bot_and_wrong_lineup_still_play, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], path[1200];
