@@ -203,6 +203,31 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 	free(err);
 }
 
+/* The games a removed bot would have played are skipped, and the run
+ * goes on judging the games after them: here (pairs in order, -j1) the
+ * sleeper is removed after its two games with easy, its games with nobot
+ * are skipped, and the easy-nobot games after them still report that
+ * nobot's command cannot be run (exit status 2). */
+Test(judge, games_after_a_removed_bots_are_still_judged, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], meta[1200];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "100", "--max-timeouts", "2",
+			      "-t", "2", "-g", "1", "--bots", bots, "-o", out, "sleeper", "easy", "nobot",
+			      NULL};
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "sleeper", "hang");
+	snprintf(meta, sizeof meta, "%s/nobot", bots);
+	mkdir(meta, 0755);
+	snprintf(meta, sizeof meta, "%s/nobot/meta", bots);
+	test_write_file(meta, "nobot\n./no-such-program\n\n0\n");
+	cr_assert_eq(judge(dir, "run", args), 2, "%s", test_read_file(dir, "run.err"));
+	const char *said = test_read_file(dir, "run.err");
+	cr_expect(strstr(said, "sleeper timed out in 2 games in a row: removed") &&
+		  strstr(said, "could not start (see above): nobot"), "%s", said);
+	cr_expect_str_eq(test_read_file(out, "games/000002.res"), "", "a game of the removed sleeper");
+}
+
 /* "In a row": a game without a timeout starts the count again from 0.
  * The test bot in mode silentodd misses its start (a startup timeout)
  * in the games that give it an odd seed; with --max-timeouts 2 it plays
