@@ -2055,6 +2055,35 @@ Test(judge, three_wrong_tokens_answered_by_default_the_fourth_forfeits, .timeout
 	free(text);
 }
 
+/* An illegal index within --max-errors is answered with the roll again,
+ * as the bot saw it (its own view, docs/spec.md), and END: in a -d game
+ * the line after the bot's first answer is the roll line it answered. */
+Test(judge, illegal_index_is_answered_with_the_same_roll_line, .timeout = 60)
+{
+	char dir[512], bot[1024], roll[64];
+	const char *args[] = {"-d", bot, "--no-timing", "-s", "3", "--max-errors", "1", "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "ill", "illegal");
+	snprintf(bot, sizeof bot, "%s/ill", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	const char *answer = strstr(text, "\nA < t"), *end = answer;
+	cr_assert_not_null(answer, "%s", text);
+	while (end > text && strncmp(end, "\nA > END\n", 9))
+		end--; /* the END before the answer; the roll line before it */
+	const char *line = end;
+	while (line > text && line[-1] != '\n')
+		line--;
+	cr_assert(end > text && line > text && end - line < (long)sizeof roll, "%s", text);
+	snprintf(roll, sizeof roll, "%.*s", (int)(end - line), line);
+	cr_assert_eq(strncmp(roll, "A > ", 4), 0, "the roll line: %s", roll);
+	const char *next = strchr(answer + 1, '\n') + 1;
+	cr_expect(!strncmp(next, roll, strlen(roll)) && !strncmp(next + strlen(roll), "\nA > END\n", 9),
+		  "after the answer: %.120s, want %s", next, roll);
+	free(text);
+}
+
 /* -f fixed: each round line's "total" is the bot's share of wins over
  * every round so far, recomputed here from the rounds' own wins/games. */
 Test(judge, round_lines_total_is_the_wins_so_far_in_percent, .timeout = 60)
