@@ -36,19 +36,24 @@ static const char *testbot(char *buf, size_t size)
 	return buf;
 }
 
-/* A bot directory dir/name whose meta runs the test bot in mode. */
-static void make_bot(const char *dir, const char *name, const char *mode)
+/* A bot directory dir/name whose meta file holds text. */
+static void make_meta(const char *dir, const char *name, const char *text)
 {
-	char path[1200], bot[1024];
-	FILE *f;
+	char path[1200];
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/%s/meta", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fprintf(f, "%s\n%s\n%s\n1\n", name, testbot(bot, sizeof bot), mode);
-	fclose(f);
+	test_write_file(path, "%s", text);
+}
+
+/* A bot directory dir/name whose meta runs the test bot in mode. */
+static void make_bot(const char *dir, const char *name, const char *mode)
+{
+	char text[1400], bot[1024];
+
+	snprintf(text, sizeof text, "%s\n%s\n%s\n1\n", name, testbot(bot, sizeof bot), mode);
+	make_meta(dir, name, text);
 }
 
 static char *slurp(const char *path)
@@ -210,17 +215,14 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
  * nobot's command cannot be run (exit status 2). */
 Test(judge, games_after_a_removed_bots_are_still_judged, .timeout = 60)
 {
-	char dir[512], bots[1024], out[1024], meta[1200];
+	char dir[512], bots[1024], out[1024];
 	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "100", "--max-timeouts", "2",
 			      "-t", "2", "-g", "1", "--bots", bots, "-o", out, "sleeper", "easy", "nobot",
 			      NULL};
 
 	bots_and_out(dir, bots, out);
 	make_bot(bots, "sleeper", "hang");
-	snprintf(meta, sizeof meta, "%s/nobot", bots);
-	mkdir(meta, 0755);
-	snprintf(meta, sizeof meta, "%s/nobot/meta", bots);
-	test_write_file(meta, "nobot\n./no-such-program\n\n0\n");
+	make_meta(bots, "nobot", "nobot\n./no-such-program\n\n0\n");
 	cr_assert_eq(judge(dir, "run", args), 2, "%s", test_read_file(dir, "run.err"));
 	const char *said = test_read_file(dir, "run.err");
 	cr_expect(strstr(said, "sleeper timed out in 2 games in a row: removed") &&
@@ -1879,10 +1881,8 @@ Test(judge, stderr_kept_only_for_the_bot_whose_meta_says_so, .timeout = 60)
 
 	bots_and_out(dir, bots, out);
 	make_bot(bots, "loud", "illegal");
-	snprintf(path, sizeof path, "%s/quiet", bots);
-	mkdir(path, 0755);
-	snprintf(path, sizeof path, "%s/quiet/meta", bots);
-	test_write_file(path, "quiet\n%s\nillegal\n0\n", testbot(bin, sizeof bin));
+	snprintf(path, sizeof path, "quiet\n%s\nillegal\n0\n", testbot(bin, sizeof bin));
+	make_meta(bots, "quiet", path);
 	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
 	for (int g = 0; g < 2; g++) /* game 0: loud in A, quiet in C; game 1 the other way */
 		for (int s = 0; s < 2; s++) {
@@ -1904,9 +1904,7 @@ Test(judge, tournament_header_comes_before_the_games_messages, .timeout = 60)
 	test_tmpdir(dir, sizeof dir);
 	snprintf(bot, sizeof bot, "%s/nobot", dir);
 	snprintf(out, sizeof out, "%s/out", dir);
-	mkdir(bot, 0755);
-	snprintf(log, sizeof log, "%s/meta", bot);
-	test_write_file(log, "nobot\n./no-such-program\n\n0\n");
+	make_meta(dir, "nobot", "nobot\n./no-such-program\n\n0\n");
 	snprintf(log, sizeof log, "%s/run.log", dir);
 	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
 			"-o", out, bot, "hard", NULL};
