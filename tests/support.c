@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <grp.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -227,6 +229,67 @@ int test_seccomp_one(long nr, unsigned action, unsigned flags)
 void test_fail_syscall(long nr, int err)
 {
 	cr_assert(test_seccomp_one(nr, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA), 0) >= 0);
+}
+
+/* The supervisor of test_run_failing: answers each call notified on
+ * listener with -err when its first argument is a descriptor open on a
+ * path that holds part, else lets it through, until prog ends; returns
+ * prog's exit status (200 killed, 201 lost).  It must not make the call
+ * itself: the filter holds it too. */
+static int fail_calls_on(int listener, pid_t prog, const char *part, int err)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, prog, 0), status;
+	struct pollfd pf[2] = {{.fd = listener, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+
+	while (pidfd >= 0 && poll(pf, 2, -1) > 0 && !(pf[1].revents & POLLIN)) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp = {0};
+		char link[64], target[PATH_MAX];
+		memset(&req, 0, sizeof req);
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			continue; /* the call went away (its process was killed) */
+		snprintf(link, sizeof link, "/proc/%d/fd/%llu", (int)req.pid,
+			 (unsigned long long)req.data.args[0]);
+		ssize_t n = readlink(link, target, sizeof target - 1);
+		target[n > 0 ? n : 0] = '\0';
+		resp.id = req.id;
+		if (strstr(target, part))
+			resp.error = -err;
+		else
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	if (waitpid(prog, &status, 0) != prog)
+		return 201;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
+}
+
+int test_run_failing(char *const argv[], long nr, const char *part, int err, const char *err_path)
+{
+	int status;
+	pid_t kid = fork();
+
+	cr_assert_geq(kid, 0);
+	if (kid == 0) {
+		int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int null = open("/dev/null", O_RDWR);
+		if (fd < 0 || null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(100);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		int listener = test_seccomp_one(nr, SECCOMP_RET_USER_NOTIF,
+						SECCOMP_FILTER_FLAG_NEW_LISTENER);
+		if (listener < 0)
+			_exit(101);
+		pid_t prog = fork();
+		if (prog == 0) {
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			execv(argv[0], argv);
+			_exit(102);
+		}
+		_exit(prog < 0 ? 103 : fail_calls_on(listener, prog, part, err));
+	}
+	cr_assert_eq(waitpid(kid, &status, 0), kid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 void test_limit_memory(size_t extra)

@@ -71,6 +71,16 @@ void test_fail_syscall(long nr, int err);
  * error. */
 int test_seccomp_one(long nr, unsigned action, unsigned flags);
 
+/* Fault injection for a program: run argv (stdin and stdout /dev/null,
+ * stderr to err_path) with every system call nr whose first argument is
+ * a descriptor open on a path that holds part (readlink of /proc/PID/fd)
+ * failing with error err, in the program and the processes it starts;
+ * other calls go through.  Waits for the program (the test's timeout
+ * bounds it); returns its exit status, 200 when killed by a signal,
+ * 100-103 or 201 when it could not be run or followed. */
+int test_run_failing(char *const argv[], long nr, const char *part, int err,
+		     const char *err_path);
+
 /* Limit this test process's address space to what it uses now plus extra
  * bytes (RLIMIT_AS), its stack grown by 256 KiB first (a limit would stop
  * it growing).  Skips the test under ASan, whose allocator aborts instead
@@ -154,6 +164,11 @@ void test_store_decisions(const char *dir, const char *name, int r, int n);
  * mask) (an index of mask). */
 typedef int (*test_pick)(int arg, int nth, const kb_pos *pos, int die, unsigned mask);
 void test_store_player(const char *dir, const char *name, int n, test_pick pick, int arg);
+
+/* The next n dice of kb_rng_die are die, whatever the generator says
+ * (tests/test_rule_bot.c's stand-in: the test binary is linked with
+ * --wrap=kb_rng_die); then the generator's again. */
+void test_fix_dice(long n, int die);
 
 /* Fault injection (tests/test_rule_core_store.c defines the test binary's
  * mdb_cursor_open): while above 0, mdb_cursor_open fails with ENOMEM and

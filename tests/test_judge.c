@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,19 +36,24 @@ static const char *testbot(char *buf, size_t size)
 	return buf;
 }
 
-/* A bot directory dir/name whose meta runs the test bot in mode. */
-static void make_bot(const char *dir, const char *name, const char *mode)
+/* A bot directory dir/name whose meta file holds text. */
+static void make_meta(const char *dir, const char *name, const char *text)
 {
-	char path[1200], bot[1024];
-	FILE *f;
+	char path[1200];
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
 	mkdir(path, 0755);
 	snprintf(path, sizeof path, "%s/%s/meta", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s", path);
-	fprintf(f, "%s\n%s\n%s\n1\n", name, testbot(bot, sizeof bot), mode);
-	fclose(f);
+	test_write_file(path, "%s", text);
+}
+
+/* A bot directory dir/name whose meta runs the test bot in mode. */
+static void make_bot(const char *dir, const char *name, const char *mode)
+{
+	char text[1400], bot[1024];
+
+	snprintf(text, sizeof text, "%s\n%s\n%s\n1\n", name, testbot(bot, sizeof bot), mode);
+	make_meta(dir, name, text);
 }
 
 static char *slurp(const char *path)
@@ -170,6 +177,16 @@ Test(judge, misbehaving_bots_recorded_with_reasons, .timeout = 120)
 	free(json);
 }
 
+/* A fresh test folder dir with an empty bots folder dir/bots, and the
+ * output folder's path dir/out (not made). */
+static void bots_and_out(char dir[512], char bots[1024], char out[1024])
+{
+	test_tmpdir(dir, 512);
+	snprintf(bots, 1024, "%s/bots", dir);
+	snprintf(out, 1024, "%s/out", dir);
+	mkdir(bots, 0755);
+}
+
 Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 {
 	char dir[512], bots[1024], out[1024], path[1200];
@@ -177,10 +194,7 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 			      "-f", "fixed", "-g", "5", "--bots", bots, "-o", out, "sleeper", "easy",
 			      NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	snprintf(bots, sizeof bots, "%s/bots", dir);
-	snprintf(out, sizeof out, "%s/out", dir);
-	mkdir(bots, 0755);
+	bots_and_out(dir, bots, out);
 	make_bot(bots, "sleeper", "hang");
 	cr_assert_eq(judge(dir, "removal", args), 0);
 	snprintf(path, sizeof path, "%s/results.json", out);
@@ -192,6 +206,64 @@ Test(judge, bot_timing_out_in_a_row_is_removed, .timeout = 60)
 	char *err = slurp(path);
 	cr_expect(strstr(err, "sleeper timed out in 2 games in a row: removed") != NULL, "%s", err);
 	free(err);
+}
+
+/* The games a removed bot would have played are skipped, and the run
+ * goes on judging the games after them: here (pairs in order, -j1) the
+ * sleeper is removed after its two games with easy, its games with nobot
+ * are skipped, and the easy-nobot games after them still report that
+ * nobot's command cannot be run (exit status 2). */
+Test(judge, games_after_a_removed_bots_are_still_judged, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--move-ms", "100", "--max-timeouts", "2",
+			      "-t", "2", "-g", "1", "--bots", bots, "-o", out, "sleeper", "easy", "nobot",
+			      NULL};
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "sleeper", "hang");
+	make_meta(bots, "nobot", "nobot\n./no-such-program\n\n0\n");
+	cr_assert_eq(judge(dir, "run", args), 2, "%s", test_read_file(dir, "run.err"));
+	const char *said = test_read_file(dir, "run.err");
+	cr_expect(strstr(said, "sleeper timed out in 2 games in a row: removed") &&
+		  strstr(said, "could not start (see above): nobot"), "%s", said);
+	cr_expect_str_eq(test_read_file(out, "games/000002.res"), "", "a game of the removed sleeper");
+}
+
+/* "In a row": a game without a timeout starts the count again from 0.
+ * The test bot in mode silentodd misses its start (a startup timeout)
+ * in the games that give it an odd seed; with --max-timeouts 2 it plays
+ * (-j1, games in order) until the first two such games in a row, and no
+ * game after them. */
+Test(judge, timeouts_in_a_row_count_from_0_after_a_game_in_time, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], name[64];
+	const char *args[] = {"-q", "--no-timing", "-j1", "--startup-ms", "100", "--max-timeouts", "2",
+			      "-s", "3", "-f", "fixed", "-g", "12", "--bots", bots, "-o", out, "odd",
+			      "easy", NULL};
+	int played = 0, row = 0, removed_at = -1;
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "odd", "silentodd");
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 24 && removed_at < 0; g++, played++) {
+		snprintf(name, sizeof name, "games/%06d.res", g);
+		const char *res = test_read_file(out, name);
+		cr_assert(res[0], "game %d played: the bot is not yet removed", g);
+		const char *seat = strstr(res, " odd place ");
+		cr_assert_not_null(seat, "%s", res);
+		int late = !strncmp(strstr(seat, " forfeit ") + 9, "startup ", 8);
+		row = late ? row + 1 : 0;
+		if (row == 2)
+			removed_at = g;
+	}
+	/* after game 1: game removed_at - 2 was in time, so a count kept from
+	 * it would have removed the bot one game earlier */
+	cr_assert_gt(removed_at, 1, "the first two timeouts in a row come after a game in time");
+	snprintf(name, sizeof name, "games/%06d.res", played);
+	cr_expect_str_eq(test_read_file(out, name), "", "a game after the removal");
+	cr_expect(strstr(test_read_file(dir, "run.err"), "odd timed out in 2 games in a row: removed"),
+		  "%s", test_read_file(dir, "run.err"));
 }
 
 Test(judge, forking_bot_and_wrong_lineup_still_play, .timeout = 60)
@@ -603,18 +675,27 @@ Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 /* A rerun of a transcript whose start position the game refuses (seat B
  * to roll in a game of A and C) says so and exits 2, having given back
  * what it held (the ASan run of make test sees a leak). */
+/* A fresh test folder dir with the test bot h (mode hard, its folder
+ * into bot), the transcript tx of its -d game against the built-in hard
+ * (seed 3), and the path dir/NAME into other (not made). */
+static void h_game(char dir[512], char bot[1024], char tx[1100], char other[1100], const char *name)
+{
+	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
+
+	test_tmpdir(dir, 512);
+	make_bot(dir, "h", "hard");
+	snprintf(bot, 1024, "%s/h", dir);
+	snprintf(tx, 1100, "%s/g.tx", dir);
+	snprintf(other, 1100, "%s/%s", dir, name);
+	cr_assert_eq(judge(dir, "game", game), 0);
+}
+
 Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 {
 	char dir[512], bot[1024], tx[1100], edited[1100];
-	const char *game[] = {"-d", bot, "--no-timing", "-s", "3", "-o", tx, "hard", NULL};
 	const char *rerun[] = {"replay", "--rerun", edited, bot, NULL};
 
-	test_tmpdir(dir, sizeof dir);
-	make_bot(dir, "h", "hard");
-	snprintf(bot, sizeof bot, "%s/h", dir);
-	snprintf(tx, sizeof tx, "%s/g.tx", dir);
-	snprintf(edited, sizeof edited, "%s/s.tx", dir);
-	cr_assert_eq(judge(dir, "game", game), 0);
+	h_game(dir, bot, tx, edited, "s.tx");
 	char *text = slurp(tx), *msg = strstr(text, "\nmsg ");
 	cr_assert(text && msg, "%s", text ? text : "no transcript");
 	FILE *f = fopen(edited, "w");
@@ -628,6 +709,32 @@ Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 	cr_assert(strstr(text, "replay --rerun: start position: unsound, already won, or seats that "
 			       "do not match the lineup"), "%s", text);
 	free(text);
+}
+
+/* A transcript that ends unfinished after k rolls (here cut by hand
+ * where the next roll is the process bot's decision) against a rerun
+ * that plays on: they differ at roll k + 1, where the transcript has no
+ * roll, not agree (exit status 3, man page). */
+Test(judge, rerun_of_a_transcript_cut_short_differs_after_its_last_roll, .timeout = 60)
+{
+	char dir[512], bot[1024], tx[1100], cut[1100], want[128];
+	const char *rerun[] = {"replay", "--rerun", cut, bot, NULL};
+	int k = 0;
+
+	h_game(dir, bot, tx, cut, "cut.tx");
+	const char *text = test_read_file(NULL, tx), *at = strstr(text, "\nroll ");
+	for (; at; at = strstr(at + 1, "\nroll ")) { /* at: roll k + 1 */
+		const char *eol = strchr(at + 1, '\n');
+		if (k >= 3 && eol && !strncmp(eol - 8, " decided", 8))
+			break;
+		k++;
+	}
+	cr_assert_not_null(at, "a decision of the bot after roll 3: %s", text);
+	test_write_file(cut, "%.*s\nend - %d cut\n", (int)(at - text), text, k);
+	cr_assert_eq(judge(dir, "rerun", rerun), 3, "%s", test_read_file(dir, "rerun.out"));
+	snprintf(want, sizeof want, "rerun differs at roll %d:\n  transcript: the game ended after %d rolls",
+		 k + 1, k);
+	cr_expect(strstr(test_read_file(dir, "rerun.out"), want), "%s", test_read_file(dir, "rerun.out"));
 }
 
 Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
@@ -707,6 +814,10 @@ Test(judge, resume_refuses_another_lineup, .timeout = 60)
 	const char *seat = strstr(msg, "game 0 has seat ");
 	cr_expect(seat && seat[16] >= 'B' && seat[16] <= 'D' && !strncmp(seat + 17, " random, not hard", 17),
 		  "the seat of the third bot, a letter: %s", msg);
+	args[13] = "hard", args[15] = "random"; /* only game 0's seat A differs */
+	cr_expect_eq(judge(dir, "seat_a", args), 2);
+	msg = test_read_file(dir, "seat_a.err");
+	cr_expect(strstr(msg, "game 0 has seat A alpha, not hard"), "%s", msg);
 	snprintf(path, sizeof path, "%s/results.txt", out);
 	char *after = slurp(path);
 	cr_expect_str_eq(first, after);
@@ -762,6 +873,56 @@ Test(judge, resume_refuses_a_lineup_that_differs_after_game_0, .timeout = 60)
 		       "%s", test_read_file(dir, "other.err"));
 }
 
+/* A game whose transcript cannot be created (its folder not writable)
+ * fails in its worker, which says why and ends: the run fails with exit
+ * status 2, sending the user to that message ("see above"). */
+Test(judge, transcript_that_cannot_be_created_fails_the_game, .timeout = 60)
+{
+	char dir[512], out[1024], games[1100], want[1200];
+	const char *args[] = {"-q", "--no-timing", "-j1", "-o", out, "easy", "random", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(games, sizeof games, "%s/games", out);
+	cr_assert_eq(mkdir(out, 0777), 0);
+	cr_assert_eq(chmod(out, 0777), 0);
+	cr_assert_eq(mkdir(games, 0555), 0);
+	test_drop_root(dir); /* root would write anyway */
+	cr_assert_eq(judge(dir, "run", args), 2, "%s", test_read_file(dir, "run.err"));
+	const char *said = test_read_file(dir, "run.err");
+	snprintf(want, sizeof want, "kimble-judge: cannot write %s/000000.tx.", games);
+	cr_expect(strstr(said, want) && strstr(said, ".tmp: Permission denied\n"), "%s", said);
+	cr_expect(strstr(said, "kimble-judge: game 0: the worker failed (see above)"), "%s", said);
+}
+
+/* A game whose result file cannot be written whole (every write() to it
+ * fails with ENOSPC; stdio then fails only at fclose) is not committed:
+ * the worker says so with the cause, the run fails (exit status 2), and
+ * neither the result nor the transcript is left in place, so the next
+ * run plays the game again (docs/design.md "Output"). */
+Test(judge, result_file_that_cannot_be_written_is_not_committed, .timeout = 60)
+{
+	char dir[512], out[1024], bin[1024], errp[1100];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(errp, sizeof errp, "%s/run.err", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-o", out, "easy", "random", NULL};
+	int status = test_run_failing(argv, SYS_write, "/games/000000.res.", ENOSPC, errp);
+	const char *said = test_read_file(NULL, errp);
+	cr_assert_eq(status, 2, "status %d: %s", status, said);
+	cr_expect(strstr(said, "cannot write the files of game 0: No space left on device"), "%s",
+		  said);
+	char path[1200];
+	snprintf(path, sizeof path, "%s/games/000000.res", out);
+	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
+	snprintf(path, sizeof path, "%s/games/000000.tx", out);
+	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
+}
+
+/* Shard K/N plays the games whose number modulo N is K-1 and no other
+ * (--help), and merging the shards gives the unsharded run. */
 Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 {
 	char dir[512], bots[1024], full[1024], s1[1024], s2[1024], merged[1024], p[1100], q[1100];
@@ -780,6 +941,13 @@ Test(judge, shards_merge_to_the_full_result, .timeout = 60)
 	rr_args(args, bots, s2);
 	args[16] = "--shard", args[17] = "2/2", args[18] = NULL;
 	cr_assert_eq(judge(dir, "s2", args), 0);
+	/* each shard plays only its games: 1/2 the even numbers, 2/2 the odd */
+	for (int g = 0; g < 6; g++) {
+		snprintf(p, sizeof p, "%s/games/%06d.res", g % 2 ? s2 : s1, g);
+		snprintf(q, sizeof q, "%s/games/%06d.res", g % 2 ? s1 : s2, g);
+		cr_expect_eq(access(p, F_OK), 0, "%s played by its shard", p);
+		cr_expect_neq(access(q, F_OK), 0, "%s played by the other shard", q);
+	}
 	const char *m[] = {"merge", "--no-timing", merged, s1, s2, NULL};
 	cr_assert_eq(judge(dir, "merge", m), 0);
 	snprintf(p, sizeof p, "%s/results.txt", full);
@@ -916,6 +1084,26 @@ Test(judge, start_positions_and_pictures, .timeout = 60)
 	free(text);
 }
 
+/* A start position's seat to roll is the one its line names, not A: here
+ * C rolls first, its die given (docs/design.md "Start positions"). */
+Test(judge, start_position_gives_the_first_roll_to_its_seat, .timeout = 60)
+{
+	static const char board[] = "A0000000000000C0000000000000AA00000000C00000";
+	char dir[512], starts[1024], out[1024], want[128];
+	const char *args[] = {"-q", "--no-timing", "-o", out, "--starts", starts, "hard", "easy", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(starts, sizeof starts, "%s/starts", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	test_write_file(starts, "%s C 4\n", board);
+	cr_assert_eq(judge(dir, "starts", args), 0, "%s", test_read_file(dir, "starts.err"));
+	const char *tx = test_read_file(out, "games/000000.tx");
+	snprintf(want, sizeof want, "\nstart %s C 4\n", board);
+	cr_expect(strstr(tx, want) != NULL, "want%s in %s", want, tx);
+	snprintf(want, sizeof want, "\nroll 1 %sC4 ", board);
+	cr_expect(strstr(tx, want) != NULL, "want%s in %s", want, tx);
+}
+
 /* alpha against a bot that always crashes: clearly stronger (H1); alpha
  * against the built-in it imitates: every duplicate deal is a draw (H0). */
 Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
@@ -947,6 +1135,63 @@ Test(judge, sprt_stops_when_the_answer_is_clear, .timeout = 60)
 		cr_expect_eq(pair_deals, sprt_deals, "the report's alpha-%s deals", args[10]);
 		free(json);
 	}
+}
+
+/* The score of `a` against `b` in result file dir/games/NNNNNN.res (1
+ * placed ahead, 1/2 the same place, 0 behind) and its deal. */
+static double res_score(const char *dir, int game, const char *a, const char *b, unsigned *deal)
+{
+	char name[64], who[64];
+	int place[2] = {0, 0}, p;
+
+	snprintf(name, sizeof name, "games/%06d.res", game);
+	const char *text = test_read_file(dir, name);
+	const char *at = strstr(text, "\ngame ");
+	cr_assert(at && sscanf(at, "\ngame %*u deal %u", deal) == 1, "%s: %s", name, text);
+	for (at = strstr(text, "\nseat "); at; at = strstr(at + 1, "\nseat ")) {
+		cr_assert_eq(sscanf(at, "\nseat %*c %63s place %d", who, &p), 2, "%.80s", at);
+		place[0] = strcmp(who, a) ? place[0] : p;
+		place[1] = strcmp(who, b) ? place[1] : p;
+	}
+	cr_assert(place[0] > 0 && place[1] > 0, "%s holds %s and %s: %s", name, a, b, text);
+	return place[0] < place[1] ? 1.0 : place[0] == place[1] ? 0.5 : 0.0;
+}
+
+/* --sprt's LLR counts every game of every deal, the first game of the
+ * run too: recomputed here from the result files with the formula of
+ * docs/design.md ("SPRT"), in a run of 8 deals (the first LLR). */
+Test(judge, sprt_llr_counts_every_game_from_the_first, .timeout = 60)
+{
+	char dir[512], out[1024];
+	const char *args[] = {"-q", "--no-timing", "-j2", "-s", "4", "-g", "8", "-o", out,
+			      "--sprt", "0,60", "hard", "easy", NULL};
+	double deal_sum[8] = {0}, first[2], sum = 0, sum2 = 0, llr;
+	int deal_games[8] = {0};
+	unsigned deal;
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 16; g++) {
+		double score = res_score(out, g, "hard", "easy", &deal);
+		cr_assert_lt(deal, 8u, "game %d", g);
+		deal_sum[deal] += score, deal_games[deal]++;
+		if (g < 2)
+			first[g] = score;
+	}
+	cr_assert_neq(first[0], first[1], "deal 0's games differ, so that leaving one out shows");
+	for (int d = 0; d < 8; d++) {
+		cr_assert_eq(deal_games[d], 2, "deal %d", d);
+		sum += deal_sum[d] / 2, sum2 += deal_sum[d] / 2 * deal_sum[d] / 2;
+	}
+	double m = sum / 8, var = (sum2 - sum * sum / 8) / 7;
+	double s0 = 0.5, s1 = 1 / (1 + pow(10, -60 / 400.0));
+	double reg = (7 * var + 4 * 0.125) / (7 + 4);
+	double want = 8 * (s1 - s0) * (2 * m - s0 - s1) / (2 * reg);
+	const char *json = test_read_file(out, "results.json");
+	const char *at = strstr(json, "\"llr\": ");
+	cr_assert(at && sscanf(at, "\"llr\": %lf", &llr) == 1, "%s", json);
+	cr_expect(llr > want - 0.0011 && llr < want + 0.0011, "LLR %.3f, want %.4f", llr, want);
 }
 
 Test(judge, plan_rotates_every_lineup_through_the_seats, .timeout = 10)
@@ -1665,6 +1910,61 @@ Test(judge, tournament_header_names_seed_games_deals_seats_and_out, .timeout = 6
 	free(text);
 }
 
+/* Meta line 4 says whether a bot's stderr is kept: a tournament keeps it
+ * in OUT/games/NNNNNN.X.err for the bot whose flag is 1 and discards it
+ * for the one whose flag is 0 (both write to stderr: mode illegal). */
+Test(judge, stderr_kept_only_for_the_bot_whose_meta_says_so, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], path[1200], bin[1024];
+	const char *args[] = {"-q", "--no-timing", "-s", "5", "--bots", bots, "-o", out, "loud", "quiet",
+			      NULL};
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "loud", "illegal");
+	snprintf(path, sizeof path, "quiet\n%s\nillegal\n0\n", testbot(bin, sizeof bin));
+	make_meta(bots, "quiet", path);
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 2; g++) /* game 0: loud in A, quiet in C; game 1 the other way */
+		for (int s = 0; s < 2; s++) {
+			snprintf(path, sizeof path, "%s/games/%06d.%c.err", out, g, s ? 'C' : 'A');
+			int loud = s == g;
+			cr_expect_eq(access(path, F_OK) == 0, loud, "%s %s", path, loud ? "missing" : "kept");
+			if (loud)
+				cr_expect(strstr(test_read_file(NULL, path), "testbot illegal"), "%s", path);
+		}
+}
+
+/* The header comes before anything the games say, also when stdout and
+ * stderr are one file (`> log 2>&1`, where stdout is fully buffered):
+ * here the judge's note on stderr that a bot's command cannot be run. */
+Test(judge, tournament_header_comes_before_the_games_messages, .timeout = 60)
+{
+	char dir[512], bot[1024], out[1024], log[1100], bin[1024];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(bot, sizeof bot, "%s/nobot", dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	make_meta(dir, "nobot", "nobot\n./no-such-program\n\n0\n");
+	snprintf(log, sizeof log, "%s/run.log", dir);
+	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
+			"-o", out, bot, "hard", NULL};
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(120);
+		execv(argv[0], argv);
+		_exit(121);
+	}
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	const char *text = test_read_file(NULL, log);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d: %s", st, text);
+	cr_assert(strstr(text, "kimble-judge: game 0: "), "the game's message: %s", text);
+	cr_expect_eq(strncmp(text, "kimble-judge: seed ", 19), 0, "the header first: %s", text);
+}
+
 /* -d: every line to or from the bot is marked with the bot's seat, the
  * one the summary names (a 2-seat game: seats A and C). */
 Test(judge, debug_game_marks_the_bots_lines_with_its_seat, .timeout = 60)
@@ -1790,6 +2090,35 @@ Test(judge, three_wrong_tokens_answered_by_default_the_fourth_forfeits, .timeout
 	cr_expect_eq(test_count(text, "\nA > Virhe: tuntematon pelitoken\n"), 3, "%s", text);
 	cr_expect(strstr(text, "\nA tk forfeited at roll ") && strstr(text, "(token: 4 wrong tokens)"),
 		  "%s", text);
+	free(text);
+}
+
+/* An illegal index within --max-errors is answered with the roll again,
+ * as the bot saw it (its own view, docs/spec.md), and END: in a -d game
+ * the line after the bot's first answer is the roll line it answered. */
+Test(judge, illegal_index_is_answered_with_the_same_roll_line, .timeout = 60)
+{
+	char dir[512], bot[1024], roll[64];
+	const char *args[] = {"-d", bot, "--no-timing", "-s", "3", "--max-errors", "1", "hard", NULL};
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "ill", "illegal");
+	snprintf(bot, sizeof bot, "%s/ill", dir);
+	cr_assert_eq(judge(dir, "debug", args), 0);
+	char *text = printed(dir, "debug", "out");
+	const char *answer = strstr(text, "\nA < t"), *end = answer;
+	cr_assert_not_null(answer, "%s", text);
+	while (end > text && strncmp(end, "\nA > END\n", 9))
+		end--; /* the END before the answer; the roll line before it */
+	const char *line = end;
+	while (line > text && line[-1] != '\n')
+		line--;
+	cr_assert(end > text && line > text && end - line < (long)sizeof roll, "%s", text);
+	snprintf(roll, sizeof roll, "%.*s", (int)(end - line), line);
+	cr_assert_eq(strncmp(roll, "A > ", 4), 0, "the roll line: %s", roll);
+	const char *next = strchr(answer + 1, '\n') + 1;
+	cr_expect(!strncmp(next, roll, strlen(roll)) && !strncmp(next + strlen(roll), "\nA > END\n", 9),
+		  "after the answer: %.120s, want %s", next, roll);
 	free(text);
 }
 

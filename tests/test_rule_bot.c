@@ -2973,6 +2973,11 @@ int __wrap_kb_rng_die(kb_rng *rng)
 	return __real_kb_rng_die(rng);
 }
 
+void test_fix_dice(long n, int die)
+{
+	fixed_dice = n, fixed_die = die;
+}
+
 /* A training game not over after 4,096 rolls is left out and the next
  * game goes on with the dice after its 4,096th: the first game rolls 1s
  * only (no piece leaves home: no winner), the second is played from the

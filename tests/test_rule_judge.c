@@ -11,8 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -91,6 +95,20 @@ static void play_against_hard(const kj_bot *bot, int max_errors, kj_result *res)
 	cr_assert_eq(kj_match_play(seats, 77, &opt, NULL, res, &err), 0, "%s", err.msg);
 }
 
+/* kj_match_play's answer for a game seeded seed of the test bot in mode
+ * (its folder's bot into bot) in seat A against the built-in hard in
+ * seat B, with opt. */
+static int versus_hard(const char *mode, kj_bot *bot, const kj_match_opts *opt, uint64_t seed,
+		       kj_result *res, kb_err *err)
+{
+	kj_bot hard;
+
+	testbot_in(mode, bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, err), 0, "%s", err->msg);
+	const kj_bot *seats[KB_SEATS] = {bot, &hard, NULL, NULL};
+	return kj_match_play(seats, seed, opt, NULL, res, err);
+}
+
 /* "illegal" answers every decision with an illegal index, "token" with a
  * wrong token. */
 Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
@@ -143,16 +161,13 @@ Test(judge_rules, illegal_forfeit_names_the_legal_indices, .timeout = 60)
  * than the pipe holds, and only then leaves its file. */
 Test(judge_rules, bot_output_after_the_game_is_drained, .timeout = 60)
 {
-	kj_bot bot, hard;
+	kj_bot bot;
 	kj_result res;
 	kb_err err;
 	char path[1200];
-
-	testbot_in("farewell", &bot);
-	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
-	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
 	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 10000};
-	cr_assert_eq(kj_match_play(seats, 4, &opt, NULL, &res, &err), 0, "%s", err.msg);
+
+	cr_assert_eq(versus_hard("farewell", &bot, &opt, 4, &res, &err), 0, "%s", err.msg);
 	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
 	snprintf(path, sizeof path, "%s/farewell.done", bot.dir);
 	cr_assert_eq(access(path, F_OK), 0, "the bot was stopped before it finished: no %s", path);
@@ -319,6 +334,117 @@ Test(judge_rules, match_without_seat_a_is_refused)
 	err.msg[0] = '\0';
 	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1);
 	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
+}
+
+/* Fault injection: the supervisor of only_first_vfork, a thread that
+ * answers the seccomp notifications of vfork on listener: the first goes
+ * through, every later one fails with EAGAIN (as when out of processes). */
+static void *answer_vforks(void *arg)
+{
+	int listener = *(int *)arg, n = 0;
+
+	for (;;) {
+		struct seccomp_notif req;
+		struct seccomp_notif_resp resp = {0};
+		memset(&req, 0, sizeof req);
+		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+			continue;
+		resp.id = req.id;
+		if (++n > 1)
+			resp.error = -EAGAIN;
+		else
+			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	return NULL;
+}
+
+/* From here on, this test process can start one process with vfork. */
+static void only_first_vfork(void)
+{
+	static int listener;
+	pthread_t th;
+
+	listener = test_seccomp_one(SYS_vfork, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	cr_assert_geq(listener, 0, "a seccomp listener: %s", strerror(errno));
+	cr_assert_eq(pthread_create(&th, NULL, answer_vforks, &listener), 0);
+	pthread_detach(th);
+}
+
+/* A game whose second bot cannot be started after its first was fails
+ * (-1, match.h) and gives back what the first one holds: its process
+ * stopped and reaped, its pipes closed. */
+Test(judge_rules, match_whose_second_bot_cannot_start_stops_the_first, .timeout = 30)
+{
+	kj_bot bot;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("hard", &bot);
+	const kj_bot *seats[KB_SEATS] = {&bot, NULL, &bot, NULL};
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+	int fds = test_open_fds();
+	only_first_vfork();
+	cr_assert_eq(kj_match_play(seats, 9, &opt, NULL, &res, &err), -1, "%s", err.msg);
+	cr_assert(strstr(err.msg, ": cannot start: "), "%s", err.msg);
+	cr_expect_eq(test_open_fds(), fds + 1, "only the seccomp listener stays open");
+	cr_expect(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "the first bot reaped");
+}
+
+/* A game of more rolls than the judge's first block of them holds (512):
+ * 600 ones first (no piece can leave home: every roll a pass), then the
+ * seeded dice to the end.  Every roll is kept and reaches the bot (the
+ * test bot answers from the rolls it was sent), and the game is won. */
+Test(judge_rules, match_of_more_than_512_rolls, .timeout = 60)
+{
+	kj_bot bot;
+	kj_result res;
+	kb_err err;
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500};
+
+	test_fix_dice(600, 1);
+	int rc = versus_hard("hard", &bot, &opt, 4, &res, &err);
+	test_fix_dice(0, 0);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	cr_assert_gt(res.rolls, 600u);
+	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s: %s", kj_reason_name(res.seat[0].reason), res.seat[0].why);
+	cr_assert(res.winner == 0 || res.winner == 1, "winner %d", res.winner);
+}
+
+/* With timing on, a decision's time is the time from the question to
+ * the answer: never negative, and never more than the move time the bot
+ * had (it answered in time, or it would have forfeited). */
+Test(judge_rules, decision_times_lie_within_the_move_time, .timeout = 60)
+{
+	kj_bot bot;
+	kj_result res;
+	kb_err err;
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 500, .timing = 1};
+
+	cr_assert_eq(versus_hard("hard", &bot, &opt, 12, &res, &err), 0, "%s", err.msg);
+	const kj_seat_result *a = &res.seat[0];
+	cr_assert_eq(a->reason, KJ_OK, "%s", kj_reason_name(a->reason));
+	cr_assert_gt(a->decisions, 0);
+	cr_expect(a->ms_max >= 0 && a->ms_max <= opt.move_ms, "longest decision %.3f ms", a->ms_max);
+	cr_expect(a->ms_total >= 0 && a->ms_total <= a->decisions * a->ms_max + 1e-9,
+		  "%u decisions, %.3f ms in all, the longest %.3f ms", a->decisions, a->ms_total, a->ms_max);
+}
+
+/* A bot that cannot be started at all (no process to be had: vfork
+ * fails) fails the game: -1 (match.h) with err naming the bot and the
+ * system's error, not a result. */
+Test(judge_rules, match_whose_bot_cannot_start_returns_minus_1, .timeout = 30)
+{
+	kj_bot bot;
+	kj_result res;
+	kb_err err;
+	char want[300];
+	kj_match_opts opt = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100};
+
+	test_fail_syscall(SYS_vfork, EAGAIN); /* as when out of processes */
+	cr_assert_eq(versus_hard("hard", &bot, &opt, 9, &res, &err), -1, "%s", err.msg);
+	snprintf(want, sizeof want, "bot %s: cannot start: %s", bot.name, strerror(EAGAIN));
+	cr_assert_str_eq(err.msg, want);
 }
 
 /* A bot that plays well keeps its seat and makes no errors. */
@@ -1439,6 +1565,88 @@ Test(judge_rules, run_names_the_bots_that_could_not_start, .timeout = 60)
 	cr_assert_str_eq(e.err.msg, want);
 	for (size_t i = 0; i < sizeof e.after; i++)
 		cr_assert_eq(e.after[i], 'x', "written past the message at %zu", i);
+}
+
+/* A stand-in for kill(2) (for the whole test binary; it hands every call
+ * on): while kills_watched is set, signals sent to a process id that no
+ * process holds any more (gone and reaped) are counted in stale_kills. */
+static int kills_watched, stale_kills;
+
+int kill(pid_t pid, int sig)
+{
+	if (kills_watched && pid > 0 && sig != 0 && syscall(SYS_kill, pid, 0) != 0 && errno == ESRCH)
+		stale_kills++;
+	return (int)syscall(SYS_kill, pid, sig);
+}
+
+/* A run whose worker fails (its game's start position does not fit the
+ * table: seat B to roll in a game of A and C), saying why on stderr,
+ * while another plays on (a bot that never says v001) fails, -1, and
+ * stops the one still playing, signalling no process it has already
+ * reaped (a process id the system may have handed to another). */
+Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeout = 60)
+{
+	char dir[256], out[300], errpath[300];
+	kj_bot bots[2];
+	kj_plan plan;
+	kj_start starts[2] = {{.turn = 1, .die = 5}, {.turn = 2, .die = 5}};
+	kb_err err = {{0}};
+
+	for (int k = 0; k < 2; k++)
+		cr_assert_eq(kb_board_parse("A000000000000000C000000000000000000000000000", KB_BOARD_LEN, 0x5,
+					    &starts[k].pos, &err), 0, "%s", err.msg);
+	testbot_in("silent", &bots[0]);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[1], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 2, 3, 2); /* deal 0 (games 0, 1) from start 0 */
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .starts = starts, .out = out,
+			  .concurrency = 3, .shard_k = 1, .shard_n = 1, .seed = 3,
+			  .match = {.move_ms = 60000, .startup_ms = 60000, .grace_ms = 100}};
+	snprintf(errpath, sizeof errpath, "%s/err", dir);
+	FILE *saved = stdout, *saved_err = stderr;
+	stdout = fopen("/dev/null", "w"), stderr = fopen(errpath, "w");
+	cr_assert(stderr && setvbuf(stderr, NULL, _IONBF, 0) == 0); /* as a process's stderr */
+	kills_watched = 1;
+	int rc = kj_run(&ro, &err);
+	kills_watched = 0;
+	fclose(stdout), fclose(stderr);
+	stdout = saved, stderr = saved_err;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, -1, "%s", err.msg);
+	cr_assert(strstr(err.msg, ": the worker failed (see above)"), "%s", err.msg);
+	cr_expect_eq(stale_kills, 0, "signals sent to %d processes already reaped", stale_kills);
+	const char *said = test_read_file(NULL, errpath);
+	cr_expect(strstr(said, "kimble-judge: game ") && strstr(said, ": start position: unsound, already won, "
+								 "or seats that do not match the lineup\n"),
+		  "%s", said);
+}
+
+/* An output folder that cannot be made (its parent is a file): kj_run
+ * returns -1 (run.h) with err naming the folder and the system's error,
+ * and plays nothing. */
+Test(judge_rules, run_without_its_output_folder_returns_minus_1, .timeout = 60)
+{
+	char dir[256], file[300], out[320];
+	kj_bot bots[2];
+	kj_plan plan;
+	kb_err err = {{0}};
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(file, sizeof file, "%s/file", dir);
+	test_write_file(file, "not a folder\n");
+	snprintf(out, sizeof out, "%s/out", file);
+	for (int b = 0; b < 2; b++)
+		cr_assert_eq(kj_bot_resolve("hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+	plan_of(&plan, KJ_FIXED, 2, 2, 1, 3, 0);
+	kj_run_opts ro = {.bots = bots, .nbots = 2, .plan = &plan, .out = out, .concurrency = 1,
+			  .shard_k = 1, .shard_n = 1, .seed = 3};
+	int rc = kj_run(&ro, &err);
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, -1, "%s", err.msg);
+	char want[400];
+	snprintf(want, sizeof want, "cannot create the output folder %s: %s", out, strerror(ENOTDIR));
+	cr_assert_str_eq(err.msg, want);
 }
 
 /* An output folder that can be made but whose full path cannot be had

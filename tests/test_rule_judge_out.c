@@ -126,6 +126,19 @@ static int judge_on_terminal(const char *const *args, char *text, size_t size)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* A bot folder dir/name (its path into bot) whose meta runs the test bot
+ * in mode, its stderr discarded. */
+static void testbot_folder(char *bot, size_t size, const char *dir, const char *name, const char *mode)
+{
+	char meta[400], bin[512];
+
+	snprintf(bot, size, "%s/%s", dir, name);
+	cr_assert_eq(mkdir(bot, 0755), 0);
+	snprintf(meta, sizeof meta, "%s/meta", bot);
+	test_write_file(meta, "%s\n%s\n%s\n0\n", name,
+			test_root_path("build/rel/testbots/testbot", bin, sizeof bin), mode);
+}
+
 /* "-q, --quiet: no progress line" (--help): without it the judge keeps a
  * line of games done on its stderr when that is a terminal (and only
  * then: a file or pipe would fill with carriage returns). */
@@ -148,6 +161,26 @@ Test(judge_rules, progress_line_on_a_terminal_only, .timeout = 60)
 	cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 0, "%s", err);
 	cr_assert_null(strstr(err, "games done"), "stderr a file: %s", err);
 	cr_assert_null(strchr(err, '\r'), "stderr a file: %s", err);
+}
+
+/* The judge sleeps while its games play: the progress line is written
+ * once at the start and once as each game ends (6 games of a test bot,
+ * which takes milliseconds to start, and a built-in one; the judge has
+ * no other child to wait for), not again and again meanwhile. */
+Test(judge_rules, progress_line_is_written_as_games_end, .timeout = 60)
+{
+	static char text[1 << 16];
+	char dir[256], bot[300];
+
+	test_tmpdir(dir, sizeof dir);
+	testbot_folder(bot, sizeof bot, dir, "tb", "hard");
+	const char *args[] = {"--no-timing", "--sandbox", "off", "-j2", "-g", "3", "-o", "out", bot,
+			      "easy", NULL};
+	int st = judge_on_terminal(args, text, sizeof text);
+
+	cr_assert_eq(st, 0, "%s", text);
+	cr_assert(strstr(text, "\r6/6 games done, 0 running "), "the progress line: %s", text);
+	cr_expect_eq(test_count(text, " games done, "), 7, "%s", text);
 }
 
 /* ---- the rating fit that fails ---------------------------------------------- */
@@ -701,14 +734,10 @@ Test(judge_rules, svg_pictures_and_the_viewer_page)
 Test(judge_rules, debug_game_interrupted_exits_128_plus_the_signal, .timeout = 60)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
-	char dir[256], bot[300], meta[320], bin[512], judge_bin[512], line[512];
+	char dir[256], bot[300], judge_bin[512], line[512];
 
 	test_tmpdir(dir, sizeof dir);
-	snprintf(bot, sizeof bot, "%s/hanger", dir);
-	cr_assert_eq(mkdir(bot, 0755), 0);
-	snprintf(meta, sizeof meta, "%s/meta", bot);
-	test_write_file(meta, "hanger\n%s\nhang\n0\n",
-			test_root_path("build/rel/testbots/testbot", bin, sizeof bin));
+	testbot_folder(bot, sizeof bot, dir, "hanger", "hang");
 	char *argv[] = {(char *)test_bin("kimble-judge", judge_bin, sizeof judge_bin), "--sandbox", "off",
 			"--move-ms", "60000", "-d", bot, NULL};
 	for (int i = 0; i < 2; i++) {

@@ -6,14 +6,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/seccomp.h>
 #include <lmdb.h>
 #include <malloc.h>
 #include <math.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -1481,64 +1478,6 @@ Test(state_rules, tool_export_write_error, .timeout = 20)
 			 "kimble-state: export: cannot write: No space left on device\n");
 }
 
-/* The supervisor of close_fails_on: answers each close() of the tool
- * (a seccomp notification) with EIO when the descriptor is open on path,
- * else lets it through; returns the tool's exit status (200 killed).  It
- * must not call close() itself: the filter holds it too. */
-static int refuse_closes_of(int listener, pid_t tool, const char *path)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, tool, 0), status;
-	struct pollfd pf[2] = {{.fd = listener, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
-
-	while (pidfd >= 0 && poll(pf, 2, -1) > 0 && !(pf[1].revents & POLLIN)) {
-		struct seccomp_notif req;
-		struct seccomp_notif_resp resp = {0};
-		char link[64], target[PATH_MAX];
-		memset(&req, 0, sizeof req);
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
-			continue; /* the call went away (the tool was killed) */
-		snprintf(link, sizeof link, "/proc/%d/fd/%llu", (int)req.pid, (unsigned long long)req.data.args[0]);
-		ssize_t n = readlink(link, target, sizeof target - 1);
-		target[n > 0 ? n : 0] = '\0';
-		resp.id = req.id;
-		if (!strcmp(target, path))
-			resp.error = -EIO;
-		else
-			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	}
-	if (waitpid(tool, &status, 0) != tool)
-		return 201;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 200;
-}
-
-/* The exit status of argv (stderr to errp) when every close() of a
- * descriptor open on path fails with EIO, as on a network file system
- * that writes at close; other closes work (the dynamic loader's). */
-static int close_fails_on(char *const argv[], const char *path, const char *errp)
-{
-	int status;
-	pid_t kid = fork();
-
-	cr_assert_geq(kid, 0);
-	if (kid == 0) {
-		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		if (fd < 0 || dup2(fd, 2) < 0)
-			_exit(100);
-		int listener = test_seccomp_one(SYS_close, SECCOMP_RET_USER_NOTIF, SECCOMP_FILTER_FLAG_NEW_LISTENER);
-		if (listener < 0)
-			_exit(101);
-		pid_t tool = fork();
-		if (tool == 0) {
-			execv(argv[0], argv);
-			_exit(102);
-		}
-		_exit(tool < 0 ? 103 : refuse_closes_of(listener, tool, path));
-	}
-	cr_assert_eq(waitpid(kid, &status, 0), kid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 /* export FILE whose closing fails after every byte was written: exit
  * status 2, the file named, as for any other write error. */
 Test(state_rules, tool_export_close_error, .timeout = 20)
@@ -1551,7 +1490,9 @@ Test(state_rules, tool_export_close_error, .timeout = 20)
 	snprintf(out, sizeof out, "%s/export.txt", work);
 	snprintf(errp, sizeof errp, "%s/err", work);
 	char *argv[] = {(char *)test_bin("kimble-state", bin, sizeof bin), "--state", dir, "export", out, NULL};
-	int status = close_fails_on(argv, out, errp);
+	/* every close() of a descriptor open on out fails with EIO, as on a
+	 * network file system that writes at close; the others work */
+	int status = test_run_failing(argv, SYS_close, out, EIO, errp);
 	cr_assert_eq(status, 2, "status %d: %s", status, test_read_file(NULL, errp));
 	snprintf(want, sizeof want, "kimble-state: export: cannot write %s\n", out);
 	cr_assert_str_eq(test_read_file(NULL, errp), want);

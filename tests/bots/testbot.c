@@ -20,6 +20,8 @@
  *                prints 1 MiB (more than a pipe holds), then creates
  *                farewell.done in its folder and exits
  *       silent   never says anything, not even v001XYZ
+ *       silentodd  as silent when its SEED is odd, else moves its first
+ *                movable piece
  *       log      plays hard, writing every line it reads to input.log in
  *                its folder
  *       environ  plays hard, having written its environment to
@@ -368,7 +370,7 @@ int main(int argc, char **argv)
 	kb_rng rng;
 	kb_rng_seed(&rng, strtoull(argv[3], NULL, 10));
 	madeup_rival = present & 2 ? 1 : present & 4 ? 2 : 3;
-	if (!strcmp(mode, "silent"))
+	if (!strcmp(mode, "silent") || (!strcmp(mode, "silentodd") && strtoull(argv[3], NULL, 10) % 2))
 		for (;;)
 			pause();
 	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
