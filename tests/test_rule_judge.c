@@ -2118,8 +2118,9 @@ Test(judge_rules, bot_home_unless_passed)
 /* A bot's whole environment, entry by entry, from a judge's environment
  * written here (botenv.h's list): the bot's HOME first, KIMBLE_LEARN=0
  * when frozen, then the judge's PATH, LANG, LANGUAGE, LC_*, TZ and
- * KIMBLE_* in the judge's order, and the names passed; never a name that
- * only starts like one of those, nor an entry without '='. */
+ * KIMBLE_* in the judge's order (LC_X and KIMBLE_X: the shortest names
+ * of the two families), and the names passed; never a name that only
+ * starts like one of those, nor an entry without '='. */
 static void env_is(int learn, const char *pass, const char *want)
 {
 	static kj_env e;
@@ -2139,29 +2140,29 @@ Test(judge_rules, bot_environment_entry_by_entry)
 {
 	static char *judge_env[] = {
 		"PATH=/usr/bin:/bin", "PAT=x", "PATHS=x", "HOME=/root", "HOMEX=h", "LANG=C.UTF-8", "LAN=x",
-		"LANGUAGE=fi", "LC_ALL=C", "LC_=x", "LC=x", "LCXY=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
-		"KIMBLE_=x", "KIMBLE=x", "KIMBLEXY=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t", "AWS_KEY=k", "NOEQUALS",
-		NULL};
+		"LANGUAGE=fi", "LC_ALL=C", "LC_X=4", "LC_=x", "LC=x", "LCXY=x", "TZ=UTC", "TZX=x", "KIMBLE_STATE=/s",
+		"KIMBLE_X=8", "KIMBLE_=x", "KIMBLE=x", "KIMBLEXY=x", "KIMBLE_LEARN=1", "SECRET_TOKEN=t",
+		"AWS_KEY=k", "NOEQUALS", NULL};
 
 	environ = judge_env;
-	env_is(1, NULL, "HOME=/bots/b PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC "
-	       "KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	env_is(1, NULL, "HOME=/bots/b PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C LC_X=4 TZ=UTC "
+	       "KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_LEARN=1");
 	env_is(0, NULL, "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin LANG=C.UTF-8 LANGUAGE=fi "
-	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s");
-	env_is(1, "AWS_KEY,HOME", "PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
-	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1 AWS_KEY=k");
+	       "LC_ALL=C LC_X=4 TZ=UTC KIMBLE_STATE=/s KIMBLE_X=8");
+	env_is(1, "AWS_KEY,HOME", "PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C LC_X=4 "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_LEARN=1 AWS_KEY=k");
 	env_is(0, "SECRET_TOKEN,,PAT,NOEQUALS", "HOME=/bots/b KIMBLE_LEARN=0 PATH=/usr/bin:/bin PAT=x "
-	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C TZ=UTC KIMBLE_STATE=/s SECRET_TOKEN=t");
+	       "LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C LC_X=4 TZ=UTC KIMBLE_STATE=/s KIMBLE_X=8 SECRET_TOKEN=t");
 	env_is(1, "*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
+	       "LC_ALL=C LC_X=4 LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "A,*", "PATH=/usr/bin:/bin PAT=x PATHS=x HOME=/root HOMEX=h LANG=C.UTF-8 LAN=x LANGUAGE=fi "
-	       "LC_ALL=C LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
+	       "LC_ALL=C LC_X=4 LC_=x LC=x LCXY=x TZ=UTC TZX=x KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_=x KIMBLE=x KIMBLEXY=x KIMBLE_LEARN=1 "
 	       "SECRET_TOKEN=t AWS_KEY=k");
 	env_is(1, "**,PATHS", "HOME=/bots/b PATH=/usr/bin:/bin PATHS=x LANG=C.UTF-8 LANGUAGE=fi "
-	       "LC_ALL=C TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
-	env_is(1, "HOMEX", "HOME=/bots/b PATH=/usr/bin:/bin HOMEX=h LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C "
-	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_LEARN=1");
+	       "LC_ALL=C LC_X=4 TZ=UTC KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_LEARN=1");
+	env_is(1, "HOMEX", "HOME=/bots/b PATH=/usr/bin:/bin HOMEX=h LANG=C.UTF-8 LANGUAGE=fi LC_ALL=C LC_X=4 "
+	       "TZ=UTC KIMBLE_STATE=/s KIMBLE_X=8 KIMBLE_LEARN=1");
 }
 
 /* At most KJ_ENV_MAX entries, the bot's own KIMBLE_LEARN=0 included
