@@ -992,3 +992,15 @@ Test(core_rules, facts_line_written_returns_zero)
 	cr_assert_str_eq(text, "B rolls 2, no piece can move\n");
 	free(text);
 }
+
+/* kb_apply's index must be legal (rules.h): an illegal one stops the
+ * program (assert) rather than moving a piece the rules do not allow. */
+Test(core_rules, apply_of_an_illegal_index_aborts, .signal = SIGABRT)
+{
+	kb_pos pos;
+
+	kb_pos_init(&pos, 0x3);
+	/* every piece home and a 3: no piece may move */
+	cr_assert_eq(kb_legal(&pos, 0, 3), 0u);
+	kb_apply(&pos, 0, 0, 3);
+}

@@ -267,3 +267,22 @@ Test(core_rules, record_names_and_keys)
 	cr_assert_eq(kb_key_results("v 1", "bob", key), 0);
 	cr_assert_eq(kb_key_results("v1", "", key), 0);
 }
+
+/* A record that does not decode leaves r zeroed (record.h: "zeroed
+ * first"), whatever the caller's variable held: a bad header, a newer
+ * version, a wrong length. */
+Test(core_rules, record_decode_failure_leaves_zeros)
+{
+	static const uint8_t zero[sizeof(kb_res_rec)];
+	uint8_t bytes[64] = {0};
+	kb_res_rec res;
+
+	kb_res_encode(&(kb_res_rec){0}, bytes);
+	bytes[0] = 1; /* an opponent record's kind */
+	memset(&res, 0xa5, sizeof res);
+	cr_assert_eq(kb_res_decode(bytes, 32, &res), KB_REC_BAD);
+	cr_assert(memcmp(&res, zero, sizeof res) == 0, "bad kind: r not zeroed");
+	memset(&res, 0xa5, sizeof res);
+	cr_assert_eq(kb_res_decode(bytes, 3, &res), KB_REC_BAD);
+	cr_assert(memcmp(&res, zero, sizeof res) == 0, "too short: r not zeroed");
+}
