@@ -4600,3 +4600,19 @@ Test(judge_rules, rerun_from_a_start_position, .timeout = 60)
 	cr_assert(strncmp(t, "rerun agrees with the transcript", 32) == 0, "%s", t);
 	kb_tx_free(&tx);
 }
+
+/* kj_opponent_percent: the subject's and the opponent's win rates with
+ * their Wilson 95 % intervals, all in percent.  4 and 3 wins of 10,
+ * worked out by hand: z = 1.959964, 4/10 gives 16.82 .. 68.73, 3/10 gives
+ * 10.78 .. 60.32. */
+Test(judge_rules, opponent_percent_scales_every_bound)
+{
+	kj_opponent o = {.bot = 1, .games = 10, .wins = 4, .opp_wins = 3};
+	kj_opponent_pct p;
+
+	kj_opponent_percent(&o, &p);
+	cr_assert(fabs(p.win - 40.0) < 1e-9 && fabs(p.opp_win - 30.0) < 1e-9, "%g %g", p.win, p.opp_win);
+	cr_assert(fabs(p.lo - 16.82) < 0.01 && fabs(p.hi - 68.73) < 0.01, "%g %g", p.lo, p.hi);
+	cr_assert(fabs(p.opp_lo - 10.78) < 0.01 && fabs(p.opp_hi - 60.32) < 0.01, "%g %g", p.opp_lo,
+		  p.opp_hi);
+}
