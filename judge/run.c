@@ -131,9 +131,10 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 	}
 	res.deal = g->deal;
 	if (commit_game(tx_path, res_path, g->index, &res, tx)) {
+		int cause = errno; /* the unlinks below may fail and set another */
 		unlink(wf.tx_tmp), unlink(wf.res_tmp);
 		fprintf(stderr, "kimble-judge: cannot write the files of game %" PRIu32 ": %s\n",
-			g->index, strerror(errno));
+			g->index, strerror(cause));
 		_exit(2);
 	}
 	_exit(0);

@@ -895,30 +895,43 @@ Test(judge, transcript_that_cannot_be_created_fails_the_game, .timeout = 60)
 	cr_expect(strstr(said, "kimble-judge: game 0: the worker failed (see above)"), "%s", said);
 }
 
-/* A game whose result file cannot be written whole (every write() to it
- * fails with ENOSPC; stdio then fails only at fclose) is not committed:
- * the worker says so with the cause, the run fails (exit status 2), and
+/* A game whose files cannot be written (fault) is not committed: the
+ * worker says so with the cause, the run fails (exit status 2), and
  * neither the result nor the transcript is left in place, so the next
  * run plays the game again (docs/design.md "Output"). */
-Test(judge, result_file_that_cannot_be_written_is_not_committed, .timeout = 60)
+static void game_files_fail(long nr, const char *part, int err, const char *why)
 {
-	char dir[512], out[1024], bin[1024], errp[1100];
+	char dir[512], out[1024], bin[1024], errp[1100], want[200];
 
 	test_tmpdir(dir, sizeof dir);
 	snprintf(out, sizeof out, "%s/out", dir);
 	snprintf(errp, sizeof errp, "%s/run.err", dir);
 	char *argv[] = {(char *)test_bin("kimble-judge", bin, sizeof bin), "-q", "--no-timing", "-j1",
 			"-o", out, "easy", "random", NULL};
-	int status = test_run_failing(argv, SYS_write, "/games/000000.res.", ENOSPC, errp);
+	int status = test_run_failing(argv, nr, part, err, errp);
 	const char *said = test_read_file(NULL, errp);
 	cr_assert_eq(status, 2, "status %d: %s", status, said);
-	cr_expect(strstr(said, "cannot write the files of game 0: No space left on device"), "%s",
-		  said);
+	snprintf(want, sizeof want, "cannot write the files of game 0: %s", why);
+	cr_expect(strstr(said, want), "%s", said);
 	char path[1200];
 	snprintf(path, sizeof path, "%s/games/000000.res", out);
 	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
 	snprintf(path, sizeof path, "%s/games/000000.tx", out);
 	cr_expect_neq(access(path, F_OK), 0, "%s left in place", path);
+}
+
+/* The result file's every write() fails with ENOSPC: stdio then fails
+ * only at fclose. */
+Test(judge, result_file_that_cannot_be_written_is_not_committed, .timeout = 60)
+{
+	game_files_fail(SYS_write, "/games/000000.res.", ENOSPC, "No space left on device");
+}
+
+/* The transcript's close fails (EIO): the game is not committed either,
+ * though its result could still be written. */
+Test(judge, transcript_that_cannot_be_closed_is_not_committed, .timeout = 60)
+{
+	game_files_fail(SYS_close, "/games/000000.tx.", EIO, "Input/output error");
 }
 
 /* Shard K/N plays the games whose number modulo N is K-1 and no other
