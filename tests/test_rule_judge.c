@@ -2244,7 +2244,7 @@ Test(judge_rules, report_shows_the_rating_list)
 	/* one line per bot: 1 and 2, no third */
 	const char *line = strstr(t, "rating (Elo scale");
 	for (int k = 1; k <= 3; k++) {
-		char rank[8];
+		char rank[16];
 		line = strchr(line, '\n');
 		cr_assert_not_null(line);
 		line++;
