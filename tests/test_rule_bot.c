@@ -3832,6 +3832,32 @@ static const char *explain_first_decision(const char *dir, const char *lineup, c
 	return test_read_file(dir, "bot.err");
 }
 
+/* kimble-bot --no-learn follows an opponent's decided roll (B moves one
+ * of two pieces) and answers its own: with learning off nothing observes
+ * the opponent, whatever the client's memory held before it was set up
+ * (the bot's main zeroes it). */
+Test(bot_rules, bot_without_learning_follows_an_opponents_decision, .timeout = 60)
+{
+	kb_pos pos = test_pos(0x3, "12 3", "10 3", NULL, NULL);
+	char dir[256], store[300], b_line[KB_ROLL_LINE_LEN + 2], a_line[KB_ROLL_LINE_LEN + 2];
+	char input[512], out[512];
+
+	test_tmpdir(dir, sizeof dir);
+	snprintf(store, sizeof store, "%s/store", dir);
+	cr_assert_eq(kb_count(kb_legal(&pos, 1, 2)), 2, "B has a choice");
+	state_of(b_line, &pos, 1, 2);
+	cr_assert_eq(kb_apply(&pos, 1, 0, 2), -1, "no capture");
+	cr_assert_eq(kb_next_seat(&pos, 1, 2), 0);
+	cr_assert_geq(kb_count(kb_legal(&pos, 0, 2)), 2, "A has a choice");
+	state_of(a_line, &pos, 0, 2);
+	snprintf(input, sizeof input, TOKEN_LINE "\n%s%sEND\n", b_line, a_line);
+	const char *args[] = {"hard", "5", "--no-learn", "--state", store, NULL};
+	int rc = run_bot(args, input, out, sizeof out, dir);
+	cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == KB_CLIENT_IO, "status %d: %s", rc,
+		  test_read_file(dir, "bot.err"));
+	cr_assert(strncmp(out, "v001200\n" TOKEN_LINE, 8 + 65) == 0 && strlen(out) == 8 + 67, "%s", out);
+}
+
 /* The start message from OPPONENTS, the move with --explain's lines,
  * the store created (or not, with --no-learn and KIMBLE_LEARN=0). */
 Test(bot_rules, bot_options_explain_state_and_learning, .timeout = 60)
