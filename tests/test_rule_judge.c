@@ -2533,9 +2533,9 @@ Test(judge_rules, standings_per_opponent)
 	/* three bots, none in every game (s-a, a-b, b-s): no subject, -1
 	 * (standings.h) */
 	memset(res, 0, 3 * sizeof res[0]);
-	seat(&res[0], 0, "s", 1), seat(&res[0], 1, "a", 2), res[0].winner = 0;
-	seat(&res[1], 0, "a", 1), seat(&res[1], 1, "b", 2), res[1].winner = 0, res[1].deal = 1;
-	seat(&res[2], 0, "b", 1), seat(&res[2], 1, "s", 2), res[2].winner = 0, res[2].deal = 2;
+	game_of(&res[0], "s", 1, "a", 2), game_of(&res[1], "a", 1, "b", 2), game_of(&res[2], "b", 1, "s", 2);
+	for (int i = 0; i < 3; i++)
+		res[i].winner = 0, res[i].deal = (uint32_t)i;
 	cr_assert_eq(kj_report_build(&rep, res, 3, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.nbots, 3);
 	cr_assert_eq(rep.standings->subject, -1);
