@@ -53,6 +53,14 @@ static void start(kj_proc *p, const kj_bot *b, const kj_limits *lim)
 	cr_assert_eq(kj_proc_start(p, b, "000", "1", NULL, lim, &err), 0, "%s", err.msg);
 }
 
+/* start, unconfined, with the bot's stderr echoed (KJ_ERR_ECHO). */
+static void start_echoing(kj_proc *p, const kj_bot *b)
+{
+	kb_err err = {{0}};
+
+	cr_assert_eq(kj_proc_start(p, b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s", err.msg);
+}
+
 /* Wait for the bot's next line, which must be want. */
 static void expect_line(kj_proc *p, const char *want)
 {
@@ -380,11 +388,9 @@ Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
 	static char big[200000];
 	kj_bot b;
 	kj_proc p;
-	kb_err err = {{0}};
 
 	sh_bot(&b, "echo ready; exec sleep 30", NULL);
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
-		     err.msg);
+	start_echoing(&p, &b);
 	expect_line(&p, "ready");
 	for (int full = 0; full < 2; full++) {
 		if (full)
@@ -440,14 +446,12 @@ Test(judge_rules, proc_pump_echoes_stderr_while_it_waits, .timeout = 60)
 	char fifo[600];
 	kj_bot b;
 	kj_proc p;
-	kb_err err = {{0}};
 
 	sh_bot(&b, "exec 3< echoed; echo ready; read x; echo thinking >&2; read seen <&3; "
 	       "echo \"$seen\"; exec sleep 30", NULL);
 	snprintf(fifo, sizeof fifo, "%s/echoed", b.dir);
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
-		     err.msg);
+	start_echoing(&p, &b);
 	p.echo = fopen(fifo, "w");
 	cr_assert_not_null(p.echo);
 	setvbuf(p.echo, NULL, _IOLBF, 0);
@@ -472,12 +476,10 @@ Test(judge_rules, proc_stderr_echoed_to_its_last_partial_line, .timeout = 60)
 	char text[64] = "";
 	kj_bot b;
 	kj_proc p;
-	kb_err err = {{0}};
 
 	sh_bot(&b, "printf 'x\\n' >&2; echo ready; read x; printf a >&2; echo set; read x; "
 	       "printf 'b\\none\\ntwo' >&2; exec 2>&-; echo done; read x", NULL);
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
-		     err.msg);
+	start_echoing(&p, &b);
 	p.echo = tmpfile();
 	p.tag = 'B';
 	cr_assert_not_null(p.echo);
@@ -584,11 +586,9 @@ Test(judge_rules, proc_finish_twice_leaves_a_reused_descriptor_alone, .timeout =
 	char path[64];
 	kj_bot b;
 	kj_proc p;
-	kb_err err = {{0}};
 
 	sh_bot(&b, "echo ready; read x", NULL);
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
-		     err.msg);
+	start_echoing(&p, &b);
 	expect_line(&p, "ready");
 	snprintf(path, sizeof path, "/proc/%d/fd/2", (int)p.pid);
 	int held = open(path, O_WRONLY | O_CLOEXEC);
@@ -740,11 +740,9 @@ Test(judge_rules, proc_finish_echoes_the_bots_last_stderr_lines, .timeout = 60)
 	char text[64] = "";
 	kj_bot b;
 	kj_proc p;
-	kb_err err = {{0}};
 
 	sh_bot(&b, "echo ready; read x; echo bye >&2; printf gone >&2", NULL);
-	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", KJ_ERR_ECHO, &unconfined, &err), 0, "%s",
-		     err.msg);
+	start_echoing(&p, &b);
 	p.echo = tmpfile();
 	cr_assert_not_null(p.echo);
 	p.tag = 'D';
