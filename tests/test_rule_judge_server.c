@@ -267,9 +267,10 @@ Test(judge_rules, addresses_keyed_by_ipv4_and_ipv6_slash_64)
 	srv_limits_free(&l);
 }
 
-/* More addresses than the table's 256 first buckets: every one is found
- * again after the table grew. */
-Test(judge_rules, address_table_grows)
+/* 600 IPv4 addresses base + i * step (all different) added to a fresh
+ * table, more than its 256 first buckets, then each looked up again: the
+ * same record, holding both references, and nothing added twice. */
+static void table_finds_600_again(uint32_t base, uint32_t step)
 {
 	srv_limits_opts o;
 	srv_limits l;
@@ -277,49 +278,36 @@ Test(judge_rules, address_table_grows)
 
 	srv_limits_defaults(&o);
 	limits(&l, &o);
-	for (int i = 0; i < 600; i++) {
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + (uint32_t)i)};
-		first[i] = srv_addr_get(&l, SA(sa), 0);
-		cr_assert_not_null(first[i]);
-	}
-	cr_assert_eq(l.count, 600);
-	cr_assert_geq(l.nbuckets, 600);
-	for (int i = 0; i < 600; i++) {
-		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x0a000000u + (uint32_t)i)};
-		cr_assert_eq(srv_addr_get(&l, SA(sa), 0), first[i], "address %d", i);
-		cr_assert_eq(first[i]->refs, 2);
-	}
-	cr_assert_eq(l.count, 600);
-	srv_limits_free(&l);
-}
-
-/* Addresses spread over the whole IPv4 space (i times an odd constant:
- * all different) share buckets, unlike consecutive ones: every one is
- * still found after the table grew twice, a chain's order changed or
- * not. */
-Test(judge_rules, address_table_grows_with_shared_buckets)
-{
-	srv_limits_opts o;
-	srv_limits l;
-	srv_addr *first[600];
-
-	srv_limits_defaults(&o);
-	limits(&l, &o);
-	/* pass 0 adds them (the table grows from 256 buckets to 1024), pass
-	 * 1 finds each one again */
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t i = 0; i < 600; i++) {
-			struct sockaddr_in sa = {.sin_family = AF_INET,
-						 .sin_addr.s_addr = htonl((i + 1) * 2654435761u)};
+			struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(base + i * step)};
 			srv_addr *got = srv_addr_get(&l, SA(sa), 0);
 			if (pass == 0)
 				first[i] = got;
 			cr_assert_not_null(got, "address %u", i);
 			cr_assert_eq(got, first[i], "address %u not found again", i);
+			cr_assert_eq(got->refs, pass + 1, "address %u", i);
 		}
 		cr_assert_eq(l.count, 600, "pass %d: no address added twice", pass);
 	}
+	cr_assert_geq(l.nbuckets, 600);
 	srv_limits_free(&l);
+}
+
+/* Consecutive addresses: every one is found again after the table grew. */
+Test(judge_rules, address_table_grows)
+{
+	table_finds_600_again(0x0a000000u, 1);
+}
+
+/* Addresses spread over the whole IPv4 space ((i + 1) times an odd
+ * constant: all different) share buckets, unlike consecutive ones, which
+ * FNV-1a puts in different buckets of 256 and 512: every one is still
+ * found after the table grew twice (256 to 1024 buckets), a chain's
+ * order changed or not. */
+Test(judge_rules, address_table_grows_with_shared_buckets)
+{
+	table_finds_600_again(2654435761u, 2654435761u);
 }
 
 /* The longest chain of a hash table of n buckets whose records link to
