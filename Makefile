@@ -68,8 +68,9 @@ all: $(addprefix bin/,$(PROGS))
 # The test binary's stand-ins for library functions (test_rule_bot.c's
 # __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls;
 # test_rule_judge_out.c's __wrap_kb_tx_parse: a transcript that cannot be
-# read back for want of memory).
-KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse
+# read back for want of memory; test_rule_bot.c's __wrap_kb_net_connect: a
+# server that comes up while the relay is trying to reach it).
+KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse -Wl,--wrap=kb_net_connect
 
 # ---- one build variant V (rel, asan) -------------------------------------
 define VARIANT

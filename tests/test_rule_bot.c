@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "core/err.h"
+#include "core/net.h"
 
 #include "bot/client.h"
 #include "bot/relay/relay.h"
@@ -510,6 +511,44 @@ Test(bot_rules, relay_retries_an_interrupted_read_of_the_server, .timeout = 60)
 	free(tx_text);
 	if (h.placeholder > 0)
 		close(h.placeholder);
+}
+
+/* kb_net_connect as core/net.c's, except that the next connects_refused
+ * calls fail as with no server listening yet (the test binary is linked
+ * with --wrap=kb_net_connect): a server that comes up while the relay is
+ * trying to reach it, without a race between the two. */
+int __real_kb_net_connect(const char *host, int port, int *fd, kb_err *err);
+int __wrap_kb_net_connect(const char *host, int port, int *fd, kb_err *err);
+static int connects_refused;
+
+int __wrap_kb_net_connect(const char *host, int port, int *fd, kb_err *err)
+{
+	if (connects_refused > 0) {
+		connects_refused--;
+		*fd = -1;
+		return kb_err_set(err, KB_NET_ECONNECT, "127.0.0.1 port %d: Connection refused", port);
+	}
+	return __real_kb_net_connect(host, port, fd, err);
+}
+
+/* A server not up when the relay starts is tried again until retry_ms
+ * is over (README, kimble-relay(1): --retry-ms), not given up after the
+ * first try: here the fourth try connects, 150 ms into a 3-second window,
+ * and the game is played. */
+Test(bot_rules, relay_keeps_trying_a_server_not_up_yet, .timeout = 60)
+{
+	half_server h = {0};
+	char *tx_text = NULL;
+	int unused;
+
+	connects_refused = 3;
+	int rc = relay_in_process(&h, serve_win_at_once,
+				  "echo v001222; read line; [ \"$line\" = 'Voittaja: B' ] && exit 3", 3000, &unused,
+				  &tx_text);
+	cr_assert_eq(connects_refused, 0, "three refused tries");
+	cr_assert_eq(rc, 3, "%s", tx_text);
+	cr_assert_str_eq(h.got[0], "v001222\n");
+	free(tx_text);
 }
 
 /* A bot that closed its stdin cannot take the response (the write fails
@@ -2136,6 +2175,12 @@ Test(bot_rules, client_game_ends_at_the_winner_line)
 	cr_assert_eq(r.rc, KB_CLIENT_SERVER);
 	snprintf(input, sizeof input, "the server answered \"%.100s\"", virhe);
 	cr_assert_str_eq(r.err.msg, input);
+	/* one of 99 characters whole, without the CR that ended it */
+	snprintf(input, sizeof input, TOKEN_LINE "\n%.99s\r\n", virhe);
+	run_client(&r, input, 0x3);
+	cr_assert_eq(r.rc, KB_CLIENT_SERVER);
+	snprintf(input, sizeof input, "the server answered \"%.99s\"", virhe);
+	cr_assert_str_eq(r.err.msg, input);
 	snprintf(input, sizeof input, TOKEN_LINE "\n%sVoittaja: B\nEND\n", st);
 	run_client(&r, input, 0x3);
 	cr_assert_eq(r.rc, KB_CLIENT_PROTOCOL);
@@ -3343,6 +3388,14 @@ Test(bot_rules, learn_map_bound_from_the_environment, .timeout = 30)
 	kb_learn_close(&l);
 	fclose(diag);
 	cr_assert_str_eq(text, "", "a good bound is used quietly");
+	free(text);
+	/* the least bound, one byte, is taken, not ignored */
+	setenv(KB_STORE_ENV_MAP_MAX, "1", 1);
+	diag = open_memstream(&text, &len);
+	kb_learn_open(&l, dir, 0x3, names, NULL, diag);
+	kb_learn_close(&l);
+	fclose(diag);
+	cr_assert_null(strstr(text, "map bound ignored"), "%s", text);
 	free(text);
 	/* frozen with no store: said, nothing created */
 	char missing[300];

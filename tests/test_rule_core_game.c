@@ -56,6 +56,56 @@ Test(core_rules, game_first_roller_is_the_drawn_present_seat)
 	cr_assert(seen[0] && seen[1] && seen[3] && !seen[2], "every present seat starts some game");
 }
 
+/* What random_seats_draw_from_their_policy_streams expects: a shadow of
+ * the game's position, and for each seat the stream game.h says a random
+ * seat draws from. */
+typedef struct random_watch {
+	kb_pos pos;
+	kb_rng mine[KB_SEATS];
+	int checked;
+} random_watch;
+
+static void check_random_pick(void *ctx, const kb_roll *roll)
+{
+	random_watch *w = ctx;
+
+	if (roll->how == KB_BUILTIN) {
+		unsigned mask = kb_legal(&w->pos, roll->seat, roll->die);
+		uint32_t k = kb_rng_below(&w->mine[roll->seat], (uint32_t)__builtin_popcount(mask));
+		while (k--)
+			mask &= mask - 1;
+		cr_assert_eq(roll->index, __builtin_ctz(mask), "seat %c, die %d", 'A' + roll->seat,
+			     roll->die);
+		w->checked++;
+	}
+	if (roll->index >= 0)
+		kb_apply(&w->pos, roll->seat, roll->index, roll->die);
+}
+
+/* A built-in random seat s of a game seeded with S plays the k-th of its
+ * legal pieces (lowest index first), k drawn below their number from
+ * stream (S, KB_TAG_POLICY, s) (game.h), one draw per decision between
+ * two or more pieces; seat A, outside, plays its lowest legal piece. */
+Test(core_rules, random_seats_draw_from_their_policy_streams)
+{
+	static const uint8_t ctl[KB_SEATS] = {KB_EXTERNAL, KB_RANDOM, KB_ABSENT, KB_RANDOM};
+	random_watch w = {.checked = 0};
+	kb_hooks hooks = {NULL, check_random_pick, &w};
+
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		kb_game g;
+		kb_game_init(&g, seed, ctl);
+		w.pos = g.pos;
+		for (int s = 0; s < KB_SEATS; s++)
+			kb_rng_stream(&w.mine[s], seed, KB_TAG_POLICY, (uint64_t)s);
+		while (kb_game_advance(&g, &hooks) >= 0)
+			cr_assert_eq(kb_game_decide(&g, __builtin_ctz(kb_game_pending_mask(&g)), &hooks), 0);
+		cr_assert_arr_eq(w.pos.prog, g.pos.prog, sizeof g.pos.prog, "seed %llu: the shadow follows",
+				 (unsigned long long)seed);
+	}
+	cr_assert_geq(w.checked, 30, "only %d random decisions", w.checked);
+}
+
 /* A captured piece goes home and the pieces behind it move up, home
  * pieces last, the other seats' pieces untouched: B on progress 20, 15,
  * 10, 5 (ring squares 27, 22, 17, 12), C on 25 and 24 (squares 11, 10);

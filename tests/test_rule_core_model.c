@@ -190,7 +190,9 @@ Test(core_rules, capture_rules_pick_the_capture)
 }
 
 /* Adding statistics keeps the last game's fit of the later ones, and the
- * earlier one's when the later statistics have none (all weights 0). */
+ * earlier one's when the later statistics have none (all weights 0),
+ * whatever else they hold (here the bot's own predictions, the fields
+ * after the fit). */
 Test(core_rules, stats_add_keeps_a_fit_unless_a_later_one_exists)
 {
 	kb_model_stats a, b;
@@ -199,6 +201,8 @@ Test(core_rules, stats_add_keeps_a_fit_unless_a_later_one_exists)
 	memset(&b, 0, sizeof b);
 	for (int k = 0; k < KB_FEATURES; k++)
 		a.fit_w[k] = 0.5 + k;
+	b.recent_judged = 3;
+	b.recent_predicted = 2;
 	kb_model_stats_add(&a, &b);
 	for (int k = 0; k < KB_FEATURES; k++)
 		cr_assert_eq(a.fit_w[k], 0.5 + k, "feature %d: the earlier fit kept", k);

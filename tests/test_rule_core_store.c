@@ -372,6 +372,61 @@ Test(core_rules, store_walk_takes_only_o_slash_keys_as_opponents)
 	walk_sees_then_close(st, "kim\n");
 }
 
+/* FNV-1a 64 of len bytes, from h (written out here, not core/hash.h's). */
+static uint64_t fnv_by_hand(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *byte = data;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ byte[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t fnv_part(uint64_t h, const char *bytes, size_t len)
+{
+	unsigned char le[4] = {(unsigned char)len, (unsigned char)(len >> 8), (unsigned char)(len >> 16),
+			       (unsigned char)(len >> 24)};
+
+	return fnv_by_hand(fnv_by_hand(h, le, 4), bytes, len);
+}
+
+/* The digest is FNV-1a 64 over the records in key order, each as its
+ * key's length (4 bytes, little-endian), key, value length and value
+ * (store.h): lengths of 300 and 70,000 bytes (two and three bytes of
+ * length), in an environment written with LMDB itself, which any
+ * environment may be. */
+Test(core_rules, store_digest_hashes_every_byte_of_each_length)
+{
+	static char small[300], large[70000];
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	uint64_t digest;
+
+	memset(small, 's', sizeof small);
+	memset(large, 'L', sizeof large);
+	test_tmpdir(dir, sizeof dir);
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_set_mapsize(env, 1 << 20), 0);
+	cr_assert_eq(mdb_env_open(env, dir, MDB_NOTLS, 0644), 0);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	MDB_val k1 = {2, "k1"}, v1 = {sizeof small, small}, k2 = {2, "k2"}, v2 = {sizeof large, large};
+	cr_assert_eq(mdb_put(txn, dbi, &k2, &v2, 0), 0);
+	cr_assert_eq(mdb_put(txn, dbi, &k1, &v1, 0), 0);
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
+	uint64_t want = fnv_part(fnv_part(0xcbf29ce484222325ull, "k1", 2), small, sizeof small);
+	want = fnv_part(fnv_part(want, "k2", 2), large, sizeof large);
+	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_FROZEN, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_digest(st, &digest, &err), 0, "%s", err.msg);
+	cr_assert_eq(digest, want, "%016llx, not %016llx", (unsigned long long)digest, (unsigned long long)want);
+	kb_store_close(st);
+}
+
 /* Resetting an opponent whose name has the longest length (64) deletes its
  * record and its results under a version of 64 characters too (each
  * results key "v/VERSION/NAME" is split into buffers that hold them: the

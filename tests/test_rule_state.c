@@ -491,6 +491,32 @@ Test(state_rules, opponent_line_round_trip_with_a_wrapped_ring)
 	cr_assert(strstr(line, "decisions 0 easy 0 hard 0 samples -") != NULL, "%s", line);
 }
 
+/* An opponent line keeps the samples only, and importing it gives back
+ * the faded statistics they make (model.h): two decisions of A with a 2
+ * (A on 5 and 2, B at home), hard's pick then easy's: 0.999 + 1 decisions,
+ * easy's rule missed the older, hard's the newer, and log 2 choices
+ * each. */
+Test(state_rules, import_rebuilds_the_faded_statistics_from_the_samples)
+{
+	kb_pos p = test_pos(0x3, "5 2", "", "", "");
+	kb_opp_rec r;
+	char line[4096];
+	kb_store_add a;
+	kb_err err;
+
+	memset(&r, 0, sizeof r);
+	r.games = 1;
+	cr_assert_eq(kb_model_observe(&r.model, &p, 0, 2, 0x3, 0), 0);
+	cr_assert_eq(kb_model_observe(&r.model, &p, 0, 2, 0x3, 1), 0);
+	cr_assert_gt(kb_export_opponent_line("eve", &r, line, sizeof line), 0);
+	cr_assert_eq(kb_import_line(line, &a, &err), 0, "%s", err.msg);
+	const kb_model_stats *m = &a.delta.model;
+	cr_assert_float_eq(m->recent, 1.999, 1e-12);
+	cr_assert_float_eq(m->recent_miss[KB_R_EASY], 0.999, 1e-12);
+	cr_assert_float_eq(m->recent_miss[KB_R_HARD], 1.0, 1e-12);
+	cr_assert_float_eq(m->recent_log_choices, 1.999 * log(2), 1e-12);
+}
+
 /* A whole export: magic line, comments and blank lines skipped, CRLF
  * accepted, and any bad line refuses the whole file. */
 Test(state_rules, import_file, .timeout = 20)
@@ -2180,6 +2206,25 @@ Test(state_rules, import_out_of_memory, .timeout = 20)
 	cr_assert_str_eq(err.msg, "import: out of memory");
 	cr_assert_eq(n, -1, "no records counted");
 	cr_assert_eq(ftell(in), 0, "nothing read");
+}
+
+/* No memory for the export's line buffer: status KB_EXPORT_NOMEM and its
+ * message, nothing written (not a success with an empty export: a user
+ * would keep a file without its magic line, which import refuses). */
+Test(state_rules, export_out_of_memory, .timeout = 20)
+{
+	static char iobuf[4096], text[4096];
+	char dir[256];
+	kb_store *st = fresh_store(dir, sizeof dir);
+	FILE *out = fmemopen(text, sizeof text, "w");
+	kb_err err = {0};
+
+	cr_assert_not_null(out);
+	cr_assert_eq(setvbuf(out, iobuf, _IOFBF, sizeof iobuf), 0);
+	exhaust_memory(256);
+	cr_assert_eq(kb_export(st, out, &err), KB_EXPORT_NOMEM);
+	cr_assert_str_eq(err.msg, "export: out of memory");
+	cr_assert_eq(ftell(out), 0, "nothing written");
 }
 
 /* ---- round 6 (SEED=9503's survivors) ---------------------------------------------- */
