@@ -396,6 +396,30 @@ Test(judge, debug_game_names_the_forfeit_and_the_replacement, .timeout = 60)
 	free(text);
 }
 
+/* -d with the forfeiting bot as the opponent (seat C of a two-bot table):
+ * when its replacement finishes first, the summary names seat C, not the
+ * debugged bot's seat A.  Seeds are tried until such a game comes up. */
+Test(judge, debug_summary_names_the_seat_the_replacement_finished, .timeout = 60)
+{
+	char dir[512], bot[1024], seed[16];
+	const char *args[] = {"-d", "hard", bot, "--no-timing", "-s", seed, NULL};
+	char *text = NULL;
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "cheat", "illegal");
+	snprintf(bot, sizeof bot, "%s/cheat", dir);
+	for (int s = 1; !text || !strstr(text, "\nno winner credited "); s++) {
+		cr_assert_leq(s, 40, "in 40 seeds the replacement of seat C finishes first once");
+		free(text);
+		snprintf(seed, sizeof seed, "%d", s);
+		cr_assert_eq(judge(dir, "debug", args), 0);
+		text = printed(dir, "debug", "out");
+	}
+	cr_expect(strstr(text, " rolls: seat C was finished by hard, the replacement of cheat, "
+			       "which forfeited\n") != NULL, "%s", strstr(text, "\nno winner credited "));
+	free(text);
+}
+
 /* A meta file whose command cannot be run: -d, stderr and the results name
  * the bot, the command, the folder and the system's error; exit status 2. */
 Test(judge, bot_whose_command_fails_is_explained, .timeout = 60)

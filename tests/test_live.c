@@ -532,6 +532,15 @@ Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 	cr_assert(strstr(r, "Content-Type: text/event-stream"), "%.300s", r);
 	cr_assert(strstr(r, "event: position\nid: "), "%.300s", r);
 	cr_assert(strstr(r, "data: <svg xmlns="), "the board as SVG");
+	/* the final position (docs/live.md): the board and "--"; the
+	 * winner's four pieces fill its goal (docs/spec.md section 2) */
+	const char *state = strstr(r, "\ndata: state ");
+	cr_assert(state, "%.300s", r);
+	state += strlen("\ndata: state ");
+	cr_assert_eq(strspn(state, "0ABCD"), 44, "a board of 44: %.60s", state);
+	cr_assert_eq(strncmp(state + 44, "--\n", 3), 0, "%.60s", state);
+	for (int k = 0; k < 4; k++)
+		cr_assert_eq(state[28 + 4 * (winner - 'A') + k], winner, "%c's goal: %.46s", winner, state);
 	snprintf(want, sizeof want, "event: end\ndata: winner %c\n\n", winner);
 	cr_assert(strstr(r, want), "ends with the winner %c: %s", winner, r + strlen(r) - 60);
 	live_stop(&s);

@@ -2670,6 +2670,26 @@ Test(judge_rules, learning_curve_of_one_deal)
 	kj_report_free(&rep);
 }
 
+/* Two deals are the fewest with a curve in the text: rows for both. */
+Test(judge_rules, learning_curve_of_two_deals)
+{
+	kj_result res[2];
+	kj_report rep;
+	kb_err err;
+
+	curve_games(res, 2);
+	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep.standings->ncurve, 2);
+	const char *t = standings_text(&rep, 0);
+	const char *p = strstr(t, "learning curve (win% over the last 5 deals):\n");
+	cr_assert_not_null(p, "%s", t);
+	p = strchr(strchr(p, '\n') + 1, '\n'); /* past the bots' names line */
+	cr_assert(p && strncmp(p, "\n11      ", 9) == 0 && (p = strchr(p + 1, '\n')) &&
+		  strncmp(p, "\n13      ", 9) == 0, "rows for deals 11 and 13:\n%s", t);
+	cr_assert_eq(strchr(p + 1, '\n')[1], '\0', "and no more:\n%s", t);
+	kj_report_free(&rep);
+}
+
 /* The text's learning curve has a row for every point while there are
  * at most ten (larger curves are thinned to about ten rows, the last
  * point always kept): ten deals, rows for deals 11, 13, ... 29 in order. */

@@ -328,6 +328,16 @@ void test_refuse_epoll_add(int skip)
 	refuse.add_fails = 1;
 }
 
+/* For test_rule_judge_server.c: the next calloc of exactly bytes bytes
+ * fails (without effect under ASan, whose allocator this file leaves). */
+void test_refuse_calloc(size_t bytes);
+void test_refuse_calloc(size_t bytes)
+{
+	refuse.calloc_bytes = bytes;
+	refuse.calloc_skip = 0;
+	refuse.calloc_fails = 1;
+}
+
 static void need_own_allocator(void)
 {
 #ifdef __SANITIZE_ADDRESS__
