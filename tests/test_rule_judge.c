@@ -2651,6 +2651,17 @@ Test(judge_rules, learning_curve_windows)
 	kj_report_free(&rep);
 }
 
+/* The report of curve_games(res, n), n at most KJ_CURVE_POINTS: a curve
+ * of a point per deal. */
+static void curve_report(kj_report *rep, kj_result *res, int n)
+{
+	kb_err err;
+
+	curve_games(res, n);
+	cr_assert_eq(kj_report_build(rep, res, (size_t)n, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep->standings->ncurve, n);
+}
+
 /* A fixed lineup of one deal: results.json has its learning curve of one
  * point (every fixed lineup's JSON has the member); the text, whose curve
  * is rows from deal 1 to the last, shows none. */
@@ -2658,11 +2669,8 @@ Test(judge_rules, learning_curve_of_one_deal)
 {
 	kj_result res[1];
 	kj_report rep;
-	kb_err err;
 
-	curve_games(res, 1);
-	cr_assert_eq(kj_report_build(&rep, res, 1, 1, &err), 0, "%s", err.msg);
-	cr_assert_eq(rep.standings->ncurve, 1);
+	curve_report(&rep, res, 1);
 	const char *t = standings_text(&rep, 1);
 	cr_assert(strstr(t, ",\n  \"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, "
 			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
@@ -2675,11 +2683,8 @@ Test(judge_rules, learning_curve_of_two_deals)
 {
 	kj_result res[2];
 	kj_report rep;
-	kb_err err;
 
-	curve_games(res, 2);
-	cr_assert_eq(kj_report_build(&rep, res, 2, 1, &err), 0, "%s", err.msg);
-	cr_assert_eq(rep.standings->ncurve, 2);
+	curve_report(&rep, res, 2);
 	const char *t = standings_text(&rep, 0);
 	const char *p = strstr(t, "learning curve (win% over the last 5 deals):\n");
 	cr_assert_not_null(p, "%s", t);
@@ -2697,12 +2702,9 @@ Test(judge_rules, learning_curve_text_has_every_point_up_to_ten)
 {
 	kj_result res[10];
 	kj_report rep;
-	kb_err err;
 	char row[16];
 
-	curve_games(res, 10);
-	cr_assert_eq(kj_report_build(&rep, res, 10, 1, &err), 0, "%s", err.msg);
-	cr_assert_eq(rep.standings->ncurve, 10);
+	curve_report(&rep, res, 10);
 	const char *t = standings_text(&rep, 0);
 	const char *p = strstr(t, "learning curve");
 	cr_assert_not_null(p, "%s", t);
