@@ -242,18 +242,25 @@ int clock_gettime(clockid_t clk, struct timespec *ts)
  * send writes the server's whole queue, conn_flush), so that what waits
  * is then SRV_OUT_HIGH exactly, where the kernel's buffers decide the
  * byte otherwise.  (Its socket stays writable: the server turns over
- * meanwhile.) */
+ * meanwhile.)  Its descriptor is known once seen, so that a connection
+ * reset by the client (no peer any more) is still held: the server learns
+ * of the reset from its events, not from a send. */
 ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	static ssize_t (*real)(int, const void *, size_t, int);
+	static int held_fd = -1;
+	static uint16_t held_fd_port;
 	struct sockaddr_in peer;
 	socklen_t peer_len = sizeof peer;
 
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "send");
-	if (server_child && shared->held_port &&
+	if (server_child && shared->held_port && held_fd_port != shared->held_port &&
 	    getpeername(fd, (struct sockaddr *)&peer, &peer_len) == 0 &&
-	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port) {
+	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port)
+		held_fd = fd, held_fd_port = shared->held_port;
+	if (server_child && shared->held_port && held_fd_port == shared->held_port &&
+	    fd == held_fd) {
 		if (len <= SRV_OUT_HIGH) {
 			errno = EAGAIN;
 			return -1;
@@ -870,6 +877,73 @@ Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
 	size_t after = in_use_after_turns(c, 0);
 	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
 		      "the records given back: %zu bytes held, then %zu", kept, after);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* The server's clock counts milliseconds: a game expires when the token
+ * time (60 s here) has passed since its last use (game.h), not 1 ms
+ * before, nor later. */
+Test(judge_rules, server_expires_a_game_at_its_ttl_to_the_millisecond, .timeout = 60)
+{
+	const int64_t t0 = 1000000000;
+	char got[8192];
+	int port;
+
+	share();
+	shared->clock_ms = t0;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	shared->clock_ms = t0 + 60000 - 1;
+	in_use_after_turns(c, 1);
+	shared->clock_ms = t0 + 60000;
+	in_use_after_turns(c, 0);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A connection that is reset while the server still holds its answer
+ * (send above takes none of it) is closed with the answer unsent: the
+ * server gives the answer's buffer back.  Here 50 such connections, each
+ * holding a "?list" of 100 games. */
+Test(judge_rules, server_gives_back_the_answer_of_a_reset_connection, .timeout = 60)
+{
+	enum { GAMES = 100, RESETS = 50 };
+	static char got[16384];
+	struct linger reset = {.l_onoff = 1, .l_linger = 0};
+	int port;
+
+	need_own_allocator();
+	share();
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), GAMES);
+	size_t answer = strlen(got), before = in_use_after_turns(c, GAMES);
+	for (int k = 0; k < RESETS; k++) {
+		struct sockaddr_in me;
+		socklen_t me_len = sizeof me;
+		test_conn *w = test_conn_open(NULL, port, 10000);
+		cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+		shared->held_port = ntohs(me.sin_port);
+		/* w came first: accepted in the turn that answers c, its
+		 * request read in the next (maybe after c's answer went out),
+		 * so answered and held by the one after */
+		for (int turn = 0; turn < 3; turn++) {
+			if (turn == 1)
+				cr_assert_eq(test_write_all(w->fd, "?list\n", 6), 0);
+			cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+		}
+		cr_assert_eq(setsockopt(w->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+		test_conn_close(w);
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got); /* the reset seen */
+	}
+	shared->held_port = 0;
+	size_t after = in_use_after_turns(c, GAMES);
+	cr_assert_leq(after, before + RESETS * answer / 2, "%zu bytes held, %zu before (answers of %zu)",
+		      after, before, answer);
 	test_conn_close(c);
 	stop_server(kid);
 }
