@@ -948,6 +948,63 @@ Test(judge_rules, server_gives_back_the_answer_of_a_reset_connection, .timeout =
 	stop_server(kid);
 }
 
+/* Bytes waiting in the receive queue of the server's socket whose peer is
+ * the client port client_port (IPv4 loopback, /proc/net/tcp); -1 if none. */
+static long server_rx_queue(int server_port, int client_port)
+{
+	char line[512];
+	unsigned local, remote;
+	long rx = -1, q;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, " %*d: %*x:%x %*x:%x %*x %*x:%lx", &local, &remote, &q) == 3 &&
+		    (int)local == server_port && (int)remote == client_port)
+			rx = q;
+	fclose(f);
+	return rx;
+}
+
+/* A client the server holds SRV_OUT_HIGH bytes for (send above: the most
+ * it is served ahead) is not read any further (server.h): a request it
+ * sends meanwhile waits in the socket, read only once its answers are. */
+Test(judge_rules, server_stops_reading_at_its_output_limit, .timeout = 60)
+{
+	enum { LISTS = 20, GAMES = 600 };
+	static char got[65536];
+	char text[256] = "";
+	struct sockaddr_in me;
+	socklen_t me_len = sizeof me;
+	int port, ends = 0;
+
+	share();
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	test_conn *w = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+	shared->held_port = ntohs(me.sin_port);
+	for (int i = 0; i < LISTS; i++)
+		strcat(text, "?list\n"); /* 15 KB answers: more than SRV_OUT_HIGH */
+	cr_assert_eq(test_write_all(w->fd, text, strlen(text)), 0);
+	for (int i = 0; i < 4; i++) /* read, answered up to the limit */
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	cr_assert_eq(test_write_all(w->fd, "?list\n", 6), 0);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	cr_assert_eq(server_rx_queue(port, shared->held_port), 6, "the request waits unread");
+	shared->held_port = 0;
+	for (char line[256]; ends < LISTS + 1;) {
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, 10000), 0, "%d answers", ends);
+		ends += strcmp(line, "END") == 0;
+	}
+	test_conn_close(w);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
 /* A client that half-closes while it watches a game gets, once the game
  * has ended, an answer to every request it sent meanwhile (docs/spec.md:
  * "Virhe: keskenerainen viesti" answers only a message cut short), also
