@@ -2607,6 +2607,17 @@ static void curve_games(kj_result *res, int n)
 	}
 }
 
+/* The lines after the text's learning-curve heading: the bots' names and
+ * a row a point shown. */
+static int curve_rows(const char *t)
+{
+	int rows = 0;
+
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	return rows;
+}
+
 Test(judge_rules, learning_curve_windows)
 {
 	kj_result res[12];
@@ -2640,9 +2651,7 @@ Test(judge_rules, learning_curve_windows)
 	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
 			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
 	has(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n");
-	int rows = 0;
-	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
-		rows++;
+	int rows = curve_rows(t);
 	cr_assert_eq(rows, 13, "a header and a row a point: %s", t);
 	t = standings_text(&rep, 1);
 	cr_assert(strstr(t, "\"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, \"deals\": 1, "
@@ -2678,21 +2687,30 @@ Test(judge_rules, learning_curve_of_one_deal)
 	kj_report_free(&rep);
 }
 
-/* Two deals are the fewest with a curve in the text: rows for both. */
-Test(judge_rules, learning_curve_of_two_deals)
+/* Two deals are the fewest with a curve in the text: rows for both.  31
+ * points are shown every third, from the first: the last, point 30 (deal
+ * 71), is one of them and gets no row of its own again. */
+Test(judge_rules, learning_curve_rows_of_2_and_31_deals)
 {
-	kj_result res[2];
+	static const struct {
+		int deals, rows;
+		const char *once[2];
+	} cases[] = {{2, 1 + 2, {"\n11      ", "\n13      "}},
+		     {31, 1 + 11, {"\n11      ", "\n71      "}}};
+	static kj_result res[31];
 	kj_report rep;
 
-	curve_report(&rep, res, 2);
-	const char *t = standings_text(&rep, 0);
-	const char *p = strstr(t, "learning curve (win% over the last 5 deals):\n");
-	cr_assert_not_null(p, "%s", t);
-	p = strchr(strchr(p, '\n') + 1, '\n'); /* past the bots' names line */
-	cr_assert(p && strncmp(p, "\n11      ", 9) == 0 && (p = strchr(p + 1, '\n')) &&
-		  strncmp(p, "\n13      ", 9) == 0, "rows for deals 11 and 13:\n%s", t);
-	cr_assert_eq(strchr(p + 1, '\n')[1], '\0', "and no more:\n%s", t);
-	kj_report_free(&rep);
+	for (int k = 0; k < 2; k++) {
+		curve_report(&rep, res, cases[k].deals);
+		const char *t = standings_text(&rep, 0);
+		cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\n"), "%s", t);
+		cr_assert_eq(curve_rows(t), cases[k].rows, "%d deals: the names and a row a point "
+			     "shown:\n%s", cases[k].deals, t);
+		for (int i = 0; i < 2; i++)
+			cr_assert_eq(test_count(t, cases[k].once[i]), 1, "%s once:\n%s",
+				     cases[k].once[i] + 1, t);
+		kj_report_free(&rep);
+	}
 }
 
 /* The text's learning curve has a row for every point while there are
@@ -2771,9 +2789,7 @@ Test(judge_rules, learning_curve_of_many_deals)
 	cr_assert_eq(st->curve[99].deal, 10 + 2 * 249);
 	cr_assert_eq(st->curve[99].wins[1], 25);
 	const char *t = standings_text(&rep, 0);
-	int rows = 0;
-	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
-		rows++;
+	int rows = curve_rows(t);
 	cr_assert_eq(rows, 1 + 10 + 1, "%s", t);
 	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
 	kj_report_free(&rep);

@@ -1548,8 +1548,9 @@ Test(judge_rules, bot_load_out_of_memory_names_the_folder)
 }
 
 /* The learning curve of a fixed lineup's report that cannot be allocated
- * makes the report fail ("results: out of memory"), as every other
- * allocation of the report does, rather than come out without its curve. */
+ * (its points, or the list of deals it is computed from) makes the report
+ * fail ("results: out of memory"), as every other allocation of the
+ * report does, rather than come out without its curve. */
 Test(judge_rules, report_curve_out_of_memory_fails_the_report)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -1567,14 +1568,18 @@ Test(judge_rules, report_curve_out_of_memory_fails_the_report)
 			snprintf(res[d].seat[s].name, sizeof res[d].seat[s].name, "%s", s ? "y" : "x");
 		}
 	}
-	refuse.calloc_bytes = 3 * sizeof(kj_curve_point), refuse.calloc_fails = 1;
-	int rc = kj_report_build(&rep, res, 3, 1, &err);
-	int refused = refuse.calloc_fails == 0;
-	refuse.calloc_fails = 0;
-	cr_assert(refused, "the curve's calloc of 3 points was not made");
-	cr_assert_eq(rc, -1);
-	cr_assert_str_eq(err.msg, "results: out of memory");
-	kj_report_free(&rep);
+	/* 3 points; 3 deals and one more (standings.c's deal_totals) */
+	static const size_t sizes[] = {3 * sizeof(kj_curve_point), 4 * sizeof(uint32_t)};
+	for (int k = 0; k < 2; k++) {
+		refuse.calloc_bytes = sizes[k], refuse.calloc_fails = 1;
+		int rc = kj_report_build(&rep, res, 3, 1, &err);
+		int refused = refuse.calloc_fails == 0;
+		refuse.calloc_fails = 0;
+		cr_assert(refused, "the calloc of %zu bytes was not made", sizes[k]);
+		cr_assert_eq(rc, -1, "%zu bytes refused", sizes[k]);
+		cr_assert_str_eq(err.msg, "results: out of memory");
+		kj_report_free(&rep);
+	}
 	cr_assert_eq(kj_report_build(&rep, res, 3, 1, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.standings->ncurve, 3, "three deals, three points");
 	kj_report_free(&rep);
