@@ -1776,6 +1776,31 @@ Test(judge_stop, stop_does_not_wait_for_a_bots_escaped_child, .timeout = 120)
 		  "the judge did not end at once (status %d): it waits for the bot's child", st);
 }
 
+/* A rerun reaps what its bots leave behind, as a tournament does: the
+ * child of spillkid, in a session of its own and alive for a minute, is
+ * gone when replay --rerun has ended. */
+Test(judge, rerun_leaves_no_process_of_its_bots, .timeout = 60)
+{
+	char dir[512], bots[1024], bot[1100], tx[1100];
+	const char *record[] = {"-d", bot, "--no-timing", "-s", "1", "-o", tx, NULL};
+	const char *rerun[] = {"replay", "--rerun", tx, bot, NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "kid", "spillkid=1");
+	snprintf(bot, sizeof bot, "%s/kid", bots);
+	snprintf(tx, sizeof tx, "%s/kid.tx", dir);
+	cr_assert_eq(judge(dir, "record", record), 0, "%s", test_read_file(dir, "record.err"));
+	cr_assert_eq(judge_processes(-1, dir), 0, "the -d game left a process"); /* by folder */
+	pid_t pid = judge_start(dir, "rerun", rerun);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the rerun agrees (%d): %s", st,
+		  test_read_file(dir, "rerun.err"));
+	int left = judge_processes(pid, dir);
+	kill_judges_processes(pid, dir);
+	cr_assert_eq(left, 0, "the bot's child outlived the rerun");
+}
+
 /* A stop signal that reaches one worker alone (here SIGHUP: the worker
  * must not keep the judge's handler for it) still makes that worker kill
  * its bots and remove its unfinished game's files before it ends. */

@@ -674,7 +674,7 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 {
 	static const char *const bad[] = {"5,0",          "5,5",          "0,5,0.5,0.05", "0,5,0.05,0.5",
 					  "0,5,0,0.05",   "0,5,0.05,0",   "0,5,0.05",     "x",
-					  "0,5,-0.1,0.05", "0,5,0.05,-0.1"};
+					  "0,5,-0.1,0.05", "0,5,0.05,-0.1", "0,10001",    "-10001,0"};
 	const char *err;
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -684,8 +684,10 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 		snprintf(want, sizeof want, "--sprt \"%s\": expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 	}
-	/* two or four numbers are accepted: the run then fails on its folder */
-	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01"};
+	/* two or four numbers are accepted, Elo from -10000 to 10000
+	 * (kimble-judge(1)): the run then fails on its folder */
+	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01",
+					   "-10000,10000"};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		const char *args[] = {"--sprt", good[i], "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 2, "--sprt %s: %s", good[i], err);
