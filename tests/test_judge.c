@@ -396,6 +396,30 @@ Test(judge, debug_game_names_the_forfeit_and_the_replacement, .timeout = 60)
 	free(text);
 }
 
+/* -d with the forfeiting bot as the opponent (seat C of a two-bot table):
+ * when its replacement finishes first, the summary names seat C, not the
+ * debugged bot's seat A.  Seeds are tried until such a game comes up. */
+Test(judge, debug_summary_names_the_seat_the_replacement_finished, .timeout = 60)
+{
+	char dir[512], bot[1024], seed[16];
+	const char *args[] = {"-d", "hard", bot, "--no-timing", "-s", seed, NULL};
+	char *text = NULL;
+
+	test_tmpdir(dir, sizeof dir);
+	make_bot(dir, "cheat", "illegal");
+	snprintf(bot, sizeof bot, "%s/cheat", dir);
+	for (int s = 1; !text || !strstr(text, "\nno winner credited "); s++) {
+		cr_assert_leq(s, 40, "in 40 seeds the replacement of seat C finishes first once");
+		free(text);
+		snprintf(seed, sizeof seed, "%d", s);
+		cr_assert_eq(judge(dir, "debug", args), 0);
+		text = printed(dir, "debug", "out");
+	}
+	cr_expect(strstr(text, " rolls: seat C was finished by hard, the replacement of cheat, "
+			       "which forfeited\n") != NULL, "%s", strstr(text, "\nno winner credited "));
+	free(text);
+}
+
 /* A meta file whose command cannot be run: -d, stderr and the results name
  * the bot, the command, the folder and the system's error; exit status 2. */
 Test(judge, bot_whose_command_fails_is_explained, .timeout = 60)
@@ -1750,6 +1774,31 @@ Test(judge_stop, stop_does_not_wait_for_a_bots_escaped_child, .timeout = 120)
 	int st = test_wait(&p, 20000);
 	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT,
 		  "the judge did not end at once (status %d): it waits for the bot's child", st);
+}
+
+/* A rerun reaps what its bots leave behind, as a tournament does: the
+ * child of spillkid, in a session of its own and alive for a minute, is
+ * gone when replay --rerun has ended. */
+Test(judge, rerun_leaves_no_process_of_its_bots, .timeout = 60)
+{
+	char dir[512], bots[1024], bot[1100], tx[1100];
+	const char *record[] = {"-d", bot, "--no-timing", "-s", "1", "-o", tx, NULL};
+	const char *rerun[] = {"replay", "--rerun", tx, bot, NULL};
+
+	alpha_setup(dir, bots);
+	make_bot(bots, "kid", "spillkid=1");
+	snprintf(bot, sizeof bot, "%s/kid", bots);
+	snprintf(tx, sizeof tx, "%s/kid.tx", dir);
+	cr_assert_eq(judge(dir, "record", record), 0, "%s", test_read_file(dir, "record.err"));
+	cr_assert_eq(judge_processes(-1, dir), 0, "the -d game left a process"); /* by folder */
+	pid_t pid = judge_start(dir, "rerun", rerun);
+	test_proc p = {pid, -1, -1};
+	int st = test_wait(&p, RUN_MS);
+	cr_assert(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the rerun agrees (%d): %s", st,
+		  test_read_file(dir, "rerun.err"));
+	int left = judge_processes(pid, dir);
+	kill_judges_processes(pid, dir);
+	cr_assert_eq(left, 0, "the bot's child outlived the rerun");
 }
 
 /* A stop signal that reaches one worker alone (here SIGHUP: the worker

@@ -375,6 +375,8 @@ Test(live, page_is_self_contained_with_csp, .timeout = 60)
 	nonces_match(http_get(s.http, "GET", "/"));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/g0123456789abcdef"), " 404 "));
 	cr_assert(strstr(http_get(s.http, "GET", "/events/nonsense"), " 404 "));
+	/* no game has id 0: an empty slot of the finished list is not one */
+	cr_assert(strstr(http_get(s.http, "GET", "/events/g0000000000000000"), " 404 "));
 	live_stop(&s);
 }
 
@@ -515,6 +517,35 @@ Test(live, request_body_is_dropped, .timeout = 60)
 	live_stop(&s);
 }
 
+/* /games is one JSON document (docs/live.md): the running game first,
+ * not finished and without a winner (null), then the finished one with
+ * its winner, a comma between them. */
+Test(live, games_lists_running_then_finished_games, .timeout = 120)
+{
+	live s;
+	held h;
+	static const char *const seeded[] = {"--seed", "7", NULL}; /* the same games each run */
+
+	live_start(&s, seeded);
+	relay_game(&s);
+	held_start(&h, s.port);
+	const char *games = strstr(http_get(s.http, "GET", "/games"), "\r\n\r\n");
+	cr_assert(games, "an answer");
+	games += 4;
+	static const char head[] = "{\"games\":[\n{\"id\":\"g", comma[] = ",\n{\"id\":\"g";
+	static const char running[] = "\"finished\":false,\"winner\":null}";
+	static const char won[] = "\"finished\":true,\"winner\":\"";
+	cr_assert_eq(strncmp(games, head, strlen(head)), 0, "%s", games);
+	const char *next = strchr(games, '}') + 1;
+	cr_assert_eq(strncmp(next - strlen(running), running, strlen(running)), 0, "%s", games);
+	cr_assert_eq(strncmp(next, comma, strlen(comma)), 0, "the comma between: %s", games);
+	const char *finished = strstr(next, won);
+	cr_assert(finished, "%s", games);
+	finished += strlen(won);
+	cr_assert(strchr("ABCD", finished[0]) && strcmp(finished + 1, "\"}\n]}\n") == 0, "%s", games);
+	held_finish(&h, &s);
+}
+
 Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 {
 	live s;
@@ -532,6 +563,15 @@ Test(live, games_and_event_stream_of_a_finished_game, .timeout = 120)
 	cr_assert(strstr(r, "Content-Type: text/event-stream"), "%.300s", r);
 	cr_assert(strstr(r, "event: position\nid: "), "%.300s", r);
 	cr_assert(strstr(r, "data: <svg xmlns="), "the board as SVG");
+	/* the final position (docs/live.md): the board and "--"; the
+	 * winner's four pieces fill its goal (docs/spec.md section 2) */
+	const char *state = strstr(r, "\ndata: state ");
+	cr_assert(state, "%.300s", r);
+	state += strlen("\ndata: state ");
+	cr_assert_eq(strspn(state, "0ABCD"), 44, "a board of 44: %.60s", state);
+	cr_assert_eq(strncmp(state + 44, "--\n", 3), 0, "%.60s", state);
+	for (int k = 0; k < 4; k++)
+		cr_assert_eq(state[28 + 4 * (winner - 'A') + k], winner, "%c's goal: %.46s", winner, state);
 	snprintf(want, sizeof want, "event: end\ndata: winner %c\n\n", winner);
 	cr_assert(strstr(r, want), "ends with the winner %c: %s", winner, r + strlen(r) - 60);
 	live_stop(&s);
@@ -701,6 +741,24 @@ Test(live, leaving_page_frees_its_address_place, .timeout = 60)
 	close(port_watch(&s, id, line, sizeof line, &len));
 	cr_assert_eq(len, KB_ROLL_LINE_LEN, "the address's place is free: %s", line);
 	held_finish(&h, &s);
+}
+
+/* An HTTP connection that has sent nothing yet (it times out after
+ * --http-timeout) leaves the server asleep until something happens, not
+ * turning its loop meanwhile. */
+Test(live, server_sleeps_beside_an_idle_http_connection, .timeout = 60)
+{
+	live s;
+
+	live_start(&s, NULL);
+	int idle = test_connect(s.http, WAIT_MS);
+	cr_assert_geq(idle, 0);
+	/* accepted in order: once a later connection is answered, the
+	 * server holds the idle one */
+	cr_assert(strstr(http_get(s.http, "GET", "/games"), " 200 "));
+	wait_asleep(s.p.pid);
+	close(idle);
+	live_stop(&s);
 }
 
 /* Waking a page's stream (the game moved) is work for one turn of the

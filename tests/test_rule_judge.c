@@ -674,7 +674,7 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 {
 	static const char *const bad[] = {"5,0",          "5,5",          "0,5,0.5,0.05", "0,5,0.05,0.5",
 					  "0,5,0,0.05",   "0,5,0.05,0",   "0,5,0.05",     "x",
-					  "0,5,-0.1,0.05", "0,5,0.05,-0.1"};
+					  "0,5,-0.1,0.05", "0,5,0.05,-0.1", "0,10001",    "-10001,0"};
 	const char *err;
 
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -684,8 +684,10 @@ Test(judge_rules, sprt_arguments_checked, .timeout = 60)
 		snprintf(want, sizeof want, "--sprt \"%s\": expected ELO0,ELO1[,ALPHA,BETA]", bad[i]);
 		cr_assert(strstr(err, want) != NULL, "want \"%s\", got: %s", want, err);
 	}
-	/* two or four numbers are accepted: the run then fails on its folder */
-	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01"};
+	/* two or four numbers are accepted, Elo from -10000 to 10000
+	 * (kimble-judge(1)): the run then fails on its folder */
+	static const char *const good[] = {"0,50", "0,50,0.05,0.1", "-10,10,0.49,0.01",
+					   "-10000,10000"};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		const char *args[] = {"--sprt", good[i], "--sandbox", "off", "-o", "/nonexistent/kimble-out", "hard", "easy", NULL};
 		cr_assert_eq(test_run_prog("kimble-judge", args, NULL, &err), 2, "--sprt %s: %s", good[i], err);
@@ -2607,6 +2609,17 @@ static void curve_games(kj_result *res, int n)
 	}
 }
 
+/* The lines after the text's learning-curve heading: the bots' names and
+ * a row a point shown. */
+static int curve_rows(const char *t)
+{
+	int rows = 0;
+
+	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
+		rows++;
+	return rows;
+}
+
 Test(judge_rules, learning_curve_windows)
 {
 	kj_result res[12];
@@ -2640,15 +2653,24 @@ Test(judge_rules, learning_curve_windows)
 	cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\ndeal                          x                      y\n"
 			    "11        100.0% [ 20.7,100.0]    0.0% [  0.0, 79.3]\n") != NULL, "%s", t);
 	has(t, "\n33          0.0% [  0.0, 43.4]  100.0% [ 56.6,100.0]\n");
-	int rows = 0;
-	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
-		rows++;
+	int rows = curve_rows(t);
 	cr_assert_eq(rows, 13, "a header and a row a point: %s", t);
 	t = standings_text(&rep, 1);
 	cr_assert(strstr(t, "\"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, \"deals\": 1, "
 			    "\"bots\": [{\"games\": 1, \"wins\": 1, \"win_rate\": 1.0000, \"lo\": 0.2065, \"hi\": 1.0000}, "
 			    "{\"games\": 1, \"wins\": 0,") != NULL, "%s", t);
 	kj_report_free(&rep);
+}
+
+/* The report of curve_games(res, n), n at most KJ_CURVE_POINTS: a curve
+ * of a point per deal. */
+static void curve_report(kj_report *rep, kj_result *res, int n)
+{
+	kb_err err;
+
+	curve_games(res, n);
+	cr_assert_eq(kj_report_build(rep, res, (size_t)n, 1, &err), 0, "%s", err.msg);
+	cr_assert_eq(rep->standings->ncurve, n);
 }
 
 /* A fixed lineup of one deal: results.json has its learning curve of one
@@ -2658,16 +2680,39 @@ Test(judge_rules, learning_curve_of_one_deal)
 {
 	kj_result res[1];
 	kj_report rep;
-	kb_err err;
 
-	curve_games(res, 1);
-	cr_assert_eq(kj_report_build(&rep, res, 1, 1, &err), 0, "%s", err.msg);
-	cr_assert_eq(rep.standings->ncurve, 1);
+	curve_report(&rep, res, 1);
 	const char *t = standings_text(&rep, 1);
 	cr_assert(strstr(t, ",\n  \"learning_curve\": {\"window_deals\": 5, \"points\": [\n    {\"deal\": 11, "
 			    "\"deals\": 1, \"bots\": [{\"games\": 1, \"wins\": 0, ") != NULL, "%s", t);
 	cr_assert_null(strstr(standings_text(&rep, 0), "learning curve"));
 	kj_report_free(&rep);
+}
+
+/* Two deals are the fewest with a curve in the text: rows for both.  31
+ * points are shown every third, from the first: the last, point 30 (deal
+ * 71), is one of them and gets no row of its own again. */
+Test(judge_rules, learning_curve_rows_of_2_and_31_deals)
+{
+	static const struct {
+		int deals, rows;
+		const char *once[2];
+	} cases[] = {{2, 1 + 2, {"\n11      ", "\n13      "}},
+		     {31, 1 + 11, {"\n11      ", "\n71      "}}};
+	static kj_result res[31];
+	kj_report rep;
+
+	for (int k = 0; k < 2; k++) {
+		curve_report(&rep, res, cases[k].deals);
+		const char *t = standings_text(&rep, 0);
+		cr_assert(strstr(t, "learning curve (win% over the last 5 deals):\n"), "%s", t);
+		cr_assert_eq(curve_rows(t), cases[k].rows, "%d deals: the names and a row a point "
+			     "shown:\n%s", cases[k].deals, t);
+		for (int i = 0; i < 2; i++)
+			cr_assert_eq(test_count(t, cases[k].once[i]), 1, "%s once:\n%s",
+				     cases[k].once[i] + 1, t);
+		kj_report_free(&rep);
+	}
 }
 
 /* The text's learning curve has a row for every point while there are
@@ -2677,12 +2722,9 @@ Test(judge_rules, learning_curve_text_has_every_point_up_to_ten)
 {
 	kj_result res[10];
 	kj_report rep;
-	kb_err err;
 	char row[16];
 
-	curve_games(res, 10);
-	cr_assert_eq(kj_report_build(&rep, res, 10, 1, &err), 0, "%s", err.msg);
-	cr_assert_eq(rep.standings->ncurve, 10);
+	curve_report(&rep, res, 10);
 	const char *t = standings_text(&rep, 0);
 	const char *p = strstr(t, "learning curve");
 	cr_assert_not_null(p, "%s", t);
@@ -2749,9 +2791,7 @@ Test(judge_rules, learning_curve_of_many_deals)
 	cr_assert_eq(st->curve[99].deal, 10 + 2 * 249);
 	cr_assert_eq(st->curve[99].wins[1], 25);
 	const char *t = standings_text(&rep, 0);
-	int rows = 0;
-	for (const char *p = strstr(t, "learning curve"); (p = strchr(p + 1, '\n')) && p[1];)
-		rows++;
+	int rows = curve_rows(t);
 	cr_assert_eq(rows, 1 + 10 + 1, "%s", t);
 	cr_assert(strstr(t, "\n509 ") != NULL, "the last deal, 10 + 2 * 249 + 1: %s", t);
 	kj_report_free(&rep);

@@ -928,33 +928,67 @@ static void all_close_on_exec(pid_t pid)
 }
 
 /* kimble-server on port (a string, into port[16]) with descriptor limits
- * lim and only descriptors 0..2 from us (not the test runner's), its
- * announce line read from *r. */
-static void spawn_limited(test_proc *p, test_reader *r, char *port, struct rlimit lim)
+ * lim and only descriptors 0..2 from us (not the test runner's): its
+ * stdout to out, its stderr to err (or ours with -1).  Its process id. */
+static pid_t run_limited(char *port, struct rlimit lim, int out, int err)
 {
-	char bin[512], line[200];
-	int out[2];
+	char bin[512];
 
 	snprintf(port, 16, "%d", test_free_port());
 	char *argv[] = {(char *)test_bin("kimble-server", bin, sizeof bin), "--host", "127.0.0.1",
 			"--port", port, NULL};
-	cr_assert_eq(pipe(out), 0);
-	*p = (test_proc){.in = -1};
-	p->pid = fork();
-	cr_assert_geq(p->pid, 0);
-	if (p->pid == 0) {
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (dup2(out[1], 1) != 1 || close_range(3, ~0U, 0) != 0 ||
-		    setrlimit(RLIMIT_NOFILE, &lim) != 0)
+		if (dup2(out, 1) != 1 || (err >= 0 && dup2(err, 2) != 2) ||
+		    close_range(3, ~0U, 0) != 0 || setrlimit(RLIMIT_NOFILE, &lim) != 0)
 			_exit(126);
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* run_limited, its announce line read from *r. */
+static void spawn_limited(test_proc *p, test_reader *r, char *port, struct rlimit lim)
+{
+	char line[200];
+	int out[2];
+
+	cr_assert_eq(pipe(out), 0);
+	*p = (test_proc){.in = -1};
+	p->pid = run_limited(port, lim, out[1], -1);
 	close(out[1]);
 	p->out = out[0];
 	test_reader_init(r, p->out);
 	cr_assert_gt(test_getline(r, line, sizeof line, 20000), 0, "no announce line");
 	cr_assert(strstr(line, "listening on"), "%s", line);
+}
+
+/* A runtime error at the start, after the port is bound (four
+ * descriptors: none left for the signals' and epoll's after the
+ * listener), is exit status 1 with the failed call named on stderr
+ * (docs/exit-status.md), and no announce line. */
+Test(judge_rules, server_runtime_error_exits_1, .timeout = 30)
+{
+	char dir[512], path[1024], port[16], text[400] = "";
+	int st;
+
+	snprintf(path, sizeof path, "%s/err", test_tmpdir(dir, sizeof dir));
+	int err = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), out[2];
+	cr_assert_geq(err, 0);
+	cr_assert_eq(pipe(out), 0);
+	pid_t pid = run_limited(port, (struct rlimit){4, 4}, out[1], err);
+	close(out[1]);
+	close(err);
+	cr_assert_eq(read(out[0], text, sizeof text - 1), 0, "nothing on stdout");
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	FILE *f = fopen(path, "r");
+	cr_assert(f && fgets(text, sizeof text, f), "a message");
+	fclose(f);
+	cr_assert_str_eq(text, "kimble-server: signalfd/epoll: Too many open files\n");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1, "exit status 1: %d", st);
 }
 
 /* Many idle connections are normal for the server: it raises its soft
@@ -1116,6 +1150,14 @@ Test(judge_rules, server_serves_a_connection_on_descriptor_0, .timeout = 60)
  * the next skip ones fails with ENOSPC. */
 void test_refuse_epoll_add(int skip);
 
+/* In test_rule_judge_server_mem.c: the next calloc of bytes bytes fails. */
+void test_refuse_calloc(size_t bytes);
+
+static void game_table_refused(void)
+{
+	test_refuse_calloc(1024 * sizeof(srv_game *)); /* game.c's first buckets */
+}
+
 static void no_epoll(void)
 {
 	test_fail_syscall(SYS_epoll_create1, EMFILE);
@@ -1219,6 +1261,16 @@ Test(judge_rules, server_that_cannot_listen_leaves_our_descriptors, .timeout = 3
 Test(judge_rules, server_that_cannot_be_set_up_closes_what_it_opened, .timeout = 30)
 {
 	setup_fails(no_epoll, "signalfd/epoll: Too many open files");
+}
+
+/* No memory for the game table: a setup error naming it, not a server
+ * that runs without one. */
+Test(judge_rules, server_without_a_game_table_is_a_setup_error, .timeout = 30)
+{
+#ifdef __SANITIZE_ADDRESS__
+	cr_skip_test("ASan's allocator cannot be put behind test_rule_judge_server_mem.c's");
+#endif
+	setup_fails(game_table_refused, "game table: Cannot allocate memory");
 }
 
 /* The game port's listener not taken by the epoll set: a setup error

@@ -242,18 +242,25 @@ int clock_gettime(clockid_t clk, struct timespec *ts)
  * send writes the server's whole queue, conn_flush), so that what waits
  * is then SRV_OUT_HIGH exactly, where the kernel's buffers decide the
  * byte otherwise.  (Its socket stays writable: the server turns over
- * meanwhile.) */
+ * meanwhile.)  Its descriptor is known once seen, so that a connection
+ * reset by the client (no peer any more) is still held: the server learns
+ * of the reset from its events, not from a send. */
 ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	static ssize_t (*real)(int, const void *, size_t, int);
+	static int held_fd = -1;
+	static uint16_t held_fd_port;
 	struct sockaddr_in peer;
 	socklen_t peer_len = sizeof peer;
 
 	if (!real)
 		*(void **)&real = dlsym(RTLD_NEXT, "send");
-	if (server_child && shared->held_port &&
+	if (server_child && shared->held_port && held_fd_port != shared->held_port &&
 	    getpeername(fd, (struct sockaddr *)&peer, &peer_len) == 0 &&
-	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port) {
+	    peer.sin_family == AF_INET && ntohs(peer.sin_port) == shared->held_port)
+		held_fd = fd, held_fd_port = shared->held_port;
+	if (server_child && shared->held_port && held_fd_port == shared->held_port &&
+	    fd == held_fd) {
 		if (len <= SRV_OUT_HIGH) {
 			errno = EAGAIN;
 			return -1;
@@ -326,6 +333,16 @@ void test_refuse_epoll_add(int skip)
 {
 	refuse.add_skip = skip;
 	refuse.add_fails = 1;
+}
+
+/* For test_rule_judge_server.c: the next calloc of exactly bytes bytes
+ * fails (without effect under ASan, whose allocator this file leaves). */
+void test_refuse_calloc(size_t bytes);
+void test_refuse_calloc(size_t bytes)
+{
+	refuse.calloc_bytes = bytes;
+	refuse.calloc_skip = 0;
+	refuse.calloc_fails = 1;
 }
 
 static void need_own_allocator(void)
@@ -860,6 +877,130 @@ Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
 	size_t after = in_use_after_turns(c, 0);
 	cr_assert_geq(kept, after + N * sizeof(srv_addr) / 2,
 		      "the records given back: %zu bytes held, then %zu", kept, after);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* The server's clock counts milliseconds: a game expires when the token
+ * time (60 s here) has passed since its last use (game.h), not 1 ms
+ * before, nor later. */
+Test(judge_rules, server_expires_a_game_at_its_ttl_to_the_millisecond, .timeout = 60)
+{
+	const int64_t t0 = 1000000000;
+	char got[8192];
+	int port;
+
+	share();
+	shared->clock_ms = t0;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	shared->clock_ms = t0 + 60000 - 1;
+	in_use_after_turns(c, 1);
+	shared->clock_ms = t0 + 60000;
+	in_use_after_turns(c, 0);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* A connection that is reset while the server still holds its answer
+ * (send above takes none of it) is closed with the answer unsent: the
+ * server gives the answer's buffer back.  Here 50 such connections, each
+ * holding a "?list" of 100 games. */
+Test(judge_rules, server_gives_back_the_answer_of_a_reset_connection, .timeout = 60)
+{
+	enum { GAMES = 100, RESETS = 50 };
+	static char got[16384];
+	struct linger reset = {.l_onoff = 1, .l_linger = 0};
+	int port;
+
+	need_own_allocator();
+	share();
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	cr_assert_eq(ask(c, "?list\n", got, sizeof got), GAMES);
+	size_t answer = strlen(got), before = in_use_after_turns(c, GAMES);
+	for (int k = 0; k < RESETS; k++) {
+		struct sockaddr_in me;
+		socklen_t me_len = sizeof me;
+		test_conn *w = test_conn_open(NULL, port, 10000);
+		cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+		shared->held_port = ntohs(me.sin_port);
+		/* w came first: accepted in the turn that answers c, its
+		 * request read in the next (maybe after c's answer went out),
+		 * so answered and held by the one after */
+		for (int turn = 0; turn < 3; turn++) {
+			if (turn == 1)
+				cr_assert_eq(test_write_all(w->fd, "?list\n", 6), 0);
+			cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+		}
+		cr_assert_eq(setsockopt(w->fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset), 0);
+		test_conn_close(w);
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got); /* the reset seen */
+	}
+	shared->held_port = 0;
+	size_t after = in_use_after_turns(c, GAMES);
+	cr_assert_leq(after, before + RESETS * answer / 2, "%zu bytes held, %zu before (answers of %zu)",
+		      after, before, answer);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
+/* Bytes waiting in the receive queue of the server's socket whose peer is
+ * the client port client_port (IPv4 loopback, /proc/net/tcp); -1 if none. */
+static long server_rx_queue(int server_port, int client_port)
+{
+	char line[512];
+	unsigned local, remote;
+	long rx = -1, q;
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, " %*d: %*x:%x %*x:%x %*x %*x:%lx", &local, &remote, &q) == 3 &&
+		    (int)local == server_port && (int)remote == client_port)
+			rx = q;
+	fclose(f);
+	return rx;
+}
+
+/* A client the server holds SRV_OUT_HIGH bytes for (send above: the most
+ * it is served ahead) is not read any further (server.h): a request it
+ * sends meanwhile waits in the socket, read only once its answers are. */
+Test(judge_rules, server_stops_reading_at_its_output_limit, .timeout = 60)
+{
+	enum { LISTS = 20, GAMES = 600 };
+	static char got[65536];
+	char text[256] = "";
+	struct sockaddr_in me;
+	socklen_t me_len = sizeof me;
+	int port, ends = 0;
+
+	share();
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	for (int i = 0; i < GAMES; i++)
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2, "start %d", i);
+	test_conn *w = test_conn_open(NULL, port, 10000);
+	cr_assert_eq(getsockname(w->fd, (struct sockaddr *)&me, &me_len), 0);
+	shared->held_port = ntohs(me.sin_port);
+	for (int i = 0; i < LISTS; i++)
+		strcat(text, "?list\n"); /* 15 KB answers: more than SRV_OUT_HIGH */
+	cr_assert_eq(test_write_all(w->fd, text, strlen(text)), 0);
+	for (int i = 0; i < 4; i++) /* read, answered up to the limit */
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	cr_assert_eq(test_write_all(w->fd, "?list\n", 6), 0);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(ask(c, "t0\n", got, sizeof got), 1, "%s", got);
+	cr_assert_eq(server_rx_queue(port, shared->held_port), 6, "the request waits unread");
+	shared->held_port = 0;
+	for (char line[256]; ends < LISTS + 1;) {
+		cr_assert_geq(test_getline(&w->r, line, sizeof line, 10000), 0, "%d answers", ends);
+		ends += strcmp(line, "END") == 0;
+	}
+	test_conn_close(w);
 	test_conn_close(c);
 	stop_server(kid);
 }
@@ -1407,8 +1548,9 @@ Test(judge_rules, bot_load_out_of_memory_names_the_folder)
 }
 
 /* The learning curve of a fixed lineup's report that cannot be allocated
- * makes the report fail ("results: out of memory"), as every other
- * allocation of the report does, rather than come out without its curve. */
+ * (its points, or the list of deals it is computed from) makes the report
+ * fail ("results: out of memory"), as every other allocation of the
+ * report does, rather than come out without its curve. */
 Test(judge_rules, report_curve_out_of_memory_fails_the_report)
 {
 #ifdef __SANITIZE_ADDRESS__
@@ -1426,14 +1568,18 @@ Test(judge_rules, report_curve_out_of_memory_fails_the_report)
 			snprintf(res[d].seat[s].name, sizeof res[d].seat[s].name, "%s", s ? "y" : "x");
 		}
 	}
-	refuse.calloc_bytes = 3 * sizeof(kj_curve_point), refuse.calloc_fails = 1;
-	int rc = kj_report_build(&rep, res, 3, 1, &err);
-	int refused = refuse.calloc_fails == 0;
-	refuse.calloc_fails = 0;
-	cr_assert(refused, "the curve's calloc of 3 points was not made");
-	cr_assert_eq(rc, -1);
-	cr_assert_str_eq(err.msg, "results: out of memory");
-	kj_report_free(&rep);
+	/* 3 points; 3 deals and one more (standings.c's deal_totals) */
+	static const size_t sizes[] = {3 * sizeof(kj_curve_point), 4 * sizeof(uint32_t)};
+	for (int k = 0; k < 2; k++) {
+		refuse.calloc_bytes = sizes[k], refuse.calloc_fails = 1;
+		int rc = kj_report_build(&rep, res, 3, 1, &err);
+		int refused = refuse.calloc_fails == 0;
+		refuse.calloc_fails = 0;
+		cr_assert(refused, "the calloc of %zu bytes was not made", sizes[k]);
+		cr_assert_eq(rc, -1, "%zu bytes refused", sizes[k]);
+		cr_assert_str_eq(err.msg, "results: out of memory");
+		kj_report_free(&rep);
+	}
 	cr_assert_eq(kj_report_build(&rep, res, 3, 1, &err), 0, "%s", err.msg);
 	cr_assert_eq(rep.standings->ncurve, 3, "three deals, three points");
 	kj_report_free(&rep);

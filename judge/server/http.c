@@ -299,15 +299,11 @@ static int sse_next(srv_sse *w)
 	if (!(f = open_memstream(&w->ev, &w->ev_len)))
 		return -1;
 	if (w->g) {
+		/* a running game waits for A's decision: the server plays each
+		 * move on to the next one, or ends the game, before streams run */
 		const kb_game *g = &w->g->g;
-		char board[KB_BOARD_LEN];
-		if (g->pending_seat >= 0)
-			put_position(f, g->rolls, g->last.board, g->last.seat, g->last.die,
-				     g->pos.present, w->g->lineup, NULL);
-		else {
-			kb_board_format(&g->pos, board);
-			put_position(f, g->rolls, board, -1, 0, g->pos.present, w->g->lineup, NULL);
-		}
+		put_position(f, g->rolls, g->last.board, g->last.seat, g->last.die, g->pos.present,
+			     w->g->lineup, NULL);
 		w->sent = g->rolls;
 	} else {
 		if (!w->started || w->sent != w->fin.rolls)
