@@ -4,6 +4,7 @@
  * not one earlier. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -1579,11 +1580,33 @@ int kill(pid_t pid, int sig)
 	return (int)syscall(SYS_kill, pid, sig);
 }
 
+/* The names in folder that end in .tmp, each followed by a space ("" none). */
+static const char *tmp_files(const char *folder)
+{
+	static char names[1024];
+	struct dirent **list;
+	int n = scandir(folder, &list, NULL, alphasort);
+	size_t len = 0;
+
+	cr_assert_geq(n, 0, "%s: %s", folder, strerror(errno));
+	names[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(list[i]->d_name);
+		if (k > 4 && !strcmp(list[i]->d_name + k - 4, ".tmp") && len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s ", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return names;
+}
+
 /* A run whose worker fails (its game's start position does not fit the
  * table: seat B to roll in a game of A and C), saying why on stderr,
  * while another plays on (a bot that never says v001) fails, -1, and
  * stops the one still playing, signalling no process it has already
- * reaped (a process id the system may have handed to another). */
+ * reaped (a process id the system may have handed to another).  No
+ * worker, failed or stopped, leaves a temporary file (docs/judge-stop.md:
+ * only one killed with SIGKILL can). */
 Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeout = 60)
 {
 	char dir[256], out[300], errpath[300];
@@ -1619,7 +1642,9 @@ Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeou
 	const char *said = test_read_file(NULL, errpath);
 	cr_expect(strstr(said, "kimble-judge: game ") && strstr(said, ": start position: unsound, already won, "
 								 "or seats that do not match the lineup\n"),
-		  "%s", said);
+		  "%s", said);	char games[320];
+	snprintf(games, sizeof games, "%s/games", out);
+	cr_expect_str_eq(tmp_files(games), "", "temporary files left in %s", games);
 }
 
 /* An output folder that cannot be made (its parent is a file): kj_run
@@ -2084,6 +2109,37 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
 	put(state, "data.mdb", "junk");
 	remove(strcat(state, "/lock.mdb"));
 	fingerprint_is(&bot, "./data.mdb\0junk", 15, "not a store: its bytes");
+}
+
+/* A data.mdb that opens as a store but whose records cannot be read (the
+ * digest fails: here its cursor, out of memory) counts as its bytes,
+ * as a data.mdb that does not open: its path, then the file's bytes, not
+ * its path alone. */
+Test(judge_rules, fingerprint_of_a_store_whose_records_cannot_be_read)
+{
+	char dir[256], state[300], data[320], fp[17], want[17];
+	struct stat st;
+	kj_bot bot;
+	kb_store *store;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, sizeof state, "%s/learned", dir);
+	cr_assert_eq(kb_store_open(&store, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(store, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
+	kb_store_close(store);
+	snprintf(data, sizeof data, "%s/data.mdb", state);
+	char *bytes = test_slurp(data);
+	cr_assert(bytes && stat(data, &st) == 0 && st.st_size > 0, "%s", data);
+	uint64_t h = fnv(0xcbf29ce484222325ull, "./data.mdb", 11);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)fnv(h, bytes, (size_t)st.st_size));
+	free(bytes);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	failed_cursors = 1;
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_eq(failed_cursors, 0, "the digest was not tried");
+	cr_assert_str_eq(fp, want, "a store that cannot be read: its bytes");
 }
 
 /* The HOME a bot gets: its own folder, unless --pass-env names HOME

@@ -21,6 +21,7 @@
 
 #include "core/err.h"
 #include "judge/proc.h"
+#include "judge/sandbox.h"
 #include "support.h"
 
 #define KIB 1024u
@@ -658,6 +659,33 @@ Test(judge_rules, proc_start_names_a_folder_that_cannot_be_entered, .timeout = 3
 	cr_assert_eq(p.exec_errno, ENOENT, "%s", strerror(p.exec_errno));
 	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "execvp");
 	kj_proc_finish(&p, 5000);
+}
+
+/* A bot that cannot be confined (here its user namespace, refused by a
+ * seccomp filter put on this process after kj_sandbox_init's probe) is
+ * not run: exec_errno and exec_step name the step, its stderr holds one
+ * whole line saying so, and its stdout (the judge's pipe) stays empty. */
+Test(judge_rules, proc_bot_that_cannot_be_confined_says_so_on_its_stderr, .timeout = 30)
+{
+	static const kj_limits confined = {.sandbox = 1, .procs = 64};
+	char errpath[1100];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ran", NULL);
+	cr_assert_eq(kj_sandbox_init(&err), 0, "%s", err.msg);
+	test_fail_syscall(SYS_unshare, EPERM);
+	snprintf(errpath, sizeof errpath, "%s/bot.err", b.dir);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", errpath, &confined, &err), 0, "%s", err.msg);
+	cr_assert_gt(p.pid, 0);
+	cr_assert_eq(p.exec_errno, EPERM, "%s", strerror(p.exec_errno));
+	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "unshare(CLONE_NEWUSER)");
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the end of its output, nothing before it");
+	cr_assert_eq(p.ilen, 0, "on its stdout: %.*s", (int)p.ilen, p.ibuf);
+	kj_proc_finish(&p, 5000);
+	cr_assert_str_eq(test_read_file(NULL, errpath),
+			 "kimble-judge: cannot confine the bot: unshare(CLONE_NEWUSER)\n");
 }
 
 /* A confined bot with a write counter, running script, once it has
