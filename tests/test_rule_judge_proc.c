@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -246,6 +247,56 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 	cr_assert_eq(errno, ECHILD);
 }
 
+/* A stand-in for stat(2) (for the whole test binary; it hands every
+ * other call on): while failed_ns_stats is above 0, a look at a process's
+ * user namespace (/proc/PID/ns/user) fails with ENOENT, as when it cannot
+ * be had, and counts down. */
+static int failed_ns_stats;
+
+int stat(const char *restrict path, struct stat *restrict st)
+{
+	static int (*libc_stat)(const char *restrict, struct stat *restrict);
+	size_t n = strlen(path);
+
+	if (failed_ns_stats > 0 && n > 8 && strcmp(path + n - 8, "/ns/user") == 0) {
+		failed_ns_stats--;
+		errno = ENOENT;
+		return -1;
+	}
+	if (!libc_stat)
+		*(void **)&libc_stat = dlsym(RTLD_NEXT, "stat");
+	return libc_stat(path, st);
+}
+
+/* A confined bot whose user namespace could not be had at its start:
+ * what a child it left in its process group wrote is still charged to
+ * it when kj_proc_sweep reaps that child (proc.h: the bot it came from by
+ * its process group, or its user namespace). */
+Test(judge_rules, proc_sweep_charges_a_child_by_its_process_group, .timeout = 60)
+{
+	static const char script[] =
+		"sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
+		"read x";
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+
+	kj_proc_adopt();
+	sh_bot(&b, script, &written);
+	failed_ns_stats = 1;
+	start(&p, &b, &confined_1mb);
+	cr_assert_eq(failed_ns_stats, 0, "the start did not look at the bot's namespace");
+	cr_assert_eq(p.ns, 0, "its namespace unknown");
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000); /* the child, in the bot's group, is killed */
+	cr_assert_eq(written, 0, "the bot itself wrote nothing");
+	kj_proc_sweep(ps, 1);
+	expect_between(written, 100 * KIB, "the child's file, at the sweep");
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
+}
+
 /* A bot that cannot be started (no process to be had) fails the start
  * with the bot's name and the system's error, and leaves nothing behind:
  * no descriptor open (its stderr's pipe neither, when echoed), no
@@ -403,6 +454,29 @@ Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
 		cr_assert_eq(p.olen > 0, full);
 	}
 	kj_proc_finish(&p, 0);
+}
+
+/* A wait that fails (here poll refusing more descriptors than
+ * RLIMIT_NOFILE allows, EINVAL) ends the pump with -1 (proc.h: an
+ * error), at once, though the bot is still there and its time not up. */
+Test(judge_rules, proc_pump_whose_wait_fails_returns_minus_1, .timeout = 60)
+{
+	struct rlimit saved, none;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready; read x", NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	none = saved;
+	none.rlim_cur = 0; /* the descriptors open stay usable */
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &none), 0);
+	int r = kj_proc_pump(&p, 30000);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	cr_assert_eq(r, -1, "the pump returned %d", r);
+	cr_assert_eq(p.eof, 0, "not the end of the bot's output");
+	kj_proc_finish(&p, 5000);
 }
 
 /* A full input buffer (KJ_INBUF bytes unparsed) is the caller's to parse
