@@ -1495,6 +1495,57 @@ static int run_has_start(int nstarts, const kj_start *starts)
 	return has;
 }
 
+/* With the most bots a run takes (KJ_MAX_BOTS, a gauntlet of two seats:
+ * bot 0 against each other bot, one deal each), every deal's round line
+ * names the two bots of that deal and no other, each once: "round N:"
+ * then "  NAME wins W/G place P (total T%)" per bot that played. */
+Test(judge_rules, round_lines_of_a_run_of_the_most_bots, .timeout = 60)
+{
+	static kj_bot bots[KJ_MAX_BOTS];
+	char dir[256], out[300], lines[300];
+	int seen[KJ_MAX_BOTS] = {0};
+	kj_plan plan;
+	kb_err err;
+
+	for (int b = 0; b < KJ_MAX_BOTS; b++) {
+		cr_assert_eq(kj_bot_resolve(b % 2 ? "easy" : "hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+		snprintf(bots[b].name, sizeof bots[b].name, "b%02d", b);
+	}
+	plan_of(&plan, KJ_GAUNTLET, KJ_MAX_BOTS, 2, 1, 3, 0);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(lines, sizeof lines, "%s/stdout", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = KJ_MAX_BOTS, .plan = &plan, .out = out,
+			  .concurrency = 2, .shard_k = 1, .shard_n = 1, .seed = 3, .round_lines = 1,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	FILE *saved = stdout;
+	stdout = fopen(lines, "w");
+	cr_assert_not_null(stdout);
+	int rc = kj_run(&ro, &err);
+	fclose(stdout);
+	stdout = saved;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	FILE *f = fopen(lines, "r");
+	char line[1024];
+	int deals = 0;
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f)) {
+		int deal, used, a, b, n = 0;
+		if (strncmp(line, "round ", 6) != 0)
+			continue;
+		deals++;
+		cr_assert_eq(sscanf(line, "round %d:%n", &deal, &used), 1, "%s", line);
+		cr_assert_eq(deal, deals, "%s", line);
+		cr_assert_eq(test_count(line, " wins "), 2, "two bots played: %s", line);
+		cr_assert_eq(sscanf(line + used, "  b%d wins %*u/%*u place %*f (total %*f%%)  b%d wins%n", &a,
+				    &b, &n), 2, "%s", line);
+		cr_assert(n > 0 && a == 0 && b > 0 && b < KJ_MAX_BOTS && !seen[b]++, "%s", line);
+	}
+	fclose(f);
+	cr_assert_eq(deals, KJ_MAX_BOTS - 1, "a line per deal");
+}
+
 /* A game of the plan starts from a start position only when the plan
  * gives it one: a plan without start positions plays the normal start
  * even when a list of them is passed. */
