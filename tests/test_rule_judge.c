@@ -2116,6 +2116,22 @@ Test(judge_rules, fingerprint_down_to_eight_levels)
 	fingerprint_is(&bot, "./1/2/3/4/5/6/7/f\0F", 19, "level 8 counts, level 9 does not");
 }
 
+/* A bot folder in a new temporary dir whose state path, learned (its
+ * folder in state), is an LMDB store of one record: key "o/kim", value
+ * "abc". */
+static void store_bot(char *dir, size_t dir_size, char *state, size_t state_size)
+{
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, dir_size);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
+	snprintf(state, state_size, "%s/learned", dir);
+	cr_assert_eq(kb_store_open(&st, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
+	kb_store_close(st);
+}
+
 /* A data.mdb that opens as an LMDB store counts as its path, the words
  * "lmdb records" (NUL ended) and the store's digest's 8 bytes, least
  * significant first (bots.h); the digest is worked out here from its
@@ -2124,15 +2140,9 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
 {
 	char dir[256], state[300], bytes[64];
 	kj_bot bot;
-	kb_store *st;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
-	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
-	snprintf(state, sizeof state, "%s/learned", dir);
-	cr_assert_eq(kb_store_open(&st, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
-	cr_assert_eq(kb_store_put_raw(st, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
-	kb_store_close(st);
+	store_bot(dir, sizeof dir, state, sizeof state);
 	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
 	size_t n = 0;
 	memcpy(bytes, "./data.mdb\0lmdb records\0", 24), n = 24;
@@ -2171,15 +2181,9 @@ Test(judge_rules, fingerprint_of_a_store_whose_records_cannot_be_read)
 	char dir[256], state[300], data[320], fp[17], want[17];
 	struct stat st;
 	kj_bot bot;
-	kb_store *store;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
-	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
-	snprintf(state, sizeof state, "%s/learned", dir);
-	cr_assert_eq(kb_store_open(&store, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
-	cr_assert_eq(kb_store_put_raw(store, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
-	kb_store_close(store);
+	store_bot(dir, sizeof dir, state, sizeof state);
 	snprintf(data, sizeof data, "%s/data.mdb", state);
 	char *bytes = test_slurp(data);
 	cr_assert(bytes && stat(data, &st) == 0 && st.st_size > 0, "%s", data);

@@ -209,44 +209,6 @@ Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 	expect_between(written, 200 * KIB, "the charge and the reap");
 }
 
-/* A child that leaves the bot's session and outlives it is killed and
- * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
- * and what it wrote is charged to the bot it came from. */
-Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
-{
-	static const char script[] =
-		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
-		"read x";
-	uint64_t written = 0;
-	kj_bot b;
-	kj_proc p, *ps[1] = {&p};
-
-	kj_proc_adopt();
-	sh_bot(&b, script, &written);
-	start(&p, &b, &confined_1mb);
-	expect_line(&p, "kid");
-	kj_proc_finish(&p, 5000);
-	cr_assert_eq(written, 0, "the bot itself wrote nothing");
-	kj_proc_sweep(ps, 1);
-	expect_between(written, 100 * KIB, "the child's file, at the sweep");
-	errno = 0;
-	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
-	cr_assert_eq(errno, ECHILD);
-	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
-	expect_between(written, 100 * KIB, "a second sweep");
-
-	/* unconfined, uncounted: the child left is still killed and reaped */
-	sh_bot(&b, script, NULL);
-	start(&p, &b, &unconfined);
-	expect_line(&p, "kid");
-	kj_proc_finish(&p, 5000);
-	cr_assert_eq(waitpid(-1, NULL, WNOHANG), 0, "the child lives on after its bot");
-	kj_proc_sweep(ps, 1);
-	errno = 0;
-	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
-	cr_assert_eq(errno, ECHILD);
-}
-
 /* A stand-in for stat(2) (for the whole test binary; it hands every
  * other call on): while failed_ns_stats is above 0, a look at a process's
  * user namespace (/proc/PID/ns/user) fails with ENOENT, as when it cannot
@@ -268,33 +230,70 @@ int stat(const char *restrict path, struct stat *restrict st)
 	return libc_stat(path, st);
 }
 
-/* A confined bot whose user namespace could not be had at its start:
- * what a child it left in its process group wrote is still charged to
- * it when kj_proc_sweep reaps that child (proc.h: the bot it came from by
- * its process group, or its user namespace). */
-Test(judge_rules, proc_sweep_charges_a_child_by_its_process_group, .timeout = 60)
+/* A confined bot running script (/bin/sh), which leaves a child that
+ * writes 100 KiB, says "kid" and sleeps; ns_unknown: the bot's user
+ * namespace cannot be had at its start.  In a process that adopted what
+ * its bots leave (kj_proc_adopt), the bot finished, kj_proc_sweep kills
+ * and reaps that child and charges what it wrote to the bot (once: a
+ * second sweep finds nothing). */
+static void sweep_charges_the_child(const char *script, int ns_unknown)
 {
-	static const char script[] =
-		"sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
-		"read x";
 	uint64_t written = 0;
 	kj_bot b;
 	kj_proc p, *ps[1] = {&p};
 
 	kj_proc_adopt();
 	sh_bot(&b, script, &written);
-	failed_ns_stats = 1;
+	failed_ns_stats = ns_unknown;
 	start(&p, &b, &confined_1mb);
 	cr_assert_eq(failed_ns_stats, 0, "the start did not look at the bot's namespace");
-	cr_assert_eq(p.ns, 0, "its namespace unknown");
+	cr_assert_eq(p.ns == 0, ns_unknown, "its namespace %lu", p.ns);
 	expect_line(&p, "kid");
-	kj_proc_finish(&p, 5000); /* the child, in the bot's group, is killed */
+	kj_proc_finish(&p, 5000);
 	cr_assert_eq(written, 0, "the bot itself wrote nothing");
 	kj_proc_sweep(ps, 1);
 	expect_between(written, 100 * KIB, "the child's file, at the sweep");
 	errno = 0;
 	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
 	cr_assert_eq(errno, ECHILD);
+	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
+	expect_between(written, 100 * KIB, "a second sweep");
+}
+
+/* A child that leaves the bot's session and outlives it is killed and
+ * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
+ * and what it wrote is charged to the bot it came from. */
+Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
+{
+	static const char script[] =
+		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
+		"read x";
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+
+	sweep_charges_the_child(script, 0);
+
+	/* unconfined, uncounted: the child left is still killed and reaped */
+	sh_bot(&b, script, NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "kid");
+	kj_proc_finish(&p, 5000);
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), 0, "the child lives on after its bot");
+	kj_proc_sweep(ps, 1);
+	errno = 0;
+	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
+	cr_assert_eq(errno, ECHILD);
+}
+
+/* A confined bot whose user namespace could not be had at its start:
+ * what a child it left in its process group wrote is still charged to
+ * it when kj_proc_sweep reaps that child (proc.h: the bot it came from by
+ * its process group, or its user namespace); kj_proc_finish kills that
+ * child with the bot's group. */
+Test(judge_rules, proc_sweep_charges_a_child_by_its_process_group, .timeout = 60)
+{
+	sweep_charges_the_child("sh -c 'head -c 102400 /dev/zero > kid && echo kid && "
+				"exec sleep 1000 > /dev/null' & read x", 1);
 }
 
 /* A bot that cannot be started (no process to be had) fails the start
