@@ -134,6 +134,19 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 	}
 }
 
+/* A bot that answers a decision with a line that is no move ("garbage")
+ * forfeits for garbage, and the forfeit's detail says so. */
+Test(judge_rules, garbage_forfeit_says_the_line_was_not_a_move, .timeout = 60)
+{
+	kj_bot bot;
+	kj_result res;
+
+	testbot_in("garbage", &bot);
+	play_against_hard(&bot, 0, &res);
+	cr_assert_eq(res.seat[0].reason, KJ_GARBAGE, "%s", kj_reason_name(res.seat[0].reason));
+	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move");
+}
+
 /* The forfeit for an illegal index names the legal ones: A's pieces on
  * 10, 8, 5 and 3 with a 2 to play may move 10 -> 12 and 5 -> 7 (pieces 0
  * and 2); 8 and 3 would land on A's own 10 and 5.  "illegal" answers the
