@@ -147,6 +147,71 @@ Test(judge_rules, garbage_forfeit_says_the_line_was_not_a_move, .timeout = 60)
 	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move");
 }
 
+/* A wrong token is answered with the line "Virhe: tuntematon pelitoken"
+ * (docs/spec.md, as the server would) and END, and nothing more: a shell
+ * bot answers every decision with a wrong token and keeps the 32 bytes
+ * after each of its first two answers; with max_errors 2 its third wrong
+ * token forfeits it. */
+Test(judge_rules, wrong_token_is_answered_with_the_virhe_line_and_end_only, .timeout = 60)
+{
+	static const char want[] = "Virhe: tuntematon pelitoken\nEND\n";
+	char dir[256], sub[300], script[600], wrong[KB_TOKEN_LEN + 1];
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	memset(wrong, '0', KB_TOKEN_LEN);
+	wrong[0] = 't', wrong[KB_TOKEN_LEN] = '\0';
+	snprintf(script, sizeof script,
+		 "echo v001000\n"
+		 "while IFS= read -r l && [ \"$l\" != END ]; do :; done\n"
+		 "echo %s0\n"
+		 "head -c %zu > first && echo %s0\n"
+		 "head -c %zu > second && echo %s0\n"
+		 "exec cat > /dev/null\n", wrong, strlen(want), wrong, strlen(want), wrong);
+	test_tmpdir(dir, sizeof dir);
+	subdir(sub, sizeof sub, dir, "tok");
+	put(sub, "meta", "tok\n/bin/sh\nbot.sh\n0\n");
+	put(sub, "bot.sh", script);
+	cr_assert_eq(kj_bot_load(sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 30000, .startup_ms = 30000, .max_errors = 2, .grace_ms = 500};
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_TOKEN, "%s: %s", kj_reason_name(res.seat[0].reason),
+		     res.seat[0].why);
+	cr_assert_eq(res.seat[0].errors, 3);
+	cr_assert_str_eq(test_read_file(sub, "first"), want);
+	const char *second = test_read_file(sub, "second");
+	cr_assert(memcmp(second, want, sizeof want) == 0, "after the second: %.*s", (int)strlen(want),
+		  second[0] ? second : "(a NUL first)");
+}
+
+/* In a -d game the judge says how it starts each process bot, on a line
+ * of its own that begins with the bot's seat letter: here seat B,
+ * "B start NAME in FOLDER: COMMAND ARGUMENTS OPPONENTS SEED". */
+Test(judge_rules, debug_line_of_a_bots_start_names_its_seat, .timeout = 60)
+{
+	char dir[256], path[300], want[1200];
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("easy", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/debug", dir);
+	const kj_bot *seats[KB_SEATS] = {&hard, &bot, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 30000, .startup_ms = 30000, .grace_ms = 500};
+	cr_assert_not_null(opt.debug = fopen(path, "w"));
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	fclose(opt.debug);
+	snprintf(want, sizeof want, "\nB start easy in %s: %s easy ", bot.dir, bot.cmd);
+	const char *said = test_read_file(NULL, path);
+	cr_assert(strncmp(said, want + 1, strlen(want + 1)) == 0 || strstr(said, want), "want %s in:\n%s",
+		  want + 1, said);
+}
+
 /* The forfeit for an illegal index names the legal ones: A's pieces on
  * 10, 8, 5 and 3 with a 2 to play may move 10 -> 12 and 5 -> 7 (pieces 0
  * and 2); 8 and 3 would land on A's own 10 and 5.  "illegal" answers the
