@@ -2250,6 +2250,26 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
 	fingerprint_is(&bot, "./data.mdb\0junk", 15, "not a store: its bytes");
 }
 
+/* A state path that names the data.mdb itself (meta line 5
+ * "learned/data.mdb") counts as the store's records too: the path ".",
+ * then "lmdb records" and the digest, as bots.h says for a data.mdb. */
+Test(judge_rules, fingerprint_of_a_state_path_naming_the_data_mdb)
+{
+	char dir[256], state[300], bytes[64];
+	kj_bot bot;
+	kb_err err;
+
+	store_bot(dir, sizeof dir, state, sizeof state);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned/data.mdb\n");
+	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
+	size_t n = 0;
+	memcpy(bytes, ".\0lmdb records\0", 15), n = 15;
+	for (int i = 0; i < 8; i++)
+		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	fingerprint_is(&bot, bytes, n, "the store's records");
+}
+
 /* A data.mdb that opens as a store but whose records cannot be read (the
  * digest fails: here its cursor, out of memory) counts as its bytes,
  * as a data.mdb that does not open: its path, then the file's bytes, not
@@ -3720,6 +3740,27 @@ Test(judge_rules, bots_folder_listed)
 	snprintf(sub, sizeof sub, "%s/none", dir);
 	cr_assert_eq(kj_bots_list(sub, names, 4, &err), -1);
 	cr_assert(strstr(err.msg, "/none: cannot read: No such file or directory"), "%s", err.msg);
+}
+
+/* The listing starts at the folder's first entry, also when that is a
+ * bot whose name sorts before "." and ".." (here "+1"), and keeps no
+ * memory (each entry scandir gave is freed). */
+Test(judge_rules, bots_folder_listed_from_its_first_entry)
+{
+	char dir[256], sub[300], names[4][256];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(subdir(sub, sizeof sub, dir, "+1"), "meta", "x\n/bin/true\n\n0\n");
+	put(subdir(sub, sizeof sub, dir, "a"), "meta", "x\n/bin/true\n\n0\n");
+	for (int i = 0; i < 8; i++) { /* the allocator's caches fill */
+		size_t before = mallinfo2().uordblks;
+		cr_assert_eq(kj_bots_list(dir, names, 4, &err), 2, "%s", err.msg);
+		cr_assert(!strcmp(names[0], "+1") && !strcmp(names[1], "a"), "%s %s", names[0], names[1]);
+		if (i >= 4)
+			cr_assert_eq(mallinfo2().uordblks, before, "%zd bytes left allocated",
+				     (ssize_t)(mallinfo2().uordblks - before));
+	}
 }
 
 /* ---- a bot's meta file -------------------------------------------------------------- */
