@@ -96,6 +96,16 @@ static void play_against_hard(const kj_bot *bot, int max_errors, kj_result *res)
 	cr_assert_eq(kj_match_play(seats, 77, &opt, NULL, res, &err), 0, "%s", err.msg);
 }
 
+/* The result of a game of the test bot in mode (seat A) against three
+ * hard, no error forgiven. */
+static void mode_against_hard(const char *mode, kj_result *res)
+{
+	kj_bot bot;
+
+	testbot_in(mode, &bot);
+	play_against_hard(&bot, 0, res);
+}
+
 /* kj_match_play's answer for a game seeded seed of the test bot in mode
  * (its folder's bot into bot) in seat A against the built-in hard in
  * seat B, with opt. */
@@ -138,11 +148,9 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
  * forfeits for garbage, and the forfeit's detail says so. */
 Test(judge_rules, garbage_forfeit_says_the_line_was_not_a_move, .timeout = 60)
 {
-	kj_bot bot;
 	kj_result res;
 
-	testbot_in("garbage", &bot);
-	play_against_hard(&bot, 0, &res);
+	mode_against_hard("garbage", &res);
 	cr_assert_eq(res.seat[0].reason, KJ_GARBAGE, "%s", kj_reason_name(res.seat[0].reason));
 	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move");
 }
@@ -529,11 +537,9 @@ Test(judge_rules, match_whose_bot_cannot_start_returns_minus_1, .timeout = 30)
 /* A bot that plays well keeps its seat and makes no errors. */
 Test(judge_rules, a_good_bot_keeps_its_seat, .timeout = 60)
 {
-	kj_bot bot;
 	kj_result res;
 
-	testbot_in("hard", &bot);
-	play_against_hard(&bot, 0, &res);
+	mode_against_hard("hard", &res);
 	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
 	cr_assert_eq(res.seat[0].errors, 0);
 	cr_assert_gt(res.seat[0].decisions, 0);
@@ -2210,24 +2216,36 @@ static void store_bot(char *dir, size_t dir_size, char *state, size_t state_size
 	kb_store_close(st);
 }
 
-/* A data.mdb that opens as an LMDB store counts as its path, the words
- * "lmdb records" (NUL ended) and the store's digest's 8 bytes, least
+/* The test stops unless bot's fingerprint is that of store_bot's store
+ * at path rel (from the state path): rel and its NUL, the words "lmdb
+ * records" and their NUL, and the store's digest's 8 bytes, least
  * significant first (bots.h); the digest is worked out here from its
  * definition in store.h: one record, key "o/kim", value "abc". */
+static void fingerprint_is_kims_store(const kj_bot *bot, const char *rel)
+{
+	static const char tag[] = "lmdb records";
+	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
+	char bytes[64];
+	size_t n = strlen(rel) + 1;
+
+	memcpy(bytes, rel, n);
+	memcpy(bytes + n, tag, sizeof tag), n += sizeof tag;
+	for (int i = 0; i < 8; i++)
+		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
+	fingerprint_is(bot, bytes, n, "the store's records, every byte of the digest");
+}
+
+/* A data.mdb that opens as an LMDB store counts as its path, the words
+ * "lmdb records" and the store's digest (fingerprint_is_kims_store). */
 Test(judge_rules, fingerprint_of_an_lmdb_store)
 {
-	char dir[256], state[300], bytes[64];
+	char dir[256], state[300];
 	kj_bot bot;
 	kb_err err;
 
 	store_bot(dir, sizeof dir, state, sizeof state);
-	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
-	size_t n = 0;
-	memcpy(bytes, "./data.mdb\0lmdb records\0", 24), n = 24;
-	for (int i = 0; i < 8; i++)
-		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
-	fingerprint_is(&bot, bytes, n, "the store's records, every byte of the digest");
+	fingerprint_is_kims_store(&bot, "./data.mdb");
 
 	/* the fingerprint keeps nothing: no descriptor (the store's), no
 	 * memory (the folder's listing) */
@@ -2255,19 +2273,14 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
  * then "lmdb records" and the digest, as bots.h says for a data.mdb. */
 Test(judge_rules, fingerprint_of_a_state_path_naming_the_data_mdb)
 {
-	char dir[256], state[300], bytes[64];
+	char dir[256], state[300];
 	kj_bot bot;
 	kb_err err;
 
 	store_bot(dir, sizeof dir, state, sizeof state);
 	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned/data.mdb\n");
-	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
-	size_t n = 0;
-	memcpy(bytes, ".\0lmdb records\0", 15), n = 15;
-	for (int i = 0; i < 8; i++)
-		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
-	fingerprint_is(&bot, bytes, n, "the store's records");
+	fingerprint_is_kims_store(&bot, ".");
 }
 
 /* A data.mdb that opens as a store but whose records cannot be read (the
