@@ -4,6 +4,7 @@
  * not one earlier. */
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -95,6 +96,16 @@ static void play_against_hard(const kj_bot *bot, int max_errors, kj_result *res)
 	cr_assert_eq(kj_match_play(seats, 77, &opt, NULL, res, &err), 0, "%s", err.msg);
 }
 
+/* The result of a game of the test bot in mode (seat A) against three
+ * hard, no error forgiven. */
+static void mode_against_hard(const char *mode, kj_result *res)
+{
+	kj_bot bot;
+
+	testbot_in(mode, &bot);
+	play_against_hard(&bot, 0, res);
+}
+
 /* kj_match_play's answer for a game seeded seed of the test bot in mode
  * (its folder's bot into bot) in seat A against the built-in hard in
  * seat B, with opt. */
@@ -131,6 +142,82 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 		cr_assert_eq(res.seat[0].place, 4, "a forfeiting bot comes last");
 		cr_assert_neq(res.winner, 0);
 	}
+}
+
+/* A bot that answers a decision with a line that is no move ("garbage")
+ * forfeits for garbage, and the forfeit's detail says so. */
+Test(judge_rules, garbage_forfeit_says_the_line_was_not_a_move, .timeout = 60)
+{
+	kj_result res;
+
+	mode_against_hard("garbage", &res);
+	cr_assert_eq(res.seat[0].reason, KJ_GARBAGE, "%s", kj_reason_name(res.seat[0].reason));
+	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move");
+}
+
+/* A wrong token is answered with the line "Virhe: tuntematon pelitoken"
+ * (docs/spec.md, as the server would) and END, and nothing more: a shell
+ * bot answers every decision with a wrong token and keeps the 32 bytes
+ * after each of its first two answers; with max_errors 2 its third wrong
+ * token forfeits it. */
+Test(judge_rules, wrong_token_is_answered_with_the_virhe_line_and_end_only, .timeout = 60)
+{
+	static const char want[] = "Virhe: tuntematon pelitoken\nEND\n";
+	char dir[256], sub[300], script[600], wrong[KB_TOKEN_LEN + 1];
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	memset(wrong, '0', KB_TOKEN_LEN);
+	wrong[0] = 't', wrong[KB_TOKEN_LEN] = '\0';
+	snprintf(script, sizeof script,
+		 "echo v001000\n"
+		 "while IFS= read -r l && [ \"$l\" != END ]; do :; done\n"
+		 "echo %s0\n"
+		 "head -c %zu > first && echo %s0\n"
+		 "head -c %zu > second && echo %s0\n"
+		 "exec cat > /dev/null\n", wrong, strlen(want), wrong, strlen(want), wrong);
+	test_tmpdir(dir, sizeof dir);
+	subdir(sub, sizeof sub, dir, "tok");
+	put(sub, "meta", "tok\n/bin/sh\nbot.sh\n0\n");
+	put(sub, "bot.sh", script);
+	cr_assert_eq(kj_bot_load(sub, &bot, &err), 0, "%s", err.msg);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 30000, .startup_ms = 30000, .max_errors = 2, .grace_ms = 500};
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_TOKEN, "%s: %s", kj_reason_name(res.seat[0].reason),
+		     res.seat[0].why);
+	cr_assert_eq(res.seat[0].errors, 3);
+	cr_assert_str_eq(test_read_file(sub, "first"), want);
+	const char *second = test_read_file(sub, "second");
+	cr_assert(memcmp(second, want, sizeof want) == 0, "after the second: %.*s", (int)strlen(want),
+		  second[0] ? second : "(a NUL first)");
+}
+
+/* In a -d game the judge says how it starts each process bot, on a line
+ * of its own that begins with the bot's seat letter: here seat B,
+ * "B start NAME in FOLDER: COMMAND ARGUMENTS OPPONENTS SEED". */
+Test(judge_rules, debug_line_of_a_bots_start_names_its_seat, .timeout = 60)
+{
+	char dir[256], path[300], want[1200];
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	testbot_in("easy", &bot);
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(path, sizeof path, "%s/debug", dir);
+	const kj_bot *seats[KB_SEATS] = {&hard, &bot, NULL, NULL};
+	kj_match_opts opt = {.move_ms = 30000, .startup_ms = 30000, .grace_ms = 500};
+	cr_assert_not_null(opt.debug = fopen(path, "w"));
+	cr_assert_eq(kj_match_play(seats, 7, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	fclose(opt.debug);
+	snprintf(want, sizeof want, "\nB start easy in %s: %s easy ", bot.dir, bot.cmd);
+	const char *said = test_read_file(NULL, path);
+	cr_assert(strncmp(said, want + 1, strlen(want + 1)) == 0 || strstr(said, want), "want %s in:\n%s",
+		  want + 1, said);
 }
 
 /* The forfeit for an illegal index names the legal ones: A's pieces on
@@ -450,11 +537,9 @@ Test(judge_rules, match_whose_bot_cannot_start_returns_minus_1, .timeout = 30)
 /* A bot that plays well keeps its seat and makes no errors. */
 Test(judge_rules, a_good_bot_keeps_its_seat, .timeout = 60)
 {
-	kj_bot bot;
 	kj_result res;
 
-	testbot_in("hard", &bot);
-	play_against_hard(&bot, 0, &res);
+	mode_against_hard("hard", &res);
 	cr_assert_eq(res.seat[0].reason, KJ_OK, "%s", kj_reason_name(res.seat[0].reason));
 	cr_assert_eq(res.seat[0].errors, 0);
 	cr_assert_gt(res.seat[0].decisions, 0);
@@ -1496,6 +1581,57 @@ static int run_has_start(int nstarts, const kj_start *starts)
 	return has;
 }
 
+/* With the most bots a run takes (KJ_MAX_BOTS, a gauntlet of two seats:
+ * bot 0 against each other bot, one deal each), every deal's round line
+ * names the two bots of that deal and no other, each once: "round N:"
+ * then "  NAME wins W/G place P (total T%)" per bot that played. */
+Test(judge_rules, round_lines_of_a_run_of_the_most_bots, .timeout = 60)
+{
+	static kj_bot bots[KJ_MAX_BOTS];
+	char dir[256], out[300], lines[300];
+	int seen[KJ_MAX_BOTS] = {0};
+	kj_plan plan;
+	kb_err err;
+
+	for (int b = 0; b < KJ_MAX_BOTS; b++) {
+		cr_assert_eq(kj_bot_resolve(b % 2 ? "easy" : "hard", NULL, &bots[b], &err), 0, "%s", err.msg);
+		snprintf(bots[b].name, sizeof bots[b].name, "b%02d", b);
+	}
+	plan_of(&plan, KJ_GAUNTLET, KJ_MAX_BOTS, 2, 1, 3, 0);
+	test_tmpdir(dir, sizeof dir);
+	snprintf(out, sizeof out, "%s/out", dir);
+	snprintf(lines, sizeof lines, "%s/stdout", dir);
+	kj_run_opts ro = {.bots = bots, .nbots = KJ_MAX_BOTS, .plan = &plan, .out = out,
+			  .concurrency = 2, .shard_k = 1, .shard_n = 1, .seed = 3, .round_lines = 1,
+			  .match = {.move_ms = 5000, .startup_ms = 5000, .grace_ms = 100}};
+	FILE *saved = stdout;
+	stdout = fopen(lines, "w");
+	cr_assert_not_null(stdout);
+	int rc = kj_run(&ro, &err);
+	fclose(stdout);
+	stdout = saved;
+	kj_plan_free(&plan);
+	cr_assert_eq(rc, 0, "%s", err.msg);
+	FILE *f = fopen(lines, "r");
+	char line[1024];
+	int deals = 0;
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f)) {
+		int deal, used, a, b, n = 0;
+		if (strncmp(line, "round ", 6) != 0)
+			continue;
+		deals++;
+		cr_assert_eq(sscanf(line, "round %d:%n", &deal, &used), 1, "%s", line);
+		cr_assert_eq(deal, deals, "%s", line);
+		cr_assert_eq(test_count(line, " wins "), 2, "two bots played: %s", line);
+		cr_assert_eq(sscanf(line + used, "  b%d wins %*u/%*u place %*f (total %*f%%)  b%d wins%n", &a,
+				    &b, &n), 2, "%s", line);
+		cr_assert(n > 0 && a == 0 && b > 0 && b < KJ_MAX_BOTS && !seen[b]++, "%s", line);
+	}
+	fclose(f);
+	cr_assert_eq(deals, KJ_MAX_BOTS - 1, "a line per deal");
+}
+
 /* A game of the plan starts from a start position only when the plan
  * gives it one: a plan without start positions plays the normal start
  * even when a list of them is passed. */
@@ -1581,11 +1717,33 @@ int kill(pid_t pid, int sig)
 	return (int)syscall(SYS_kill, pid, sig);
 }
 
+/* The names in folder that end in .tmp, each followed by a space ("" none). */
+static const char *tmp_files(const char *folder)
+{
+	static char names[1024];
+	struct dirent **list;
+	int n = scandir(folder, &list, NULL, alphasort);
+	size_t len = 0;
+
+	cr_assert_geq(n, 0, "%s: %s", folder, strerror(errno));
+	names[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(list[i]->d_name);
+		if (k > 4 && !strcmp(list[i]->d_name + k - 4, ".tmp") && len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s ", list[i]->d_name);
+		free(list[i]);
+	}
+	free(list);
+	return names;
+}
+
 /* A run whose worker fails (its game's start position does not fit the
  * table: seat B to roll in a game of A and C), saying why on stderr,
  * while another plays on (a bot that never says v001) fails, -1, and
  * stops the one still playing, signalling no process it has already
- * reaped (a process id the system may have handed to another). */
+ * reaped (a process id the system may have handed to another).  No
+ * worker, failed or stopped, leaves a temporary file (docs/judge-stop.md:
+ * only one killed with SIGKILL can). */
 Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeout = 60)
 {
 	char dir[256], out[300], errpath[300];
@@ -1621,7 +1779,9 @@ Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeou
 	const char *said = test_read_file(NULL, errpath);
 	cr_expect(strstr(said, "kimble-judge: game ") && strstr(said, ": start position: unsound, already won, "
 								 "or seats that do not match the lineup\n"),
-		  "%s", said);
+		  "%s", said);	char games[320];
+	snprintf(games, sizeof games, "%s/games", out);
+	cr_expect_str_eq(tmp_files(games), "", "temporary files left in %s", games);
 }
 
 /* An output folder that cannot be made (its parent is a file): kj_run
@@ -2042,30 +2202,52 @@ Test(judge_rules, fingerprint_down_to_eight_levels)
 	fingerprint_is(&bot, "./1/2/3/4/5/6/7/f\0F", 19, "level 8 counts, level 9 does not");
 }
 
-/* A data.mdb that opens as an LMDB store counts as its path, the words
- * "lmdb records" (NUL ended) and the store's digest's 8 bytes, least
- * significant first (bots.h); the digest is worked out here from its
- * definition in store.h: one record, key "o/kim", value "abc". */
-Test(judge_rules, fingerprint_of_an_lmdb_store)
+/* A bot folder in a new temporary dir whose state path, learned (its
+ * folder in state), is an LMDB store of one record: key "o/kim", value
+ * "abc". */
+static void store_bot(char *dir, size_t dir_size, char *state, size_t state_size)
 {
-	char dir[256], state[300], bytes[64];
-	kj_bot bot;
 	kb_store *st;
 	kb_err err;
 
-	test_tmpdir(dir, sizeof dir);
+	test_tmpdir(dir, dir_size);
 	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned\n");
-	snprintf(state, sizeof state, "%s/learned", dir);
+	snprintf(state, state_size, "%s/learned", dir);
 	cr_assert_eq(kb_store_open(&st, state, KB_STORE_CREATE, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_put_raw(st, "kim", (const uint8_t *)"abc", 3, &err), 0, "%s", err.msg);
 	kb_store_close(st);
+}
+
+/* The test stops unless bot's fingerprint is that of store_bot's store
+ * at path rel (from the state path): rel and its NUL, the words "lmdb
+ * records" and their NUL, and the store's digest's 8 bytes, least
+ * significant first (bots.h); the digest is worked out here from its
+ * definition in store.h: one record, key "o/kim", value "abc". */
+static void fingerprint_is_kims_store(const kj_bot *bot, const char *rel)
+{
+	static const char tag[] = "lmdb records";
 	uint64_t digest = fnv(0xcbf29ce484222325ull, "\5\0\0\0o/kim\3\0\0\0abc", 16);
-	size_t n = 0;
-	memcpy(bytes, "./data.mdb\0lmdb records\0", 24), n = 24;
+	char bytes[64];
+	size_t n = strlen(rel) + 1;
+
+	memcpy(bytes, rel, n);
+	memcpy(bytes + n, tag, sizeof tag), n += sizeof tag;
 	for (int i = 0; i < 8; i++)
 		bytes[n++] = (char)(digest >> (8 * i) & 0xff);
+	fingerprint_is(bot, bytes, n, "the store's records, every byte of the digest");
+}
+
+/* A data.mdb that opens as an LMDB store counts as its path, the words
+ * "lmdb records" and the store's digest (fingerprint_is_kims_store). */
+Test(judge_rules, fingerprint_of_an_lmdb_store)
+{
+	char dir[256], state[300];
+	kj_bot bot;
+	kb_err err;
+
+	store_bot(dir, sizeof dir, state, sizeof state);
 	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
-	fingerprint_is(&bot, bytes, n, "the store's records, every byte of the digest");
+	fingerprint_is_kims_store(&bot, "./data.mdb");
 
 	/* the fingerprint keeps nothing: no descriptor (the store's), no
 	 * memory (the folder's listing) */
@@ -2086,6 +2268,46 @@ Test(judge_rules, fingerprint_of_an_lmdb_store)
 	put(state, "data.mdb", "junk");
 	remove(strcat(state, "/lock.mdb"));
 	fingerprint_is(&bot, "./data.mdb\0junk", 15, "not a store: its bytes");
+}
+
+/* A state path that names the data.mdb itself (meta line 5
+ * "learned/data.mdb") counts as the store's records too: the path ".",
+ * then "lmdb records" and the digest, as bots.h says for a data.mdb. */
+Test(judge_rules, fingerprint_of_a_state_path_naming_the_data_mdb)
+{
+	char dir[256], state[300];
+	kj_bot bot;
+	kb_err err;
+
+	store_bot(dir, sizeof dir, state, sizeof state);
+	put(dir, "meta", "fp\n/bin/true\n\n0\nlearned/data.mdb\n");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	fingerprint_is_kims_store(&bot, ".");
+}
+
+/* A data.mdb that opens as a store but whose records cannot be read (the
+ * digest fails: here its cursor, out of memory) counts as its bytes,
+ * as a data.mdb that does not open: its path, then the file's bytes, not
+ * its path alone. */
+Test(judge_rules, fingerprint_of_a_store_whose_records_cannot_be_read)
+{
+	char dir[256], state[300], data[320], fp[17], want[17];
+	struct stat st;
+	kj_bot bot;
+	kb_err err;
+
+	store_bot(dir, sizeof dir, state, sizeof state);
+	snprintf(data, sizeof data, "%s/data.mdb", state);
+	char *bytes = test_slurp(data);
+	cr_assert(bytes && stat(data, &st) == 0 && st.st_size > 0, "%s", data);
+	uint64_t h = fnv(0xcbf29ce484222325ull, "./data.mdb", 11);
+	snprintf(want, sizeof want, "%016llx", (unsigned long long)fnv(h, bytes, (size_t)st.st_size));
+	free(bytes);
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	failed_cursors = 1;
+	kj_bot_fingerprint(&bot, fp);
+	cr_assert_eq(failed_cursors, 0, "the digest was not tried");
+	cr_assert_str_eq(fp, want, "a store that cannot be read: its bytes");
 }
 
 /* The HOME a bot gets: its own folder, unless --pass-env names HOME
@@ -3571,6 +3793,27 @@ Test(judge_rules, bots_folder_listed)
 	snprintf(sub, sizeof sub, "%s/none", dir);
 	cr_assert_eq(kj_bots_list(sub, names, 4, &err), -1);
 	cr_assert(strstr(err.msg, "/none: cannot read: No such file or directory"), "%s", err.msg);
+}
+
+/* The listing starts at the folder's first entry, also when that is a
+ * bot whose name sorts before "." and ".." (here "+1"), and keeps no
+ * memory (each entry scandir gave is freed). */
+Test(judge_rules, bots_folder_listed_from_its_first_entry)
+{
+	char dir[256], sub[300], names[4][256];
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	put(subdir(sub, sizeof sub, dir, "+1"), "meta", "x\n/bin/true\n\n0\n");
+	put(subdir(sub, sizeof sub, dir, "a"), "meta", "x\n/bin/true\n\n0\n");
+	for (int i = 0; i < 8; i++) { /* the allocator's caches fill */
+		size_t before = mallinfo2().uordblks;
+		cr_assert_eq(kj_bots_list(dir, names, 4, &err), 2, "%s", err.msg);
+		cr_assert(!strcmp(names[0], "+1") && !strcmp(names[1], "a"), "%s %s", names[0], names[1]);
+		if (i >= 4)
+			cr_assert_eq(mallinfo2().uordblks, before, "%zd bytes left allocated",
+				     (ssize_t)(mallinfo2().uordblks - before));
+	}
 }
 
 /* ---- a bot's meta file -------------------------------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,6 +22,7 @@
 
 #include "core/err.h"
 #include "judge/proc.h"
+#include "judge/sandbox.h"
 #include "support.h"
 
 #define KIB 1024u
@@ -207,21 +209,45 @@ Test(judge_rules, proc_reap_counts_a_bots_writes, .timeout = 60)
 	expect_between(written, 200 * KIB, "the charge and the reap");
 }
 
-/* A child that leaves the bot's session and outlives it is killed and
- * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
- * and what it wrote is charged to the bot it came from. */
-Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
+/* A stand-in for stat(2) (for the whole test binary; it hands every
+ * other call on): while failed_ns_stats is above 0, a look at a process's
+ * user namespace (/proc/PID/ns/user) fails with ENOENT, as when it cannot
+ * be had, and counts down. */
+static int failed_ns_stats;
+
+int stat(const char *restrict path, struct stat *restrict st)
 {
-	static const char script[] =
-		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
-		"read x";
+	static int (*libc_stat)(const char *restrict, struct stat *restrict);
+	size_t n = strlen(path);
+
+	if (failed_ns_stats > 0 && n > 8 && strcmp(path + n - 8, "/ns/user") == 0) {
+		failed_ns_stats--;
+		errno = ENOENT;
+		return -1;
+	}
+	if (!libc_stat)
+		*(void **)&libc_stat = dlsym(RTLD_NEXT, "stat");
+	return libc_stat(path, st);
+}
+
+/* A confined bot running script (/bin/sh), which leaves a child that
+ * writes 100 KiB, says "kid" and sleeps; ns_unknown: the bot's user
+ * namespace cannot be had at its start.  In a process that adopted what
+ * its bots leave (kj_proc_adopt), the bot finished, kj_proc_sweep kills
+ * and reaps that child and charges what it wrote to the bot (once: a
+ * second sweep finds nothing). */
+static void sweep_charges_the_child(const char *script, int ns_unknown)
+{
 	uint64_t written = 0;
 	kj_bot b;
 	kj_proc p, *ps[1] = {&p};
 
 	kj_proc_adopt();
 	sh_bot(&b, script, &written);
+	failed_ns_stats = ns_unknown;
 	start(&p, &b, &confined_1mb);
+	cr_assert_eq(failed_ns_stats, 0, "the start did not look at the bot's namespace");
+	cr_assert_eq(p.ns == 0, ns_unknown, "its namespace %lu", p.ns);
 	expect_line(&p, "kid");
 	kj_proc_finish(&p, 5000);
 	cr_assert_eq(written, 0, "the bot itself wrote nothing");
@@ -232,6 +258,20 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 	cr_assert_eq(errno, ECHILD);
 	kj_proc_sweep(ps, 1); /* nothing left: returns at once */
 	expect_between(written, 100 * KIB, "a second sweep");
+}
+
+/* A child that leaves the bot's session and outlives it is killed and
+ * reaped by kj_proc_sweep in a process that adopted it (kj_proc_adopt),
+ * and what it wrote is charged to the bot it came from. */
+Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
+{
+	static const char script[] =
+		"setsid sh -c 'head -c 102400 /dev/zero > kid && echo kid && exec sleep 1000 > /dev/null' & "
+		"read x";
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+
+	sweep_charges_the_child(script, 0);
 
 	/* unconfined, uncounted: the child left is still killed and reaped */
 	sh_bot(&b, script, NULL);
@@ -243,6 +283,17 @@ Test(judge_rules, proc_sweep_reaps_and_charges_what_a_bot_left, .timeout = 60)
 	errno = 0;
 	cr_assert_eq(waitpid(-1, NULL, WNOHANG), -1, "no child left");
 	cr_assert_eq(errno, ECHILD);
+}
+
+/* A confined bot whose user namespace could not be had at its start:
+ * what a child it left in its process group wrote is still charged to
+ * it when kj_proc_sweep reaps that child (proc.h: the bot it came from by
+ * its process group, or its user namespace); kj_proc_finish kills that
+ * child with the bot's group. */
+Test(judge_rules, proc_sweep_charges_a_child_by_its_process_group, .timeout = 60)
+{
+	sweep_charges_the_child("sh -c 'head -c 102400 /dev/zero > kid && echo kid && "
+				"exec sleep 1000 > /dev/null' & read x", 1);
 }
 
 /* A bot that cannot be started (no process to be had) fails the start
@@ -402,6 +453,29 @@ Test(judge_rules, proc_pump_waits_without_spinning, .timeout = 60)
 		cr_assert_eq(p.olen > 0, full);
 	}
 	kj_proc_finish(&p, 0);
+}
+
+/* A wait that fails (here poll refusing more descriptors than
+ * RLIMIT_NOFILE allows, EINVAL) ends the pump with -1 (proc.h: an
+ * error), at once, though the bot is still there and its time not up. */
+Test(judge_rules, proc_pump_whose_wait_fails_returns_minus_1, .timeout = 60)
+{
+	struct rlimit saved, none;
+	kj_bot b;
+	kj_proc p;
+
+	sh_bot(&b, "echo ready; read x", NULL);
+	start(&p, &b, &unconfined);
+	expect_line(&p, "ready");
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+	none = saved;
+	none.rlim_cur = 0; /* the descriptors open stay usable */
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &none), 0);
+	int r = kj_proc_pump(&p, 30000);
+	cr_assert_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+	cr_assert_eq(r, -1, "the pump returned %d", r);
+	cr_assert_eq(p.eof, 0, "not the end of the bot's output");
+	kj_proc_finish(&p, 5000);
 }
 
 /* A full input buffer (KJ_INBUF bytes unparsed) is the caller's to parse
@@ -658,6 +732,33 @@ Test(judge_rules, proc_start_names_a_folder_that_cannot_be_entered, .timeout = 3
 	cr_assert_eq(p.exec_errno, ENOENT, "%s", strerror(p.exec_errno));
 	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "execvp");
 	kj_proc_finish(&p, 5000);
+}
+
+/* A bot that cannot be confined (here its user namespace, refused by a
+ * seccomp filter put on this process after kj_sandbox_init's probe) is
+ * not run: exec_errno and exec_step name the step, its stderr holds one
+ * whole line saying so, and its stdout (the judge's pipe) stays empty. */
+Test(judge_rules, proc_bot_that_cannot_be_confined_says_so_on_its_stderr, .timeout = 30)
+{
+	static const kj_limits confined = {.sandbox = 1, .procs = 64};
+	char errpath[1100];
+	kj_bot b;
+	kj_proc p;
+	kb_err err = {{0}};
+
+	sh_bot(&b, "echo ran", NULL);
+	cr_assert_eq(kj_sandbox_init(&err), 0, "%s", err.msg);
+	test_fail_syscall(SYS_unshare, EPERM);
+	snprintf(errpath, sizeof errpath, "%s/bot.err", b.dir);
+	cr_assert_eq(kj_proc_start(&p, &b, "000", "1", errpath, &confined, &err), 0, "%s", err.msg);
+	cr_assert_gt(p.pid, 0);
+	cr_assert_eq(p.exec_errno, EPERM, "%s", strerror(p.exec_errno));
+	cr_assert_str_eq(p.exec_step ? p.exec_step : "(none)", "unshare(CLONE_NEWUSER)");
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the end of its output, nothing before it");
+	cr_assert_eq(p.ilen, 0, "on its stdout: %.*s", (int)p.ilen, p.ibuf);
+	kj_proc_finish(&p, 5000);
+	cr_assert_str_eq(test_read_file(NULL, errpath),
+			 "kimble-judge: cannot confine the bot: unshare(CLONE_NEWUSER)\n");
 }
 
 /* A confined bot with a write counter, running script, once it has

@@ -765,6 +765,9 @@ Test(judge_rules, sandbox_hide_of_a_missing_folder_fails, .timeout = 10)
 }
 
 
+/* When layer_self_in_child hides a/b besides a: not, after a, before a. */
+enum { NOT_NESTED, INNER_LAST, INNER_FIRST };
+
 /* kj_sandbox_layer_self puts the secrets layer on the calling process
  * (its bots inherit it): after it the judge itself cannot read
  * /etc/shadow, yet reads /etc/passwd and its own files; its bots are
@@ -782,8 +785,10 @@ static void layer_self_in_child(int nested, int init, int want_shadow)
 	snprintf(a, sizeof a, "%s/a", base);
 	snprintf(b, sizeof b, "%s/a/b", base);
 	cr_assert(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+	if (nested == INNER_FIRST)
+		cr_assert_eq(kj_sandbox_hide(b), 0);
 	cr_assert_eq(kj_sandbox_hide(a), 0);
-	if (nested)
+	if (nested == INNER_LAST)
 		cr_assert_eq(kj_sandbox_hide(b), 0);
 	if (init)
 		init_sandbox();
@@ -802,21 +807,29 @@ Test(judge_rules, sandbox_layer_self_hides_the_secrets_from_the_judge, .timeout 
 {
 	if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0)
 		cr_skip_test("needs root and an /etc/shadow");
-	layer_self_in_child(0, 1, EACCES);
+	layer_self_in_child(NOT_NESTED, 1, EACCES);
 }
 
 Test(judge_rules, sandbox_layer_self_does_nothing_with_nesting, .timeout = 30)
 {
 	if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0)
 		cr_skip_test("needs root and an /etc/shadow");
-	layer_self_in_child(1, 1, 0);
+	layer_self_in_child(INNER_LAST, 1, 0);
+}
+
+/* The same when the folder inside the other is the first one hidden. */
+Test(judge_rules, sandbox_layer_self_does_nothing_with_nesting_noted_first, .timeout = 30)
+{
+	if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0)
+		cr_skip_test("needs root and an /etc/shadow");
+	layer_self_in_child(INNER_FIRST, 1, 0);
 }
 
 Test(judge_rules, sandbox_layer_self_does_nothing_before_init, .timeout = 30)
 {
 	if (geteuid() != 0 || access("/etc/shadow", R_OK) != 0)
 		cr_skip_test("needs root and an /etc/shadow");
-	layer_self_in_child(0, 0, 0);
+	layer_self_in_child(NOT_NESTED, 0, 0);
 }
 
 /* A bot started under a judge that put the secrets layer on itself is

@@ -356,6 +356,15 @@ Test(sandbox, a_bot_forfeits_the_game_in_which_it_passes_its_budget, .timeout = 
 	const char *res = test_read_file(NULL, path);
 	cr_expect_not_null(strstr(res, "seat A spiller place 2 score"), "%s", res);
 	cr_expect_not_null(strstr(res, " forfeit write "), "the first game is forfeited\n%s", res);
+	/* its detail: the run's bytes, and the same in MiB (2^20 bytes) */
+	const char *said = strstr(res, "wrote ");
+	unsigned long long bytes = 0;
+	double mib = 0;
+	char want[32], got[32];
+	cr_assert(said && sscanf(said, "wrote %llu bytes (%lf MiB) in this run", &bytes, &mib) == 2, "%s", res);
+	snprintf(want, sizeof want, "%.1f", (double)bytes / 1048576.0);
+	snprintf(got, sizeof got, "%.1f", mib);
+	cr_expect_str_eq(got, want, "%llu bytes are %s MiB: %s", bytes, want, said);
 	snprintf(path, sizeof path, "%s/bots/spiller", dir);
 	cr_expect_lt(folder_bytes(path), (uint64_t)3 << 20, "wrote %lu bytes",
 		     (unsigned long)folder_bytes(path));
