@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <lmdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -559,4 +560,22 @@ static int rule_pick(int r, int nth, const kb_pos *pos, int die, unsigned mask)
 void test_store_decisions(const char *dir, const char *name, int r, int n)
 {
 	test_store_player(dir, name, n, rule_pick, r);
+}
+
+void test_lmdb_put(const char *dir, const test_record *rec, size_t n)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi dbi;
+
+	cr_assert_eq(mdb_env_create(&env), 0);
+	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0, "%s", dir);
+	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
+	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
+	for (size_t i = 0; i < n; i++) {
+		MDB_val k = {strlen(rec[i].key), (void *)rec[i].key}, v = {rec[i].len, (void *)rec[i].val};
+		cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0, "%s", rec[i].key);
+	}
+	cr_assert_eq(mdb_txn_commit(txn), 0);
+	mdb_env_close(env);
 }

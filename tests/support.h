@@ -87,6 +87,18 @@ int test_run_failing(char *const argv[], long nr, const char *part, int err,
  * of answering NULL. */
 void test_limit_memory(size_t extra);
 
+/* A key and value written past the store's API (test_lmdb_put). */
+typedef struct test_record {
+	const char *key;
+	const void *val;
+	size_t len;
+} test_record;
+
+/* Write the n records into the main database of the LMDB environment in
+ * folder dir (made when new) with LMDB itself, one transaction: records
+ * the store would never write.  No process may hold the environment. */
+void test_lmdb_put(const char *dir, const test_record *rec, size_t n);
+
 /* A child process: in writes its stdin, out reads its stdout (-1 if not
  * piped).  stderr goes to err_path when given, else is inherited. */
 typedef struct test_proc {

@@ -355,19 +355,10 @@ Test(core_rules, store_walk_takes_only_o_slash_keys_as_opponents)
 	char dir[256];
 	kb_store *st = store_with_kim(dir, sizeof dir);
 	kb_err err;
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
+	const test_record oxann = {"oxann", "abc", 3};
 
 	kb_store_close(st);
-	cr_assert_eq(mdb_env_create(&env), 0);
-	cr_assert_eq(mdb_env_open(env, dir, MDB_NOTLS, 0644), 0);
-	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
-	MDB_val k = {5, "oxann"}, v = {3, "abc"};
-	cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
-	cr_assert_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	test_lmdb_put(dir, &oxann, 1);
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	walk_sees_then_close(st, "kim\n");
 }
@@ -401,24 +392,13 @@ Test(core_rules, store_digest_hashes_every_byte_of_each_length)
 	char dir[256];
 	kb_store *st;
 	kb_err err;
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
 	uint64_t digest;
+	const test_record rec[2] = {{"k2", large, sizeof large}, {"k1", small, sizeof small}};
 
 	memset(small, 's', sizeof small);
 	memset(large, 'L', sizeof large);
 	test_tmpdir(dir, sizeof dir);
-	cr_assert_eq(mdb_env_create(&env), 0);
-	cr_assert_eq(mdb_env_set_mapsize(env, 1 << 20), 0);
-	cr_assert_eq(mdb_env_open(env, dir, MDB_NOTLS, 0644), 0);
-	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
-	MDB_val k1 = {2, "k1"}, v1 = {sizeof small, small}, k2 = {2, "k2"}, v2 = {sizeof large, large};
-	cr_assert_eq(mdb_put(txn, dbi, &k2, &v2, 0), 0);
-	cr_assert_eq(mdb_put(txn, dbi, &k1, &v1, 0), 0);
-	cr_assert_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	test_lmdb_put(dir, rec, 2);
 	uint64_t want = fnv_part(fnv_part(0xcbf29ce484222325ull, "k1", 2), small, sizeof small);
 	want = fnv_part(fnv_part(want, "k2", 2), large, sizeof large);
 	cr_assert_eq(kb_store_open(&st, dir, KB_STORE_FROZEN, NULL, &err), 0, "%s", err.msg);

@@ -687,22 +687,13 @@ Test(state_rules, walk_visits_only_well_formed_keys, .timeout = 20)
 	cr_assert_eq(kb_store_apply(st, a, 1, NULL, &err), 0, "%s", err.msg);
 	kb_store_close(st);
 
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
 	static const char *const junk[] = {"v/bad version/bob", "v/v1/bad name", "v/v1/", "v//bob",
 					   "v/nosplit", "o/", "o/a b", "x/bob"};
-	uint8_t val[KB_RES_LEN] = {KB_REC_RESULTS, 0, 1};
-	cr_assert_eq(mdb_env_create(&env), 0);
-	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0);
-	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
-	for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++) {
-		MDB_val k = {strlen(junk[i]), (void *)junk[i]}, v = {sizeof val, val};
-		cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
-	}
-	cr_assert_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	static const uint8_t val[KB_RES_LEN] = {KB_REC_RESULTS, 0, 1};
+	test_record rec[sizeof junk / sizeof junk[0]];
+	for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++)
+		rec[i] = (test_record){junk[i], val, sizeof val};
+	test_lmdb_put(dir, rec, sizeof junk / sizeof junk[0]);
 
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	seen_all seen = {0};
@@ -874,21 +865,12 @@ Test(state_rules, unreadable_results_record_left_alone, .timeout = 20)
 	char dir[256];
 	kb_store *st;
 	kb_err err;
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi dbi;
 	static const uint8_t newer[KB_RES_LEN] = {KB_REC_RESULTS, 0, 7};
+	const test_record bob = {"v/v1/bob", newer, sizeof newer};
 
 	st = fresh_store(dir, sizeof dir);
 	kb_store_close(st);
-	cr_assert_eq(mdb_env_create(&env), 0);
-	cr_assert_eq(mdb_env_open(env, dir, 0, 0644), 0);
-	cr_assert_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
-	cr_assert_eq(mdb_dbi_open(txn, NULL, 0, &dbi), 0);
-	MDB_val k = {strlen("v/v1/bob"), "v/v1/bob"}, v = {sizeof newer, (void *)newer};
-	cr_assert_eq(mdb_put(txn, dbi, &k, &v, 0), 0);
-	cr_assert_eq(mdb_txn_commit(txn), 0);
-	mdb_env_close(env);
+	test_lmdb_put(dir, &bob, 1);
 
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	kb_store_add a;
