@@ -121,8 +121,8 @@ int kj_proc_send(kj_proc *p, const char *buf, size_t len);
  * timeout, -1 on EOF or an error (of the read, or of the wait).  With the
  * input buffer full (KJ_INBUF bytes unconsumed) it returns 1 at once
  * without waiting: the caller parses or rejects what is there, nothing
- * more is read before it consumes.  After the EOF it returns -1 at once, writing nothing more:
- * what the bot left unread stays in olen. */
+ * more is read before it consumes.  After the EOF it returns -1 at once,
+ * writing nothing more: what the bot left unread stays in olen. */
 int kj_proc_pump(kj_proc *p, int ms);
 
 /* Drop the first n bytes of the input buffer. */
