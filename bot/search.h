@@ -60,7 +60,9 @@ int kb_search_level_for_budget(int budget_ms, int opponents);
 void kb_search_set_level(kb_search *bot, int level);
 
 /* Choose A's move for die with legal mask (>= 1 bit) in pos.  value (may be
- * NULL) receives each legal index's estimated win probability. */
+ * NULL) receives each legal index's estimated win probability, -1 for the
+ * others; a mask of one bit is that move, played without a search (its
+ * value -1). */
 int kb_search_decide(kb_search *bot, const kb_pos *pos, int die, unsigned mask,
 		  double value[KB_PIECES]);
 

@@ -1774,6 +1774,25 @@ Test(bot_rules, search_level_for_budget_table)
 			     "budget %d ms, %d opponents", cases[i][0], cases[i][1]);
 }
 
+/* A lone move is played without a search (search.h): no position is
+ * scored and its value stays -1; two moves are searched.  A on 31, 30,
+ * 27 and 25 with a 1 may move pieces 2 and 3 (0xc); a mask of piece 2
+ * alone is what the client passes after the server refused piece 3. */
+Test(bot_rules, search_plays_a_lone_legal_move_unsearched)
+{
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_pos pos = test_pos(0x3, "31 30 27 25", "25", NULL, NULL);
+	double v[KB_PIECES];
+	kb_search bot;
+
+	kb_search_init(&bot, 0x3, opp, 1, 2);
+	cr_assert_eq(kb_search_decide(&bot, &pos, 1, 0x4, v), 2);
+	cr_assert_eq(v[2], -1.0, "the lone move's value: %f", v[2]);
+	cr_assert_eq(bot.nodes, 0u, "%llu positions scored", (unsigned long long)bot.nodes);
+	cr_assert_eq(kb_search_decide(&bot, &pos, 1, 0xc, v), 2);
+	cr_assert_gt(bot.nodes, 0u, "two moves are searched");
+}
+
 /* With zero weights every leaf is worth 1/2 and a won game 1, so the
  * values are what the dice give.  A (goal 31, 30; pieces at 27 and 25)
  * rolls a 1: piece 2 into goal square 28 leaves 25 needing a 4; piece 3

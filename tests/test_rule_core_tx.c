@@ -543,3 +543,17 @@ Test(core_rules, transcript_read_out_of_memory_names_no_line)
 	cr_assert_str_eq(err.msg, "transcript line 0: out of memory");
 	fclose(in);
 }
+
+/* A transcript without an end record (a game cut short) credits no
+ * winner: -1 (transcript.h), not seat A. */
+Test(core_rules, transcript_without_an_end_has_no_winner)
+{
+	static const char text[] = "kimble-transcript 1\nseed 5\nseats external hard absent absent\n";
+	kb_transcript tx;
+	kb_err err;
+
+	cr_assert_eq(kb_tx_parse(text, sizeof text - 1, &tx, &err), 0, "%s", err.msg);
+	cr_assert_eq(tx.ended, 0);
+	cr_assert_eq(tx.winner, -1);
+	kb_tx_free(&tx);
+}
