@@ -69,8 +69,11 @@ all: $(addprefix bin/,$(PROGS))
 # __wrap_kb_rng_die: dice a test chooses, e.g. a game of 4,096 rolls;
 # test_rule_judge_out.c's __wrap_kb_tx_parse: a transcript that cannot be
 # read back for want of memory; test_rule_bot.c's __wrap_kb_net_connect: a
-# server that comes up while the relay is trying to reach it).
-KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse -Wl,--wrap=kb_net_connect
+# server that comes up while the relay is trying to reach it;
+# test_rating.c's __wrap_malloc: the project's one allocation of a given
+# size refused, which no address-space limit can pick out).
+KB_TEST_WRAP := -Wl,--wrap=kb_rng_die -Wl,--wrap=kb_tx_parse -Wl,--wrap=kb_net_connect \
+		-Wl,--wrap=malloc
 
 # ---- one build variant V (rel, asan) -------------------------------------
 define VARIANT

@@ -1,6 +1,7 @@
 /* test_rating.c - the rating list: known answers, bad input, and simulated
  * tournaments whose true strengths are known (suite rating). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,4 +280,40 @@ Test(rating, dependent_games_widen_the_interval)
 	cr_assert(t.se[0] > 1.8 * a.se[0], "together %f, apart %f", t.se[0], a.se[0]);
 	kj_rating_free(&a);
 	kj_rating_free(&t);
+}
+
+/* malloc as the C library's, except that the next call for exactly
+ * refused_bytes bytes fails (the test binary is linked with --wrap=malloc,
+ * which reaches the project's own calls, not the library's). */
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static size_t refused_bytes;
+
+void *__wrap_malloc(size_t size)
+{
+	if (refused_bytes && size == refused_bytes) {
+		refused_bytes = 0;
+		errno = ENOMEM;
+		return NULL;
+	}
+	return __real_malloc(size);
+}
+
+/* No memory for the covariance matrix (3 bots: 9 doubles, the fit's one
+ * block of 72 bytes): the fit fails with KJ_RATING_NO_MEMORY and its
+ * message, not a success whose matrix is missing. */
+Test(rating, fit_without_memory_for_the_covariance_fails)
+{
+	kj_rating_game g[4];
+	kj_rating r;
+	kb_err err = {{0}};
+
+	for (int i = 0; i < 4; i++)
+		g[i] = (kj_rating_game){(uint32_t)i, 2, {0, 1}, {1 + i % 2, 2 - i % 2}};
+	refused_bytes = 9 * sizeof(double);
+	cr_assert_eq(kj_rating_fit(g, 4, 3, &r, &err), KJ_RATING_NO_MEMORY);
+	cr_assert_eq(refused_bytes, 0u, "the covariance's allocation was the one refused");
+	cr_assert_str_eq(err.msg, "rating: out of memory");
+	cr_assert_null(r.cov);
+	kj_rating_free(&r);
 }

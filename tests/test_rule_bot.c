@@ -2544,7 +2544,9 @@ Test(bot_rules, fit_winrate_is_the_mean_of_six_lineups, .timeout = 60)
 }
 
 /* SPSA: every base weight moves by +-a (y+ - y-) / (2 x 0.05) with a =
- * step / (1 + it / 50), the interaction tables not at all. */
+ * step / (1 + it / 50), the interaction tables not at all; each weight's
+ * sign is drawn (a simultaneous perturbation), so not every weight moves
+ * the same way. */
 Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
 {
 	static kb_weights w;
@@ -2561,6 +2563,8 @@ Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
 	free(log_text);
 	double g0 = 0.01 * (yp[0] - ym[0]) / 0.1, g1 = 0.01 / (1 + 1 / 50.0) * (yp[1] - ym[1]) / 0.1;
 	cr_assert(fabs(g0) > 1e-3 || fabs(g1) > 1e-3, "no difference measured: %f %f", g0, g1);
+	double first = w.piece[0][0] - kb_weights_default.piece[0][0];
+	int unlike = 0;
 	for (int t = 0; t < KB_EVAL_TYPES; t++) {
 		const float *now[3] = {&w.danger[t], &w.dprog[t], &w.tempo[t]};
 		const float *was[3] = {&kb_weights_default.danger[t], &kb_weights_default.dprog[t],
@@ -2571,8 +2575,10 @@ Test(bot_rules, fit_spsa_moves_every_base_weight_alike, .timeout = 60)
 			double m = fabs(moved);
 			cr_assert(fabs(m - fabs(g0 + g1)) < 2e-4 || fabs(m - fabs(g0 - g1)) < 2e-4,
 				  "type %d weight %d moved %f, expected +-%f +-%f", t, b, moved, g0, g1);
+			unlike += fabs(moved - first) > 2e-4;
 		}
 	}
+	cr_assert_gt(unlike, 0, "every weight moved by %f: one sign for all", first);
 	cr_assert(memcmp(w.pair, kb_weights_default.pair, sizeof w.pair) == 0);
 	cr_assert(memcmp(w.hit, kb_weights_default.hit, sizeof w.hit) == 0);
 	cr_assert(memcmp(w.behind, kb_weights_default.behind, sizeof w.behind) == 0);

@@ -710,6 +710,27 @@ Test(judge_rules, proc_kill_all_passes_a_bot_already_reaped, .timeout = 30)
 	kill_all_stops(&slow);
 }
 
+/* A bot reaped elsewhere (its wait fails: ECHILD) is forgotten at once
+ * by kj_proc_finish_all, not taken for a bot still running and waited on
+ * for its whole grace (10 minutes here, beyond the test's time-out).  It
+ * has a write budget, so the wait is the counting one (reap_counted). */
+Test(judge_rules, proc_finish_forgets_a_bot_reaped_elsewhere, .timeout = 30)
+{
+	uint64_t written = 0;
+	kj_bot b;
+	kj_proc p, *ps[1] = {&p};
+	int st;
+
+	sh_bot(&b, "echo ready; read x; exit 3", &written);
+	start(&p, &b, &confined_1mb); /* a write budget: its writes counted */
+	expect_line(&p, "ready");
+	go_on(&p);
+	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
+	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
+	kj_proc_finish_all(ps, 1, 600000);
+	cr_assert_eq(p.pid, 0, "forgotten");
+}
+
 /* A bot whose folder cannot be entered starts (proc.h: not a failure of
  * the start), and exec_errno and exec_step say why: chdir, the system's
  * error; a command that is not there: execvp. */

@@ -903,6 +903,39 @@ Test(judge_rules, server_expires_a_game_at_its_ttl_to_the_millisecond, .timeout 
 	stop_server(kid);
 }
 
+/* A move is a use of its game: the token time counts again from it
+ * (game.h), so a game moved 50 s after its start is still there at 60 s
+ * and expires at 110 s. */
+Test(judge_rules, server_move_keeps_its_game_alive, .timeout = 60)
+{
+	const int64_t t0 = 1000000000;
+	static char got[8192];
+	char move[80], token[KB_TOKEN_LEN + 1], before[128];
+	int port;
+
+	share();
+	shared->clock_ms = t0;
+	pid_t kid = start_server(&port);
+	test_conn *c = test_conn_open(NULL, port, 10000);
+	do /* a game that waits for A's decision */
+		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
+	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
+	snprintf(token, sizeof token, "%.65s", got);
+	snprintf(before, sizeof before, "%.127s", last_line(got));
+	shared->clock_ms = t0 + 50000;
+	for (int idx = 0; idx < 4 && strcmp(last_line(got), before) == 0; idx++) {
+		snprintf(move, sizeof move, "%s%d\n", token, idx);
+		cr_assert_geq(ask(c, move, got, sizeof got), 1);
+	}
+	cr_assert_str_neq(last_line(got), before, "a legal move was taken");
+	shared->clock_ms = t0 + 60000;
+	in_use_after_turns(c, 1);
+	shared->clock_ms = t0 + 110000;
+	in_use_after_turns(c, 0);
+	test_conn_close(c);
+	stop_server(kid);
+}
+
 /* A connection that is reset while the server still holds its answer
  * (send above takes none of it) is closed with the answer unsent: the
  * server gives the answer's buffer back.  Here 50 such connections, each
