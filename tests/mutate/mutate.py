@@ -625,8 +625,8 @@ def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
             log("mutate: %s: %s" % (folder, e))
             results["folders"][folder] = {"error": str(e).splitlines()[0]}
             continue
-        log("== %s: %d of %d mutant%s (%d listed equivalent), unmutated %s"
-            % (folder, len(live), total, "" if total == 1 else "s", len(eqs), ", ".join(
+        log("== %s: %d of %d mutant%s (and %d listed equivalent), unmutated %s"
+            % (folder, len(live), total - len(eqs), "" if total - len(eqs) == 1 else "s", len(eqs), ", ".join(
                 "%s %.1f s (timeout %.0f s)" % (st[0], st[2], st[1]) for st in stages)))
         results["folders"][folder] = {"stages": [
             {"tests": st[0], "unmutated_s": round(st[2], 2), "timeout_s": round(st[1], 1)}
