@@ -881,6 +881,16 @@ Test(judge_rules, server_forgets_the_addresses_it_has_done_with, .timeout = 60)
 	stop_server(kid);
 }
 
+/* On the server's clock: c's one game is still listed at alive_ms, and
+ * gone (expired) at gone_ms. */
+static void alive_then_gone(test_conn *c, int64_t alive_ms, int64_t gone_ms)
+{
+	shared->clock_ms = alive_ms;
+	in_use_after_turns(c, 1);
+	shared->clock_ms = gone_ms;
+	in_use_after_turns(c, 0);
+}
+
 /* The server's clock counts milliseconds: a game expires when the token
  * time (60 s here) has passed since its last use (game.h), not 1 ms
  * before, nor later. */
@@ -895,10 +905,7 @@ Test(judge_rules, server_expires_a_game_at_its_ttl_to_the_millisecond, .timeout 
 	pid_t kid = start_server(&port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
 	cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
-	shared->clock_ms = t0 + 60000 - 1;
-	in_use_after_turns(c, 1);
-	shared->clock_ms = t0 + 60000;
-	in_use_after_turns(c, 0);
+	alive_then_gone(c, t0 + 60000 - 1, t0 + 60000);
 	test_conn_close(c);
 	stop_server(kid);
 }
@@ -928,10 +935,7 @@ Test(judge_rules, server_move_keeps_its_game_alive, .timeout = 60)
 		cr_assert_geq(ask(c, move, got, sizeof got), 1);
 	}
 	cr_assert_str_neq(last_line(got), before, "a legal move was taken");
-	shared->clock_ms = t0 + 60000;
-	in_use_after_turns(c, 1);
-	shared->clock_ms = t0 + 110000;
-	in_use_after_turns(c, 0);
+	alive_then_gone(c, t0 + 60000, t0 + 110000);
 	test_conn_close(c);
 	stop_server(kid);
 }
