@@ -707,8 +707,13 @@ def report(results, args):
             continue
         score = "-" if row["score"] is None else "%.1f" % row["score"]
         lines.append("| %s | %s | %s |" % (name, " | ".join(str(row[c]) for c in cols), score))
-    text = ["Mutation testing (seed %d, %s per folder)" % (
-        args.seed, args.mutants if args.mutants else "all"), ""] + lines
+    if args.match and not args.mutants:
+        # a re-run of chosen mutants: no sample, so no seed to speak of
+        what = "every mutant whose key holds %s" % " or ".join("'%s'" % m for m in args.match)
+    else:
+        what = "seed %d, %s per folder%s" % (args.seed, args.mutants if args.mutants else "all",
+                                             " of those matching" if args.match else "")
+    text = ["Mutation testing (%s)" % what, ""] + lines
     survivors = [r for r in results["mutants"] if r["status"] == "survived"]
     if survivors:
         text += ["", "Survivors (a test should fail; or list the key in tests/mutate/equivalent.txt):"]
