@@ -465,8 +465,9 @@ class Scratch:
 # ---- the campaign ------------------------------------------------------------
 
 def select_mutants(root, args, equivalent):
-    """Per folder (live sample, listed equivalents, mutants matched), and
-    how many mutants --only and --match select in all."""
+    """Per folder (live sample, listed equivalents, how many unlisted
+    mutants the sample is drawn from), and how many mutants --only and
+    --match select in all."""
     by_folder, matched = {}, 0
     for folder in args.folders:
         # the folder and its program subfolders (bot/relay, judge/server, ...)
@@ -488,6 +489,7 @@ def select_mutants(root, args, equivalent):
         if args.match:
             muts = [m for m in muts if any(t in m.key for t in args.match)]
         live = [m for m in muts if m.key not in equivalent]
+        candidates = len(live)
         if args.mutants and len(live) > args.mutants:
             # each mutant's place in the sample depends on the seed and its
             # key alone, so listing an equivalent mutant or editing another
@@ -495,7 +497,7 @@ def select_mutants(root, args, equivalent):
             def rank(m):
                 return hashlib.sha256(("%d:%s" % (args.seed, m.key)).encode()).digest()
             live = sorted(sorted(live, key=rank)[:args.mutants], key=lambda m: (m.path, m.start))
-        by_folder[folder] = (live, eqs, len(muts))
+        by_folder[folder] = (live, eqs, candidates)
         matched += len(muts)
     return by_folder, matched
 
@@ -613,7 +615,7 @@ def campaign(args):
 
 
 def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
-    for folder, (live, eqs, total) in by_folder.items():
+    for folder, (live, eqs, candidates) in by_folder.items():
         if not live and not eqs:
             continue
         pattern = "*" if args.all_tests else SUITES[folder]
@@ -626,7 +628,7 @@ def run_folders(args, root, scratch, by_folder, equivalent, results, deadline):
             results["folders"][folder] = {"error": str(e).splitlines()[0]}
             continue
         log("== %s: %d of %d mutant%s (and %d listed equivalent), unmutated %s"
-            % (folder, len(live), total - len(eqs), "" if total - len(eqs) == 1 else "s", len(eqs), ", ".join(
+            % (folder, len(live), candidates, "" if candidates == 1 else "s", len(eqs), ", ".join(
                 "%s %.1f s (timeout %.0f s)" % (st[0], st[2], st[1]) for st in stages)))
         results["folders"][folder] = {"stages": [
             {"tests": st[0], "unmutated_s": round(st[2], 2), "timeout_s": round(st[1], 1)}
