@@ -232,34 +232,53 @@ void test_fail_syscall(long nr, int err)
 	cr_assert(test_seccomp_one(nr, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA), 0) >= 0);
 }
 
+int test_notif_answer(int listener, int (*decide)(const struct seccomp_notif *req, void *ctx), void *ctx)
+{
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp = {0};
+
+	memset(&req, 0, sizeof req);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
+		return -1;
+	resp.id = req.id;
+	resp.error = -decide(&req, ctx);
+	if (!resp.error)
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return 0;
+}
+
+/* What test_run_failing fails: calls whose first argument is a
+ * descriptor open on a path that holds part, with err. */
+typedef struct path_fault {
+	const char *part;
+	int err;
+} path_fault;
+
+static int fails_on_path(const struct seccomp_notif *req, void *ctx)
+{
+	const path_fault *f = ctx;
+	char link[64], target[PATH_MAX];
+
+	snprintf(link, sizeof link, "/proc/%d/fd/%llu", (int)req->pid,
+		 (unsigned long long)req->data.args[0]);
+	ssize_t n = readlink(link, target, sizeof target - 1);
+	target[n > 0 ? n : 0] = '\0';
+	return strstr(target, f->part) ? f->err : 0;
+}
+
 /* The supervisor of test_run_failing: answers each call notified on
- * listener with -err when its first argument is a descriptor open on a
- * path that holds part, else lets it through, until prog ends; returns
- * prog's exit status (200 killed, 201 lost).  It must not make the call
- * itself: the filter holds it too. */
+ * listener (fails_on_path) until prog ends; returns prog's exit status
+ * (200 killed, 201 lost).  It must not make the call itself: the filter
+ * holds it too.  A call that went away (its process killed) is passed. */
 static int fail_calls_on(int listener, pid_t prog, const char *part, int err)
 {
 	int pidfd = (int)syscall(SYS_pidfd_open, prog, 0), status;
 	struct pollfd pf[2] = {{.fd = listener, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
+	path_fault f = {part, err};
 
-	while (pidfd >= 0 && poll(pf, 2, -1) > 0 && !(pf[1].revents & POLLIN)) {
-		struct seccomp_notif req;
-		struct seccomp_notif_resp resp = {0};
-		char link[64], target[PATH_MAX];
-		memset(&req, 0, sizeof req);
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
-			continue; /* the call went away (its process was killed) */
-		snprintf(link, sizeof link, "/proc/%d/fd/%llu", (int)req.pid,
-			 (unsigned long long)req.data.args[0]);
-		ssize_t n = readlink(link, target, sizeof target - 1);
-		target[n > 0 ? n : 0] = '\0';
-		resp.id = req.id;
-		if (strstr(target, part))
-			resp.error = -err;
-		else
-			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	}
+	while (pidfd >= 0 && poll(pf, 2, -1) > 0 && !(pf[1].revents & POLLIN))
+		test_notif_answer(listener, fails_on_path, &f);
 	if (waitpid(prog, &status, 0) != prog)
 		return 201;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 200;

@@ -71,6 +71,13 @@ void test_fail_syscall(long nr, int err);
  * error. */
 int test_seccomp_one(long nr, unsigned action, unsigned flags);
 
+/* Answer the next call notified on listener (a filter of action
+ * SECCOMP_RET_USER_NOTIF): decide(req, ctx) returns an error number to
+ * fail the call with, or 0 to let it through.  Returns 0, or -1 with errno
+ * when no call was received (EINTR, or ENOENT: the caller went away). */
+struct seccomp_notif;
+int test_notif_answer(int listener, int (*decide)(const struct seccomp_notif *req, void *ctx), void *ctx);
+
 /* Fault injection for a program: run argv (stdin and stdout /dev/null,
  * stderr to err_path) with every system call nr whose first argument is
  * a descriptor open on a path that holds part (readlink of /proc/PID/fd)

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -423,26 +422,22 @@ Test(judge_rules, match_without_seat_a_is_refused)
 	cr_assert_str_eq(err.msg, "game 9: seat A must be present");
 }
 
+/* The first vfork goes through, every later one fails with EAGAIN (as
+ * when out of processes); ctx counts them. */
+static int all_but_the_first(const struct seccomp_notif *req, void *ctx)
+{
+	(void)req;
+	return ++*(int *)ctx > 1 ? EAGAIN : 0;
+}
+
 /* Fault injection: the supervisor of only_first_vfork, a thread that
- * answers the seccomp notifications of vfork on listener: the first goes
- * through, every later one fails with EAGAIN (as when out of processes). */
+ * answers the seccomp notifications of vfork on listener. */
 static void *answer_vforks(void *arg)
 {
 	int listener = *(int *)arg, n = 0;
 
-	for (;;) {
-		struct seccomp_notif req;
-		struct seccomp_notif_resp resp = {0};
-		memset(&req, 0, sizeof req);
-		if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req))
-			continue;
-		resp.id = req.id;
-		if (++n > 1)
-			resp.error = -EAGAIN;
-		else
-			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	}
+	for (;;)
+		test_notif_answer(listener, all_but_the_first, &n);
 	return NULL;
 }
 
@@ -1779,7 +1774,8 @@ Test(judge_rules, run_stopped_by_a_failed_worker_signals_only_live_ones, .timeou
 	const char *said = test_read_file(NULL, errpath);
 	cr_expect(strstr(said, "kimble-judge: game ") && strstr(said, ": start position: unsound, already won, "
 								 "or seats that do not match the lineup\n"),
-		  "%s", said);	char games[320];
+		  "%s", said);
+	char games[320];
 	snprintf(games, sizeof games, "%s/games", out);
 	cr_expect_str_eq(tmp_files(games), "", "temporary files left in %s", games);
 }

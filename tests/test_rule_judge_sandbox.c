@@ -1046,31 +1046,28 @@ static const char *fail_path;
 static unsigned fail_flags;
 static int fail_err, fail_nth, calls, notify_fd;
 
+/* fail_err for the open that fail_path and fail_flags (or fail_nth)
+ * name, else 0: the path read from the calling process. */
+static int open_fault(const struct seccomp_notif *req, void *unused)
+{
+	char path[256] = "";
+	struct iovec mine = {path, sizeof path - 1};
+	struct iovec theirs = {(void *)(uintptr_t)req->data.args[1], sizeof path - 1};
+
+	(void)unused;
+	process_vm_readv((pid_t)req->pid, &mine, 1, &theirs, 1, 0);
+	if (fail_path ? !strcmp(path, fail_path) && (req->data.args[2] & fail_flags) == fail_flags :
+			++calls == fail_nth)
+		return fail_err;
+	return 0;
+}
+
 static void *answer_opens(void *unused)
 {
 	(void)unused;
-	for (;;) {
-		struct seccomp_notif req;
-		struct seccomp_notif_resp resp;
-		char path[256] = "";
-		memset(&req, 0, sizeof req);
-		if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
-			if (errno == EINTR || errno == ENOENT)
-				continue;
-			return NULL;
-		}
-		struct iovec mine = {path, sizeof path - 1};
-		struct iovec theirs = {(void *)(uintptr_t)req.data.args[1], sizeof path - 1};
-		process_vm_readv((pid_t)req.pid, &mine, 1, &theirs, 1, 0);
-		memset(&resp, 0, sizeof resp);
-		resp.id = req.id;
-		if (fail_path ? !strcmp(path, fail_path) && (req.data.args[2] & fail_flags) == fail_flags :
-				++calls == fail_nth)
-			resp.error = -fail_err;
-		else
-			resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-		ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
-	}
+	while (test_notif_answer(notify_fd, open_fault, NULL) == 0 || errno == EINTR || errno == ENOENT)
+		;
+	return NULL;
 }
 
 static void fail_open_of(long nr, const char *path, unsigned flags, int err)
