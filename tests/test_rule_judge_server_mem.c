@@ -735,6 +735,32 @@ static const char *last_line(const char *got)
 	return nl ? nl + 1 : got;
 }
 
+/* Start games with the message start on c until one waits for A's
+ * decision: its answer into got, its token into token. */
+static void game_waiting_for_a(test_conn *c, const char *start, char *got, size_t size,
+			       char token[KB_TOKEN_LEN + 1])
+{
+	do
+		cr_assert_geq(ask(c, start, got, size), 2);
+	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
+	snprintf(token, KB_TOKEN_LEN + 1, "%.65s", got);
+}
+
+/* Answer A's pending decision with the pieces in order until one is
+ * legal (an illegal one is answered with the same decision line): the
+ * answer to the legal one into got. */
+static void play_a_legal_move(test_conn *c, const char *token, char *got, size_t size)
+{
+	char before[128], move[80];
+
+	snprintf(before, sizeof before, "%.127s", last_line(got));
+	for (int idx = 0; idx < 4 && strcmp(last_line(got), before) == 0; idx++) {
+		snprintf(move, sizeof move, "%s%d\n", token, idx);
+		cr_assert_geq(ask(c, move, got, size), 1);
+	}
+	cr_assert_str_neq(last_line(got), before, "a legal move was taken");
+}
+
 /* A page on the live pages' port following request (a game's stream),
  * read up to the end of its first picture. */
 static test_conn *page_following(const char *request)
@@ -776,33 +802,21 @@ static void close_and_stop(pid_t kid, test_conn *page, test_conn *c)
 Test(judge_rules, server_stream_resumed_once_per_suspension, .timeout = 60)
 {
 	static char got[65536];
-	char request[80], move[80], token[KB_TOKEN_LEN + 1], want[32];
+	char request[80], token[KB_TOKEN_LEN + 1], want[32];
 	int port;
 
 	runs_http_port = test_free_port();
 	pid_t kid = start_server(&port);
 	cr_assert_neq(port, runs_http_port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
-	do /* a game that waits for A's decision */
-		cr_assert_geq(ask(c, "v001222\n", got, sizeof got), 2);
-	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
-	snprintf(token, sizeof token, "%.65s", got);
+	game_waiting_for_a(c, "v001222\n", got, sizeof got, token);
 	cr_assert_eq(ask(c, "?list\n", got, sizeof got), 1, "%s", got);
 	snprintf(request, sizeof request, "GET /events/%.17s HTTP/1.0\r\n\r\n", got);
 	test_conn *page = page_following(request);
 	wait_stream_asleep(); /* until the game moves */
-	/* each decision: the pieces in order until one is legal (an illegal
-	 * one is answered with the same decision line) */
 	for (int moves = 0; strncmp(last_line(got), "Voittaja: ", 10) != 0; moves++) {
-		char before[128];
 		cr_assert_lt(moves, 4000);
-		snprintf(before, sizeof before, "%.127s", last_line(got));
-		for (int idx = 0; idx < 4; idx++) {
-			snprintf(move, sizeof move, "%s%d\n", token, idx);
-			cr_assert_geq(ask(c, move, got, sizeof got), 1);
-			if (strcmp(last_line(got), before) != 0)
-				break;
-		}
+		play_a_legal_move(c, token, got, sizeof got);
 	}
 	snprintf(want, sizeof want, "data: winner %c", last_line(got)[10]);
 	page_ends_with(page, want);
@@ -917,24 +931,16 @@ Test(judge_rules, server_move_keeps_its_game_alive, .timeout = 60)
 {
 	const int64_t t0 = 1000000000;
 	static char got[8192];
-	char move[80], token[KB_TOKEN_LEN + 1], before[128];
+	char token[KB_TOKEN_LEN + 1];
 	int port;
 
 	share();
 	shared->clock_ms = t0;
 	pid_t kid = start_server(&port);
 	test_conn *c = test_conn_open(NULL, port, 10000);
-	do /* a game that waits for A's decision */
-		cr_assert_geq(ask(c, "v001000\n", got, sizeof got), 2);
-	while (strncmp(last_line(got), "Voittaja: ", 10) == 0);
-	snprintf(token, sizeof token, "%.65s", got);
-	snprintf(before, sizeof before, "%.127s", last_line(got));
+	game_waiting_for_a(c, "v001000\n", got, sizeof got, token);
 	shared->clock_ms = t0 + 50000;
-	for (int idx = 0; idx < 4 && strcmp(last_line(got), before) == 0; idx++) {
-		snprintf(move, sizeof move, "%s%d\n", token, idx);
-		cr_assert_geq(ask(c, move, got, sizeof got), 1);
-	}
-	cr_assert_str_neq(last_line(got), before, "a legal move was taken");
+	play_a_legal_move(c, token, got, sizeof got);
 	alive_then_gone(c, t0 + 60000, t0 + 110000);
 	test_conn_close(c);
 	stop_server(kid);
