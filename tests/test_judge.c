@@ -696,9 +696,6 @@ Test(judge, same_command_gives_identical_results_and_transcripts, .timeout = 60)
 	free(x), free(y);
 }
 
-/* A rerun of a transcript whose start position the game refuses (seat B
- * to roll in a game of A and C) says so and exits 2, having given back
- * what it held (the ASan run of make test sees a leak). */
 /* A fresh test folder dir with the test bot h (mode hard, its folder
  * into bot), the transcript tx of its -d game against the built-in hard
  * (seed 3), and the path dir/NAME into other (not made). */
@@ -714,6 +711,9 @@ static void h_game(char dir[512], char bot[1024], char tx[1100], char other[1100
 	cr_assert_eq(judge(dir, "game", game), 0);
 }
 
+/* A rerun of a transcript whose start position the game refuses (seat B
+ * to roll in a game of A and C) says so and exits 2, having given back
+ * what it held (the ASan run of make test sees a leak). */
 Test(judge, rerun_of_a_refused_start_position, .timeout = 60)
 {
 	char dir[512], bot[1024], tx[1100], edited[1100];

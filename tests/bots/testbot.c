@@ -368,9 +368,10 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	present = lineup(argv[2], digits);
 	kb_rng rng;
-	kb_rng_seed(&rng, strtoull(argv[3], NULL, 10));
+	unsigned long long seed = strtoull(argv[3], NULL, 10);
+	kb_rng_seed(&rng, seed);
 	madeup_rival = present & 2 ? 1 : present & 4 ? 2 : 3;
-	if (!strcmp(mode, "silent") || (!strcmp(mode, "silentodd") && strtoull(argv[3], NULL, 10) % 2))
+	if (!strcmp(mode, "silent") || (!strcmp(mode, "silentodd") && seed % 2))
 		for (;;)
 			pause();
 	FILE *log = strcmp(mode, "log") ? NULL : fopen("input.log", "w");
