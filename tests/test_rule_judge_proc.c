@@ -690,6 +690,19 @@ static void fifo_say(const char *path, const char *text)
 	cr_assert_eq(fclose(f), 0);
 }
 
+/* Start bot b (which says ready, reads a line and ends) with lim, let it
+ * end, and reap it here, behind kj_proc's back. */
+static void reaped_here(kj_proc *p, const kj_bot *b, const kj_limits *lim)
+{
+	int st;
+
+	start(p, b, lim);
+	expect_line(p, "ready");
+	go_on(p);
+	cr_assert_eq(kj_proc_pump(p, 30000), -1, "the bot's stdout should end");
+	cr_assert_eq(waitpid(p->pid, &st, 0), p->pid);
+}
+
 /* A stop signal between a bot's reap and its being forgotten (the judge's
  * handler runs kj_proc_kill_all) meets a bot that is gone: here one the
  * test reaped.  kj_proc_kill_all passes over it and still kills and reaps
@@ -698,15 +711,10 @@ Test(judge_rules, proc_kill_all_passes_a_bot_already_reaped, .timeout = 30)
 {
 	kj_bot gone, slow;
 	kj_proc p;
-	int st;
 
 	sh_bot(&gone, "echo ready; read x; exit 3", NULL);
 	sh_bot(&slow, "echo ready; read x", NULL);
-	start(&p, &gone, &unconfined);
-	expect_line(&p, "ready");
-	go_on(&p);
-	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
-	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
+	reaped_here(&p, &gone, &unconfined);
 	kill_all_stops(&slow);
 }
 
@@ -719,14 +727,9 @@ Test(judge_rules, proc_finish_forgets_a_bot_reaped_elsewhere, .timeout = 30)
 	uint64_t written = 0;
 	kj_bot b;
 	kj_proc p, *ps[1] = {&p};
-	int st;
 
 	sh_bot(&b, "echo ready; read x; exit 3", &written);
-	start(&p, &b, &confined_1mb); /* a write budget: its writes counted */
-	expect_line(&p, "ready");
-	go_on(&p);
-	cr_assert_eq(kj_proc_pump(&p, 30000), -1, "the bot's stdout should end");
-	cr_assert_eq(waitpid(p.pid, &st, 0), p.pid);
+	reaped_here(&p, &b, &confined_1mb); /* a write budget: its writes counted */
 	kj_proc_finish_all(ps, 1, 600000);
 	cr_assert_eq(p.pid, 0, "forgotten");
 }
