@@ -526,7 +526,7 @@ int __wrap_kb_net_connect(const char *host, int port, int *fd, kb_err *err)
 	if (connects_refused > 0) {
 		connects_refused--;
 		*fd = -1;
-		return kb_err_set(err, KB_NET_ECONNECT, "127.0.0.1 port %d: Connection refused", port);
+		return kb_err_set(err, KB_NET_ECONNECT, "%s port %d: Connection refused", host, port);
 	}
 	return __real_kb_net_connect(host, port, fd, err);
 }

@@ -269,8 +269,8 @@ Test(core_rules, record_names_and_keys)
 }
 
 /* A record that does not decode leaves r zeroed (record.h: "zeroed
- * first"), whatever the caller's variable held: a bad header, a newer
- * version, a wrong length. */
+ * first"), whatever the caller's variable held: one of another kind (an
+ * opponent record's), one too short. */
 Test(core_rules, record_decode_failure_leaves_zeros)
 {
 	static const uint8_t zero[sizeof(kb_res_rec)];
