@@ -149,6 +149,9 @@ enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_C_RULE
  * played at least this often, and this much more often than hard's. */
 #define KB_MODEL_USEFUL_ACCURACY 0.9
 #define KB_MODEL_USEFUL_MARGIN 0.03
+/* Faded decisions the bot must have predicted before its own rate is
+ * trusted over the samples'. */
+#define KB_MODEL_JUDGED_ENOUGH 30.0
 
 /* A fitted model, ready to evaluate. */
 typedef struct kb_model {
@@ -158,6 +161,8 @@ typedef struct kb_model {
 	double accuracy;      /* how often the model's most likely move is the
 				 one played (kb_model_useful; 0: no data) */
 	double hard_accuracy; /* the same for hard's move */
+	int own_rate;         /* 1: both rates are the bot's own predictions
+				 (enough of them), 0: the samples' */
 } kb_model;
 
 /* Feature vectors of every legal candidate of seat s with die d (mask the
@@ -208,7 +213,10 @@ int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned m
  * more to the search than the default assumption (hard), which learning
  * off uses.  The rates are the bot's own predictions before each game
  * (recent_predicted / recent_judged) once it judged 30 decisions, before
- * that the samples' (fitted to them, so optimistic). */
+ * that the samples' (fitted to them, so optimistic).  A model that
+ * believes the heuristic waits for the bot's own rate: ten fitted
+ * weights flatter themselves on their own samples far more than the
+ * choice of one rule does. */
 int kb_model_useful(const kb_model *m);
 
 /* Probability of each legal index of mask (p[i] = 0 for the others; they

@@ -35,6 +35,12 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 		fprintf(out, "\nused by the bot: no (no decisions yet: it assumes hard)");
 		return;
 	}
+	if (!m->own_rate && kb_model_belief(m) == KB_C_LOGIT) {
+		fprintf(out, "\nused by the bot: no (a heuristic waits for %.0f of the bot's own "
+			"predictions; on its samples its most likely move was played %.0f%% of the "
+			"time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
+		return;
+	}
 	fprintf(out, "\nused by the bot: %s (its most likely move was played %.0f%% of the time,"
 		" hard's %.0f%%; used from %.0f%% and %.0f points above hard's)",
 		kb_model_useful(m) ? "yes" : "no", 100.0 * m->accuracy, 100.0 * m->hard_accuracy,

@@ -4641,6 +4641,7 @@ Test(bot_rules, leaf_model_from_exactly_the_leaf_bound, .timeout = 60)
 		kb_search bot;
 		for (int k = 0; k < KB_COMPONENTS; k++)
 			l.model[1].weight[k] = k == KB_C_LOGIT ? weights[c] : (1 - weights[c]) / (KB_COMPONENTS - 1);
+		l.model[1].own_rate = 1; /* a heuristic is used on the bot's own rate only */
 		cr_assert_eq(kb_model_belief(&l.model[1]), KB_C_LOGIT);
 		kb_learn_models(&l, opp);
 		cr_assert_eq(opp[1], &l.opp[1], "case %d: the useful model is used", c);

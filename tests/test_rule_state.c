@@ -1822,10 +1822,12 @@ Test(state_rules, own_accuracy_from_thirty_judged)
 	kb_model_fit(&m, &st);
 	cr_assert_eq(m.accuracy, 0.5, "15 of 30 right");
 	cr_assert_eq(m.hard_accuracy, 0.75, "hard missed 10 of 40");
+	cr_assert_eq(m.own_rate, 1);
 	st.recent_judged = 29.5;
 	kb_model_fit(&m, &st);
 	cr_assert_eq(m.accuracy, 0.0, "no samples, too few judged");
 	cr_assert_eq(m.hard_accuracy, 0.0);
+	cr_assert_eq(m.own_rate, 0);
 }
 
 /* ---- a store whose pages are damaged --------------------------------------- */
@@ -2221,24 +2223,47 @@ static int alternating_pick(int arg, int nth, const kb_pos *pos, int die, unsign
 
 /* show's "played P% of the time, hard's H%" are shares of the kept
  * decisions: for a player no rule predicts every time, both lie in
- * 0..100 and the model's is below 100 (not 100 divided by the share). */
+ * 0..100 and the model's is the bot's own rate once it has judged 40
+ * decisions (20 of them right: 50%, not 100 divided by the share). */
 Test(state_rules, show_rates_are_percentages_of_the_decisions, .timeout = 30)
 {
 	char dir[256];
 	kb_store *st;
 	kb_err err;
 	double mine = -1, hard = -1;
+	kb_store_add judged = {.name = "switcher", .opponent = 1};
 
 	test_tmpdir(dir, sizeof dir);
 	test_store_player(dir, "switcher", 80, alternating_pick, 0);
+	judged.delta.model.recent_judged = 40, judged.delta.model.recent_predicted = 20;
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_apply(st, &judged, 1, NULL, &err), 0, "%s", err.msg);
 	const char *show = report_ok(st, "switcher");
 	const char *use = strstr(show, "most likely move was played ");
 	cr_assert_not_null(use, "%s", show);
 	cr_assert_eq(sscanf(use, "most likely move was played %lf%% of the time, hard's %lf%%", &mine, &hard), 2,
 		     "%s", show);
-	cr_assert(mine >= 0 && mine < 100, "the model's share %g%%: %s", mine, show);
+	cr_assert_eq(mine, 50, "the model's share %g%%: %s", mine, show);
 	cr_assert(hard > 0 && hard < 100, "hard's share %g%%: %s", hard, show);
+	kb_store_close(st);
+}
+
+/* A player the model explains by the heuristic is not played with until
+ * the bot has judged enough of its moves itself, however well the logit
+ * fits its own samples: show says so, and what the samples say. */
+Test(state_rules, show_says_a_heuristic_waits_for_the_bots_own_rate, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_player(dir, "switcher", 80, alternating_pick, 0);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	const char *show = report_ok(st, "switcher");
+	cr_assert(strstr(show, "\nused by the bot: no (a heuristic waits for 30 of the bot's own "
+			       "predictions; on its samples its most likely move was played ") != NULL,
+		  "%s", show);
 	kb_store_close(st);
 }
 

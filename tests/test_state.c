@@ -73,13 +73,15 @@ static void decisions(enum player who, uint64_t seed, int games,
 typedef struct learn_ctx {
 	kb_model_stats st;
 	int limit;
+	const kb_model *judge; /* set: record its predictions, as the bot does */
 } learn_ctx;
 
 static int learn(void *ctx, const kb_pos *p, int s, int d, unsigned m, int c)
 {
 	learn_ctx *l = ctx;
 
-	kb_model_observe(&l->st, p, s, d, m, c);
+	if (kb_model_observe(&l->st, p, s, d, m, c) == 0 && l->judge)
+		kb_model_observe_prediction(&l->st, kb_model_pick(l->judge, p, s, d, m) == c);
 	return (int)l->st.decisions >= l->limit;
 }
 
@@ -256,6 +258,7 @@ static kb_model played_games(enum player who, uint64_t seed, int games, kb_model
 		memset(&game, 0, sizeof game);
 		game.limit = 1 << 30;
 		kb_model_fit(&m, rec);
+		game.judge = &m;
 		decisions(who, seed + (uint64_t)g, 1, learn, &game);
 		kb_model_stats_add(rec, &game.st);
 		memcpy(rec->fit_w, m.w, sizeof m.w);
