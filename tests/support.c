@@ -471,18 +471,40 @@ int test_open_fds(void)
 	return n;
 }
 
+/* Whether port on 127.0.0.1 can be bound now. */
+static int port_bindable(int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Why below 32768: a port that bind(0) hands out is one of the kernel's
+ * ephemeral ports (ip_local_port_range, 32768-60999 by default), which
+ * any connect() on the machine may take as its own end before the server
+ * under test binds it; under the parallel suite a server test then failed
+ * now and then.  Ports 20000-32767, spread by process and call, are
+ * never handed out that way. */
+#define TEST_PORT_FIRST 20000
+#define TEST_PORTS 12768
+
 int test_free_port(void)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof a;
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+	static unsigned calls;
 
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
+	for (int tries = 0; tries < 1000; tries++) {
+		unsigned k = (unsigned)getpid() * 2654435761u + calls++ * 40503u;
+		int port = TEST_PORT_FIRST + (int)(k % TEST_PORTS);
+		if (port_bindable(port))
+			return port;
+	}
+	return -1;
 }
 
 int test_connect(int port, int timeout_ms)

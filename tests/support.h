@@ -152,7 +152,8 @@ int test_write_all(int fd, const void *buf, size_t len);
  * close what it opens. */
 int test_open_fds(void);
 
-/* A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0). */
+/* A TCP port on 127.0.0.1 that was free a moment ago, below the kernel's
+ * ephemeral ports (support.c says why); -1 when none of 1000 tried was. */
 int test_free_port(void);
 
 /* Connect to 127.0.0.1:port, retrying up to timeout_ms while it is refused

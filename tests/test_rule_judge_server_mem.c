@@ -550,8 +550,11 @@ static pid_t start_runs(int *port, int runs)
 			/* the first run loads what the C library keeps (name
 			 * service, stdio); a second one must give back all */
 			size_t before = in_use();
-			if (srv_run(&o, &err) != SRV_OK)
+			if (srv_run(&o, &err) != SRV_OK) {
+				/* the test reads "no announce line": say why here */
+				fprintf(stderr, "server run %d: %s\n", run, err.msg);
 				_exit(1);
+			}
 			if (run > 0 && in_use() > before + kept_at_most())
 				_exit(2);
 			/* the run's SIGTERM stays pending (blocked; the
