@@ -8,12 +8,16 @@
 #
 #   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]
 #
-# Players default to every made-up player.  Prints one line per player:
+# Players default to every made-up player of the learning bench, the
+# built-in policies easy and hard (as "easy1" and "hard1") included.
+# Prints one line per player:
 # the win rates with learning and without, their difference with its 95%
-# interval (the two runs taken as independent samples: an upper bound,
-# about +-3.6 points at 600 deals), and the bot's mean decision time in
-# each (the judge's wall-clock ms per decision, its process and pipes
-# included: noisy on a busy machine).  Needs make all
+# interval, how many games the two played alike, and the bot's mean
+# decision time in each (the judge's wall-clock ms per decision, its
+# process and pipes included: noisy on a busy machine).  The same seed
+# gives both runs the same games with the same dice, so the interval is
+# paired, game by game (about +-2.6 points at 600 deals; taken as two
+# independent samples it would be +-3.6).  Needs make all
 # build/rel/testbots/testbot.  Run from the repository root.
 set -eu
 deals=600 seed=11
@@ -21,7 +25,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--deals) deals=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
-	-h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) break ;;
 	esac
 done
@@ -29,7 +33,7 @@ root=$(pwd)
 for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
 	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
 done
-madeup="capturer greedy cautious pacifist mixed switcher targeter middle"
+madeup="capturer greedy cautious pacifist mixed switcher targeter middle easy hard"
 players=${*:-$madeup}
 for p in $players; do
 	[ -f "$p/meta" ] || case " $madeup " in *" $p "*) ;; *)
@@ -41,10 +45,20 @@ tmp=$(mktemp -d /tmp/kimble-learning-judge-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # bot folders: name, command, arguments, stderr flag
 bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
-rate() { awk -v n="$1" '$1 == n { print $3 / $2 }' "$2"; }
+# one line per game, in game order: 1 if kimble-bot won it, else 0
+wins() { for f in "$1"/games/*.res; do awk '$1 == "seat" && $3 == "kimble-bot" { print ($5 == 1) }' "$f"; done; }
+# how many games of the two runs saw the same rolls and moves
+alike() {
+	n=0
+	for f in "$1"/games/*.tx; do
+		g=${f##*/}
+		[ "$(grep '^roll' "$f")" = "$(grep '^roll' "$2/games/$g")" ] && n=$((n + 1))
+	done
+	echo $n
+}
 # the mean ms column: the second last of the bot's line
 mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
-printf '%-9s %6s %9s %9s %9s %13s %8s %8s\n' player games learning off difference "95%" \
+printf '%-9s %6s %9s %9s %9s %13s %6s %8s %8s\n' player games learning off difference "95%" alike \
 	"ms learn" "ms off"
 for p in $players; do
 	if [ -f "$p/meta" ]; then
@@ -59,12 +73,16 @@ for p in $players; do
 		(cd "$tmp" && nice "$root/bin/kimble-judge" -q -f gauntlet -t 2 \
 			-g "$deals" -s "$seed" -o "out-$v-$label" "$v-$label" "$opponent" > /dev/null)
 	done
-	l=$(rate kimble-bot "$tmp/out-learn-$label/results.txt")
-	o=$(rate kimble-bot "$tmp/out-off-$label/results.txt")
+	wins "$tmp/out-learn-$label" > "$tmp/learn-$label.w"
+	wins "$tmp/out-off-$label" > "$tmp/off-$label.w"
+	same=$(alike "$tmp/out-learn-$label" "$tmp/out-off-$label")
 	lt=$(mean_ms kimble-bot "$tmp/out-learn-$label/results.txt")
 	ot=$(mean_ms kimble-bot "$tmp/out-off-$label/results.txt")
-	awk -v p="$label" -v g=$((2 * deals)) -v l="$l" -v o="$o" -v lt="$lt" -v ot="$ot" 'BEGIN {
-		h = 196 * sqrt((l * (1 - l) + o * (1 - o)) / g)
-		printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f [%+5.1f,%+5.1f] %8.2f %8.2f\n", p, g,
-		       100 * l, 100 * o, 100 * (l - o), 100 * (l - o) - h, 100 * (l - o) + h, lt, ot }'
+	paste "$tmp/learn-$label.w" "$tmp/off-$label.w" |
+		awk -v p="$label" -v same="$same" -v lt="$lt" -v ot="$ot" '
+		{ n++; l += $1; o += $2; d = $1 - $2; sd += d; sd2 += d * d }
+		END {
+			m = sd / n; h = n > 1 ? 196 * sqrt((sd2 / n - m * m) / (n - 1)) : 0
+			printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f [%+5.1f,%+5.1f] %6d %8.2f %8.2f\n", p, n,
+			       100 * l / n, 100 * o / n, 100 * m, 100 * m - h, 100 * m + h, same, lt, ot }'
 done
