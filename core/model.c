@@ -715,12 +715,20 @@ void kb_model_fit(kb_model *m, const kb_model_stats *st)
 	sample_accuracy(m, st);
 }
 
+int kb_model_awaits_own_rate(const kb_model *m)
+{
+	enum kb_component belief = kb_model_belief(m);
+
+	return !m->own_rate && (belief == KB_C_LOGIT || belief == KB_C_RANDOM);
+}
+
 int kb_model_useful(const kb_model *m)
 {
-	/* the mixed player's first two games fitted a logit that was right
-	 * on 90% of its own samples and on 75% of the moves that followed:
-	 * the bot used it for one game in 1,200 */
-	if (!m->own_rate && kb_model_belief(m) == KB_C_LOGIT)
+	/* the mixed player's first game (13 decisions) gave a model that
+	 * believed random, with the logit's weights deciding its most likely
+	 * move: right on 92% of its own samples, on 75% of the moves that
+	 * followed; the bot used it for one game in 1,200 */
+	if (kb_model_awaits_own_rate(m))
 		return 0;
 	return m->accuracy >= m->hard_accuracy + KB_MODEL_USEFUL_MARGIN &&
 	       m->accuracy >= KB_MODEL_USEFUL_ACCURACY;

@@ -213,11 +213,16 @@ int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned m
  * more to the search than the default assumption (hard), which learning
  * off uses.  The rates are the bot's own predictions before each game
  * (recent_predicted / recent_judged) once it judged 30 decisions, before
- * that the samples' (fitted to them, so optimistic).  A model that
- * believes the heuristic waits for the bot's own rate: ten fitted
- * weights flatter themselves on their own samples far more than the
- * choice of one rule does. */
+ * that the samples' (fitted to them, so optimistic), and only for a
+ * model that believes easy, hard or a rule (kb_model_awaits_own_rate). */
 int kb_model_useful(const kb_model *m);
+
+/* 1 when m's rates are still the samples' and its most likely move comes
+ * from the logit's fitted weights (it believes the heuristic, or random,
+ * which leaves the choice to the logit): kb_model_useful waits for the
+ * bot's own rate, since ten weights flatter themselves on the samples
+ * they were fitted to far more than the choice of one rule does. */
+int kb_model_awaits_own_rate(const kb_model *m);
 
 /* Probability of each legal index of mask (p[i] = 0 for the others; they
  * sum to 1 when mask != 0).  Fast: no allocation, one feature pass. */

@@ -35,10 +35,10 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 		fprintf(out, "\nused by the bot: no (no decisions yet: it assumes hard)");
 		return;
 	}
-	if (!m->own_rate && kb_model_belief(m) == KB_C_LOGIT) {
-		fprintf(out, "\nused by the bot: no (a heuristic waits for %.0f of the bot's own "
-			"predictions; on its samples its most likely move was played %.0f%% of the "
-			"time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
+	if (kb_model_awaits_own_rate(m)) {
+		fprintf(out, "\nused by the bot: not yet (fitted weights choose its most likely move: "
+			"used only after %.0f of the bot's own predictions; on its samples that move "
+			"was played %.0f%% of the time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
 		return;
 	}
 	fprintf(out, "\nused by the bot: %s (its most likely move was played %.0f%% of the time,"

@@ -463,9 +463,10 @@ Test(core_rules, model_useful_at_its_bounds)
 	cr_assert_not(kb_model_useful(&m), "below it");
 }
 
-/* A model that believes the heuristic is used on the bot's own rate only:
- * right every time on its samples is not enough (they are what it was
- * fitted to); a rule is used on its samples' rate. */
+/* A model that believes the heuristic (or random, which leaves its most
+ * likely move to the logit) is used on the bot's own rate only: right
+ * every time on its samples is not enough (they are what it was fitted
+ * to); a rule is used on its samples' rate. */
 Test(core_rules, model_useful_heuristic_needs_the_bots_own_rate)
 {
 	kb_model m;
@@ -477,6 +478,8 @@ Test(core_rules, model_useful_heuristic_needs_the_bots_own_rate)
 	m.own_rate = 1;
 	cr_assert(kb_model_useful(&m), "the bot's own rate");
 	m.own_rate = 0;
-	m.weight[KB_C_LOGIT] = 0.0, m.weight[KB_C_RULE] = 1.0;
+	m.weight[KB_C_LOGIT] = 0.4, m.weight[KB_C_RANDOM] = 0.6;
+	cr_assert_not(kb_model_useful(&m), "random, the logit choosing: the samples' rate");
+	m.weight[KB_C_LOGIT] = 0.0, m.weight[KB_C_RANDOM] = 0.0, m.weight[KB_C_RULE] = 1.0;
 	cr_assert(kb_model_useful(&m), "a rule on its samples' rate");
 }

@@ -2261,9 +2261,9 @@ Test(state_rules, show_says_a_heuristic_waits_for_the_bots_own_rate, .timeout = 
 	test_store_player(dir, "switcher", 80, alternating_pick, 0);
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	const char *show = report_ok(st, "switcher");
-	cr_assert(strstr(show, "\nused by the bot: no (a heuristic waits for 30 of the bot's own "
-			       "predictions; on its samples its most likely move was played ") != NULL,
-		  "%s", show);
+	cr_assert(strstr(show, "\nused by the bot: not yet (fitted weights choose its most likely "
+			       "move: used only after 30 of the bot's own predictions; on its samples "
+			       "that move was played ") != NULL, "%s", show);
 	kb_store_close(st);
 }
 
