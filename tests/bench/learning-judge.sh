@@ -8,27 +8,53 @@
 #
 #   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]
 #
-# Players default to every made-up player of the learning bench, the
-# built-in policies easy and hard (as "easy1" and "hard1") included.
-# Prints one line per player:
-# the win rates with learning and without, their difference with its 95%
-# interval, how many games the two played alike, and the bot's mean
-# decision time in each (the judge's wall-clock ms per decision, its
-# process and pipes included: noisy on a busy machine).  The same seed
-# gives both runs the same games with the same dice, so the interval is
-# paired, game by game (about +-2.6 points at 600 deals; taken as two
-# independent samples it would be +-3.6).  Needs make all
-# build/rel/testbots/testbot.  Run from the repository root.
+# Players default to every made-up player of the learning bench, easy and
+# hard included (the judge names them easy1 and hard1, so that the bot
+# learns them like any other name).  One line per player:
+#   games       2 x DEALS: each deal is played once from either seat
+#   learning    kimble-bot's win rate with learning, off: without
+#   difference  learning - off, in points, with its 95% interval.  The
+#               same seed gives both runs the same games with the same
+#               dice, so the interval is paired, game by game (about
+#               +-2.6 points at 600 deals; +-3.6 for independent runs;
+#               a few dozen deals show nothing).  "same games": every
+#               game was played alike, the model was never used
+#   alike       games the two runs played move for move the same
+#   ms          the bot's mean decision time in each run (the judge's
+#               wall-clock ms per decision, its process and pipes
+#               included: noisy on a busy machine)
+# Needs make all build/rel/testbots/testbot.  Run from the repository root.
 set -eu
 deals=600 seed=11
+# usage_error MESSAGE: say it and the usage line, exit 64
+usage_error() {
+	echo "learning-judge: $1" >&2
+	echo "usage: tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]" >&2
+	exit 64
+}
+# number OPTION VALUE: VALUE if it is a whole number, else a usage error
+number() {
+	case $2 in
+	'' | *[!0-9]*) usage_error "$1: expected a whole number, got \"$2\"" ;;
+	esac
+	echo "$2"
+}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--deals) deals=$2; shift 2 ;;
-	--seed) seed=$2; shift 2 ;;
-	-h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+	--deals | --seed)
+		[ $# -gt 1 ] || usage_error "$1: expected a whole number after it"
+		case $1 in
+		--deals) deals=$(number --deals "$2") ;;
+		--seed) seed=$(number --seed "$2") ;;
+		esac
+		shift 2 ;;
+	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+	--) shift; break ;;
+	-*) usage_error "$1: unknown option" ;;
 	*) break ;;
 	esac
 done
+[ "$deals" -gt 0 ] || usage_error "--deals: expected at least 1, got $deals"
 root=$(pwd)
 for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
 	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
@@ -37,8 +63,10 @@ madeup="capturer greedy cautious pacifist mixed switcher targeter middle easy ha
 players=${*:-$madeup}
 for p in $players; do
 	[ -f "$p/meta" ] || case " $madeup " in *" $p "*) ;; *)
-		echo "learning-judge: $p: expected a made-up player ($madeup) or a bot folder with a meta file" >&2
-		exit 64 ;;
+		if [ -d "$p" ]; then
+			usage_error "$p: a folder without a meta file (a judge bot folder has one: docs/tutorial.md)"
+		fi
+		usage_error "$p: expected a made-up player ($madeup) or a bot folder with a meta file" ;;
 	esac
 done
 tmp=$(mktemp -d /tmp/kimble-learning-judge-XXXXXX)
@@ -78,11 +106,19 @@ for p in $players; do
 	same=$(alike "$tmp/out-learn-$label" "$tmp/out-off-$label")
 	lt=$(mean_ms kimble-bot "$tmp/out-learn-$label/results.txt")
 	ot=$(mean_ms kimble-bot "$tmp/out-off-$label/results.txt")
+	# the interval: Agresti and Min's for paired proportions (half a game
+	# added to each of the four won/lost pairings), which stays honest
+	# when few games differ
 	paste "$tmp/learn-$label.w" "$tmp/off-$label.w" |
 		awk -v p="$label" -v same="$same" -v lt="$lt" -v ot="$ot" '
-		{ n++; l += $1; o += $2; d = $1 - $2; sd += d; sd2 += d * d }
+		{ n++; l += $1; o += $2; up += $1 > $2; down += $1 < $2 }
 		END {
-			m = sd / n; h = n > 1 ? 196 * sqrt((sd2 / n - m * m) / (n - 1)) : 0
-			printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f [%+5.1f,%+5.1f] %6d %8.2f %8.2f\n", p, n,
-			       100 * l / n, 100 * o / n, 100 * m, 100 * m - h, 100 * m + h, same, lt, ot }'
+			ci = "    same games"
+			if (same < n) {
+				a = (up + 0.5) / (n + 2); b = (down + 0.5) / (n + 2); d = a - b
+				h = 1.96 * sqrt((a + b - d * d) / (n + 2))
+				ci = sprintf("[%+5.1f,%+5.1f]", 100 * (d - h), 100 * (d + h))
+			}
+			printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f %13s %6d %8.2f %8.2f\n", p, n,
+			       100 * l / n, 100 * o / n, 100 * (l - o) / n, ci, same, lt, ot }'
 done

@@ -1,0 +1,74 @@
+/* test_learning_judge.c - tests/bench/learning-judge.sh with the real
+ * programs: kimble-judge runs kimble-bot with learning and without
+ * against the test bot on the same deals, and the script pairs the games
+ * (docs/learning-model.md, "Measuring"). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/support.h"
+
+/* Run the script from the checkout with args (a shell word list), stdout
+ * to out and stderr to err in a fresh folder: its exit status. */
+static int learning_judge(const char *args, char *out, char *err, size_t size)
+{
+	char dir[512], root[1024], cmd[2048];
+
+	test_tmpdir(dir, sizeof dir);
+	test_root_path("", root, sizeof root);
+	snprintf(out, size, "%s/out.txt", dir);
+	snprintf(err, size, "%s/err.txt", dir);
+	snprintf(cmd, sizeof cmd, "exec tests/bench/learning-judge.sh %s > '%s'", args, out);
+	char *const argv[] = {"/bin/sh", "-c", cmd, NULL};
+	return test_run_status(argv, root, err, 120000);
+}
+
+/* One deal against the mixed player: two games each way, the learning
+ * bot's store is empty when they start, so both runs play them alike and
+ * the line says "same games" with no interval. */
+Test(learning_judge, pairs_the_games_of_both_runs, .timeout = 120)
+{
+	char out[1024], err[1024];
+
+	cr_assert_eq(learning_judge("--deals 1 --seed 3 mixed", out, err, sizeof out), 0, "%s",
+		     test_read_file(NULL, err));
+	const char *text = test_read_file(NULL, out);
+	cr_assert(strncmp(text, "player     games  learning       off difference", 47) == 0, "%s", text);
+	const char *line = strstr(text, "\nmixed ");
+	cr_assert_not_null(line, "%s", text);
+	char rate_l[16], rate_o[16], diff[16], same1[16], same2[16];
+	int games = -1, alike = -1;
+	cr_assert_eq(sscanf(line + 1, "mixed %d %15s %15s %15s %15s %15s %d", &games, rate_l, rate_o,
+			    diff, same1, same2, &alike), 7, "%s", text);
+	cr_assert_eq(games, 2, "%s", text);
+	cr_assert_str_eq(rate_l, rate_o, "%s", text);
+	cr_assert_str_eq(diff, "+0.0");
+	cr_assert_str_eq(same1, "same");
+	cr_assert_eq(alike, 2, "%s", text);
+}
+
+/* Bad input is refused before any game, naming the input and what was
+ * expected, with the usage line (status 64). */
+Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
+{
+	static const struct {
+		const char *args, *says;
+	} cases[] = {
+		{"--deals abc", "learning-judge: --deals: expected a whole number, got \"abc\"\n"},
+		{"--seed", "learning-judge: --seed: expected a whole number after it\n"},
+		{"--deals 0", "learning-judge: --deals: expected at least 1, got 0\n"},
+		{"--bogus", "learning-judge: --bogus: unknown option\n"},
+		{"nobody", "learning-judge: nobody: expected a made-up player ("},
+		{"docs", "learning-judge: docs: a folder without a meta file"},
+	};
+	char out[1024], err[1024];
+
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		cr_assert_eq(learning_judge(cases[c].args, out, err, sizeof out), 64, "%s", cases[c].args);
+		const char *said = test_read_file(NULL, err);
+		cr_assert(strncmp(said, cases[c].says, strlen(cases[c].says)) == 0, "%s: %s", cases[c].args,
+			  said);
+		cr_assert_not_null(strstr(said, "\nusage: tests/bench/learning-judge.sh"), "%s", said);
+		cr_assert_str_empty(test_read_file(NULL, out), "%s: nothing on stdout", cases[c].args);
+	}
+}
