@@ -92,8 +92,10 @@ for p in $players; do
 	if [ -f "$p/meta" ]; then
 		opponent=$(cd "$p" && pwd) label=$(basename "$opponent")
 	else
-		bot "$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
-		opponent=$p label=$p
+		# the folder is not named easy or hard: the judge would take
+		# that word for its built-in player
+		bot "player-$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
+		opponent=player-$p label=$p
 	fi
 	bot "learn-$label" kimble-bot "$root/bin/kimble-bot" ""
 	bot "off-$label" kimble-bot "$root/bin/kimble-bot" --no-learn
