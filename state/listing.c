@@ -41,9 +41,13 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 			"was played %.0f%% of the time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
 		return;
 	}
-	fprintf(out, "\nused by the bot: %s (its most likely move was played %.0f%% of the time,"
+	/* the two rates come from different decisions: the bot's own
+	 * predictions were made with each game's earlier model */
+	fprintf(out, "\nused by the bot: %s (%s, its most likely move was played %.0f%% of the time,"
 		" hard's %.0f%%; used from %.0f%% and %.0f points above hard's)",
-		kb_model_useful(m) ? "yes" : "no", 100.0 * m->accuracy, 100.0 * m->hard_accuracy,
+		kb_model_useful(m) ? "yes" : "no",
+		m->own_rate ? "predicted by the bot before each game" : "on its samples",
+		100.0 * m->accuracy, 100.0 * m->hard_accuracy,
 		100.0 * KB_MODEL_USEFUL_ACCURACY, 100.0 * KB_MODEL_USEFUL_MARGIN);
 }
 

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/support.h"
 
@@ -71,4 +72,24 @@ Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
 		cr_assert_not_null(strstr(said, "\nusage: tests/bench/learning-judge.sh"), "%s", said);
 		cr_assert_str_empty(test_read_file(NULL, out), "%s: nothing on stdout", cases[c].args);
 	}
+}
+
+/* --keep leaves the work folder and names it: the learning run's store
+ * is there for kimble-state, as the help says. */
+Test(learning_judge, keep_leaves_the_store_and_names_it, .timeout = 120)
+{
+	char out[1024], err[1024], store[1200], cmd[1300];
+	const char *kept = "learning-judge: kept ";
+
+	cr_assert_eq(learning_judge("--deals 1 --keep mixed", out, err, sizeof out), 0);
+	const char *said = test_read_file(NULL, err);
+	cr_assert(strncmp(said, kept, strlen(kept)) == 0, "%s", said);
+	int n = snprintf(store, sizeof store, "%s", said + strlen(kept));
+	cr_assert(n > 1 && store[n - 1] == '\n', "%s", said);
+	store[n - 1] = '\0';
+	char *const rm[] = {"/bin/rm", "-rf", store, NULL};
+	snprintf(cmd, sizeof cmd, "%s/learn-mixed/kimble-state/data.mdb", store);
+	int there = access(cmd, R_OK) == 0;
+	cr_assert_eq(test_run_status(rm, NULL, NULL, 30000), 0);
+	cr_assert(there, "no store at %s", cmd);
 }

@@ -1307,12 +1307,12 @@ Test(state_rules, list_and_show_say_which_models_the_bot_uses, .timeout = 30)
 	cr_assert(strstr(list, "  rule peace>rear 0.98\n") != NULL, "%s", list);
 	cr_assert(strstr(list, "  hard 0.98 (unused)\n") != NULL, "%s", list);
 	const char *show = report_ok(st, "dove");
-	cr_assert(strstr(show, "\nrule: peace>rear\nused by the bot: yes (its most likely move was "
-			       "played 100% of the time, hard's ") != NULL, "%s", show);
+	cr_assert(strstr(show, "\nrule: peace>rear\nused by the bot: yes (on its samples, its most "
+			       "likely move was played 100% of the time, hard's ") != NULL, "%s", show);
 	show = report_ok(st, "hardy");
-	cr_assert(strstr(show, "\nused by the bot: no (its most likely move was played 100% of the "
-			       "time, hard's 100%; used from 90% and 3 points above hard's)\n") != NULL,
-		  "%s", show);
+	cr_assert(strstr(show, "\nused by the bot: no (on its samples, its most likely move was played "
+			       "100% of the time, hard's 100%; used from 90% and 3 points above "
+			       "hard's)\n") != NULL, "%s", show);
 	cr_assert_null(strstr(show, "\nrule:"), "%s", show);
 	kb_store_close(st);
 }
@@ -2239,8 +2239,10 @@ Test(state_rules, show_rates_are_percentages_of_the_decisions, .timeout = 30)
 	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
 	cr_assert_eq(kb_store_apply(st, &judged, 1, NULL, &err), 0, "%s", err.msg);
 	const char *show = report_ok(st, "switcher");
-	const char *use = strstr(show, "most likely move was played ");
+	const char *use = strstr(show, "(predicted by the bot before each game, its most likely move "
+				       "was played ");
 	cr_assert_not_null(use, "%s", show);
+	use = strstr(use, "most likely move was played ");
 	cr_assert_eq(sscanf(use, "most likely move was played %lf%% of the time, hard's %lf%%", &mine, &hard), 2,
 		     "%s", show);
 	cr_assert_eq(mine, 50, "the model's share %g%%: %s", mine, show);

@@ -6,11 +6,18 @@
 # (tests/bots/testbot.c MODE, tests/bench/madeup.h) or the folder of your
 # own bot (a judge bot folder with its meta file, docs/tutorial.md).
 #
-#   tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]
+#   tests/bench/learning-judge.sh [--deals N] [--seed S] [--keep] [PLAYER|BOTDIR...]
+#
+# --keep leaves the work folder (named on stderr at the end) instead of
+# removing it: per player, learn-NAME/kimble-state is the store the
+# learning bot filled (bin/kimble-state --state DIR/learn-NAME/kimble-state
+# list shows what it believes), out-learn-NAME and out-off-NAME the
+# judge's results and games.
 #
 # Players default to every made-up player of the learning bench, easy and
-# hard included (the judge names them easy1 and hard1, so that the bot
-# learns them like any other name).  One line per player:
+# hard included (the lines say easy and hard; in the games the test bot
+# is called easy1 and hard1, a name the bot must learn, since it knows
+# the names easy and hard as its built-in players).  One line per player:
 #   games       2 x DEALS: each deal is played once from either seat
 #   learning    kimble-bot's win rate with learning, off: without
 #   difference  learning - off, in points, with its 95% interval.  The
@@ -25,11 +32,11 @@
 #               included: noisy on a busy machine)
 # Needs make all build/rel/testbots/testbot.  Run from the repository root.
 set -eu
-deals=600 seed=11
+deals=600 seed=11 keep=0
 # usage_error MESSAGE: say it and the usage line, exit 64
 usage_error() {
 	echo "learning-judge: $1" >&2
-	echo "usage: tests/bench/learning-judge.sh [--deals N] [--seed S] [PLAYER|BOTDIR...]" >&2
+	echo "usage: tests/bench/learning-judge.sh [--deals N] [--seed S] [--keep] [PLAYER|BOTDIR...]" >&2
 	exit 64
 }
 # number OPTION VALUE: VALUE if it is a whole number, else a usage error
@@ -48,7 +55,8 @@ while [ $# -gt 0 ]; do
 		--seed) seed=$(number --seed "$2") ;;
 		esac
 		shift 2 ;;
-	-h | --help) sed -n '2,28p' "$0"; exit 0 ;;
+	--keep) keep=1; shift ;;
+	-h | --help) sed -n '2,35p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) usage_error "$1: unknown option" ;;
 	*) break ;;
@@ -70,7 +78,11 @@ for p in $players; do
 	esac
 done
 tmp=$(mktemp -d /tmp/kimble-learning-judge-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+if [ $keep = 1 ]; then
+	trap 'echo "learning-judge: kept $tmp" >&2' EXIT
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
 # bot folders: name, command, arguments, stderr flag
 bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
 # one line per game, in game order: 1 if kimble-bot won it, else 0
