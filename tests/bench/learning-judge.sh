@@ -86,15 +86,19 @@ fi
 # bot folders: name, command, arguments, stderr flag
 bot() { mkdir -p "$tmp/$1"; printf '%s\n%s\n%s\n0\n' "$2" "$3" "$4" > "$tmp/$1/meta"; }
 # one line per game, in game order: 1 if kimble-bot won it, else 0
-wins() { for f in "$1"/games/*.res; do awk '$1 == "seat" && $3 == "kimble-bot" { print ($5 == 1) }' "$f"; done; }
-# how many games of the two runs saw the same rolls and moves
+wins() { awk '$1 == "seat" && $3 == "kimble-bot" { print ($5 == 1) }' "$1"/games/*.res; }
+# one line per game, in game order: its rolls and moves
+rolls() {
+	awk 'FNR == 1 && NR > 1 { print game; game = "" } /^roll/ { game = game $0 "|" }
+	     END { print game }' "$1"/games/*.tx
+}
+# how many games of the two runs saw the same rolls and moves (one awk
+# per run, not a process per game: 1,200 games took 5 s that way)
 alike() {
-	n=0
-	for f in "$1"/games/*.tx; do
-		g=${f##*/}
-		[ "$(grep '^roll' "$f")" = "$(grep '^roll' "$2/games/$g")" ] && n=$((n + 1))
-	done
-	echo $n
+	rolls "$1" > "$tmp/rolls-1"
+	rolls "$2" > "$tmp/rolls-2"
+	awk 'NR == FNR { game[FNR] = $0; next } game[FNR] == $0 { n++ } END { print n + 0 }' \
+		"$tmp/rolls-1" "$tmp/rolls-2"
 }
 # the mean ms column: the second last of the bot's line
 mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
