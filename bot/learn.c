@@ -23,24 +23,43 @@ static int builtin_name(const char *name)
 	return kind == KB_EASY || kind == KB_HARD;
 }
 
+/* 1 when the learned model answers for seat in pos, 0 when hard's move
+ * does (the model is not used in that score). */
+static int model_answers(const kb_learned *ld, const kb_pos *pos, int seat)
+{
+	return ld->use_at[kb_model_score(pos, seat)];
+}
+
 static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask,
 			  double prob[KB_PIECES])
 {
-	kb_model_probs(ctx, pos, seat, die, mask, prob);
+	const kb_learned *ld = ctx;
+
+	if (model_answers(ld, pos, seat)) {
+		kb_model_probs(ld->model, pos, seat, die, mask, prob);
+		return;
+	}
+	for (int i = 0; i < KB_PIECES; i++)
+		prob[i] = 0;
+	prob[kb_pick_hard(mask)] = 1;
 }
 
 static int learned_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
 {
-	return kb_model_pick(ctx, pos, seat, die, mask);
+	const kb_learned *ld = ctx;
+
+	return model_answers(ld, pos, seat) ? kb_model_pick(ld->model, pos, seat, die, mask)
+					    : kb_pick_hard(mask);
 }
 
 /* A model sure of one rule: the rule's pick, which computes only the
  * features the rule reads (the speed of a built-in model). */
 static int rule_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)
 {
-	const kb_model *m = ctx;
+	const kb_learned *ld = ctx;
 
-	return kb_rule_pick(m->rule, pos, seat, die, mask);
+	return model_answers(ld, pos, seat) ? kb_rule_pick(ld->model->rule, pos, seat, die, mask)
+					    : kb_pick_hard(mask);
 }
 
 /* Read and fit the model of seat s's opponent. */
@@ -142,16 +161,22 @@ void kb_learn_models(kb_learn *l, const kb_opponent *opp[KB_SEATS])
 		/* a model that predicts no better than the default assumption
 		 * leaves the seat as learning off plays it: learning never
 		 * costs where it is unsure */
+		kb_learned *ld = &l->learned[s];
+		ld->model = m;
+		for (int sc = 0; sc < KB_SCORES; sc++)
+			ld->use_at[sc] = kb_model_useful_at(m, (enum kb_score)sc);
 		if (!kb_model_useful(m))
 			continue;
 		o->probs = learned_probs;
-		o->ctx = &l->model[s];
+		o->ctx = ld;
 		o->name = l->name[s];
 		o->kind = KB_EXTERNAL;
 		o->pick = learned_pick;
-		if (m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
+		/* the built-ins' fast paths know no score */
+		int every_score = ld->use_at[KB_NOT_AHEAD] && ld->use_at[KB_AHEAD];
+		if (every_score && m->weight[KB_C_EASY] >= KB_LEARN_EXACT)
 			o->kind = KB_EASY;
-		else if (m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
+		else if (every_score && m->weight[KB_C_HARD] >= KB_LEARN_EXACT)
 			o->kind = KB_HARD;
 		else if (m->weight[KB_C_RULE] >= KB_LEARN_EXACT)
 			o->pick = rule_pick;
@@ -187,8 +212,9 @@ void kb_learn_observe(void *ctx, const kb_observation *ob)
 		return;
 	/* the learned model's prediction, used or not: its out-of-sample
 	 * accuracy decides whether it is used (kb_model_useful) */
-	kb_model_observe_prediction(&l->seen[s], kb_model_pick(&l->model[s], &ob->pos, s, ob->die,
-								ob->mask) == ob->index);
+	int predicted = kb_model_pick(&l->model[s], &ob->pos, s, ob->die, ob->mask);
+	kb_model_observe_prediction(&l->seen[s], kb_model_score(&ob->pos, s),
+				    predicted == ob->index, kb_pick_hard(ob->mask) == ob->index);
 }
 
 int kb_learn_commit(kb_learn *l, int winner)

@@ -39,6 +39,14 @@
  * against the pacifist and nothing measurable against the others. */
 #define KB_LEARN_LEAF 0.5
 
+/* What the search asks about a learned seat: its fitted model, and the
+ * scores in which the model is used (kb_model_useful_at); in the others
+ * the seat plays hard's move, the default assumption. */
+typedef struct kb_learned {
+	const kb_model *model;
+	int use_at[KB_SCORES];
+} kb_learned;
+
 typedef struct kb_learn {
 	kb_store *store;                     /* NULL: nothing is recorded */
 	int frozen;                          /* use the store, change nothing */
@@ -49,6 +57,7 @@ typedef struct kb_learn {
 	int readable[KB_SEATS];              /* record read fine (or absent) */
 	kb_model model[KB_SEATS];            /* fitted models */
 	kb_opponent opp[KB_SEATS];           /* their kb_opponent adapters */
+	kb_learned learned[KB_SEATS];        /* the adapters' contexts */
 	kb_model_stats seen[KB_SEATS];       /* this game's observations */
 	int easy_like[KB_SEATS];             /* matched easy more often than hard */
 } kb_learn;

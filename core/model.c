@@ -356,10 +356,34 @@ int kb_model_samples(const kb_model_stats *st)
 	return st->decisions < KB_SAMPLES ? (int)st->decisions : KB_SAMPLES;
 }
 
-void kb_model_observe_prediction(kb_model_stats *st, int hit)
+void kb_model_observe_prediction(kb_model_stats *st, enum kb_score sc, int hit, int hard_hit)
 {
 	st->recent_judged = st->recent_judged * FADE + 1.0;
 	st->recent_predicted = st->recent_predicted * FADE + (hit != 0);
+	/* both scores age with every decision, as every faded value does */
+	for (int k = 0; k < KB_SCORES; k++) {
+		st->score_judged[k] *= FADE;
+		st->score_predicted[k] *= FADE;
+		st->score_hard[k] *= FADE;
+	}
+	st->score_judged[sc] += 1.0;
+	st->score_predicted[sc] += hit != 0;
+	st->score_hard[sc] += hard_hit != 0;
+}
+
+/* Sum of seat s's progress, a piece at home -1 (KB_HOME). */
+static int progress_sum(const kb_pos *pos, int s)
+{
+	int sum = 0;
+
+	for (int i = 0; i < KB_PIECES; i++)
+		sum += pos->prog[s][i];
+	return sum;
+}
+
+enum kb_score kb_model_score(const kb_pos *pos, int s)
+{
+	return progress_sum(pos, s) > progress_sum(pos, 0) ? KB_AHEAD : KB_NOT_AHEAD;
 }
 
 void kb_model_stats_rebuild(kb_model_stats *st)
@@ -411,6 +435,11 @@ void kb_model_stats_add(kb_model_stats *a, const kb_model_stats *b)
 		a->recent_miss[r] = a->recent_miss[r] * fade + b->recent_miss[r];
 	a->recent_judged = a->recent_judged * fade + b->recent_judged;
 	a->recent_predicted = a->recent_predicted * fade + b->recent_predicted;
+	for (int k = 0; k < KB_SCORES; k++) {
+		a->score_judged[k] = a->score_judged[k] * fade + b->score_judged[k];
+		a->score_predicted[k] = a->score_predicted[k] * fade + b->score_predicted[k];
+		a->score_hard[k] = a->score_hard[k] * fade + b->score_hard[k];
+	}
 	if (!all_zero(b->fit_w))
 		memcpy(a->fit_w, b->fit_w, sizeof a->fit_w);
 }
@@ -646,6 +675,12 @@ static void sample_accuracy(kb_model *m, const kb_model_stats *st)
 		m->hard_accuracy = 1.0 - st->recent_miss[KB_R_HARD] / st->recent;
 		m->own_rate = 1;
 	}
+	for (int k = 0; k < KB_SCORES; k++) {
+		double judged = st->score_judged[k];
+		m->score_own[k] = judged >= KB_MODEL_JUDGED_ENOUGH;
+		m->score_accuracy[k] = m->score_own[k] ? st->score_predicted[k] / judged : 0;
+		m->score_hard_accuracy[k] = m->score_own[k] ? st->score_hard[k] / judged : 0;
+	}
 }
 
 /* The logit's two fits on the samples; returns the mean log-likelihood
@@ -722,7 +757,8 @@ int kb_model_awaits_own_rate(const kb_model *m)
 	return !m->own_rate && (belief == KB_C_LOGIT || belief == KB_C_RANDOM);
 }
 
-int kb_model_useful(const kb_model *m)
+/* kb_model_useful_at before the bot's own rate in the score decides. */
+static int useful_overall(const kb_model *m)
 {
 	/* the mixed player's first game (13 decisions) gave a model that
 	 * believed random, with the logit's weights deciding its most likely
@@ -732,6 +768,19 @@ int kb_model_useful(const kb_model *m)
 		return 0;
 	return m->accuracy >= m->hard_accuracy + KB_MODEL_USEFUL_MARGIN &&
 	       m->accuracy >= KB_MODEL_USEFUL_ACCURACY;
+}
+
+int kb_model_useful_at(const kb_model *m, enum kb_score sc)
+{
+	if (!m->score_own[sc])
+		return useful_overall(m);
+	return m->score_accuracy[sc] >= m->score_hard_accuracy[sc] + KB_MODEL_USEFUL_MARGIN &&
+	       m->score_accuracy[sc] >= KB_MODEL_USEFUL_SCORE_ACCURACY;
+}
+
+int kb_model_useful(const kb_model *m)
+{
+	return kb_model_useful_at(m, KB_NOT_AHEAD) || kb_model_useful_at(m, KB_AHEAD);
 }
 
 void kb_model_probs(const kb_model *m, const kb_pos *pos, int s, int d,

@@ -120,6 +120,13 @@ typedef struct kb_sample {
 	uint8_t b[KB_SAMPLE_LEN];
 } kb_sample;
 
+/* The score when an opponent decides, which a player may switch its
+ * policy on (the bench's switcher plays cautiously while ahead of the bot
+ * and like hard behind): KB_AHEAD when the deciding seat's pieces have
+ * more progress in all than the bot's (seat 0; a piece at home counts
+ * -1), else KB_NOT_AHEAD (kb_model_score). */
+enum kb_score { KB_NOT_AHEAD = 0, KB_AHEAD, KB_SCORES };
+
 /* Additive statistics of one opponent's observed decisions. */
 typedef struct kb_model_stats {
 	uint64_t decisions;  /* choices observed (rolls with >= 2 legal moves) */
@@ -139,6 +146,10 @@ typedef struct kb_model_stats {
 	 * the model fitted before the game, and how many it predicted right
 	 * (an out-of-sample accuracy; kb_model_observe_prediction) */
 	double recent_judged, recent_predicted;
+	/* the same predictions split by the score (enum kb_score), with how
+	 * often hard's move was the one played among them: a model can beat
+	 * the default assumption in one score and not in the other */
+	double score_judged[KB_SCORES], score_predicted[KB_SCORES], score_hard[KB_SCORES];
 } kb_model_stats;
 
 /* Mixture components. */
@@ -150,8 +161,18 @@ enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_C_RULE
 #define KB_MODEL_USEFUL_ACCURACY 0.9
 #define KB_MODEL_USEFUL_MARGIN 0.03
 /* Faded decisions the bot must have predicted before its own rate is
- * trusted over the samples'. */
+ * trusted over the samples' (and, in one score, before that score's rate
+ * decides). */
 #define KB_MODEL_JUDGED_ENOUGH 30.0
+/* In one score, on the bot's own predictions in that score: the bound on
+ * the rate (the margin over hard's is KB_MODEL_USEFUL_MARGIN).  Lower
+ * than the overall bound because the split shows what the overall rate
+ * hides: the switcher's model, 78% overall, is right 84% of the time
+ * ahead (hard 12%) and 62% behind (hard 100%), so it is used ahead only;
+ * the mixed player's, 75% and 78% in the two scores (hard about 60%), is
+ * used in both, which gained 1.6 points under the judge
+ * (docs/learning-model.md). */
+#define KB_MODEL_USEFUL_SCORE_ACCURACY 0.7
 
 /* A fitted model, ready to evaluate. */
 typedef struct kb_model {
@@ -163,6 +184,10 @@ typedef struct kb_model {
 	double hard_accuracy; /* the same for hard's move */
 	int own_rate;         /* 1: both rates are the bot's own predictions
 				 (enough of them), 0: the samples' */
+	/* the bot's own rates in each score, the model's and hard's, and
+	 * whether there were enough predictions in that score (else 0) */
+	double score_accuracy[KB_SCORES], score_hard_accuracy[KB_SCORES];
+	int score_own[KB_SCORES];
 } kb_model;
 
 /* Feature vectors of every legal candidate of seat s with die d (mask the
@@ -176,9 +201,13 @@ void kb_features(const kb_pos *pos, int s, int d, unsigned mask,
 int kb_model_observe(kb_model_stats *st, const kb_pos *pos, int s, int d,
 		     unsigned mask, int chosen);
 
-/* After kb_model_observe accepted a decision: whether the model the
- * observer played with predicted it (hit 1) or not (0). */
-void kb_model_observe_prediction(kb_model_stats *st, int hit);
+/* After kb_model_observe accepted a decision made in score sc: whether
+ * the model the observer played with predicted it (hit 1) or not (0),
+ * and whether it was hard's move (hard_hit 1) or not. */
+void kb_model_observe_prediction(kb_model_stats *st, enum kb_score sc, int hit, int hard_hit);
+
+/* The score (enum kb_score) when seat s decides in pos, seat 0 the bot. */
+enum kb_score kb_model_score(const kb_pos *pos, int s);
 
 /* Add the counts of b to a and append b's samples, oldest first, to a's
  * ring (merging two stores). */
@@ -208,13 +237,22 @@ const char *kb_rule_name(enum kb_rule r);
  * more bits. */
 int kb_model_pick(const kb_model *m, const kb_pos *pos, int s, int d, unsigned mask);
 
-/* 1 when m's most likely move was the move played clearly more often than
- * hard's, and in at least 9 decisions of 10: only then is the model worth
- * more to the search than the default assumption (hard), which learning
- * off uses.  The rates are the bot's own predictions before each game
- * (recent_predicted / recent_judged) once it judged 30 decisions, before
- * that the samples' (fitted to them, so optimistic), and only for a
- * model that believes easy, hard or a rule (kb_model_awaits_own_rate). */
+/* 1 when the search should ask m for the opponent's move in score sc:
+ * m's most likely move was the move played clearly more often than
+ * hard's (KB_MODEL_USEFUL_MARGIN), and often enough.  Only then is the
+ * model worth more to the search than the default assumption (hard),
+ * which learning off uses.
+ *   - Once the bot made KB_MODEL_JUDGED_ENOUGH predictions in score sc:
+ *     its own rates in that score, and a rate of at least
+ *     KB_MODEL_USEFUL_SCORE_ACCURACY.
+ *   - Before that, over both scores, at least 9 decisions of 10: the
+ *     bot's own rates (recent_predicted / recent_judged) once it judged
+ *     30 decisions, before that the samples' (fitted to them, so
+ *     optimistic), and only for a model that believes easy, hard or a
+ *     rule (kb_model_awaits_own_rate). */
+int kb_model_useful_at(const kb_model *m, enum kb_score sc);
+
+/* 1 when m is useful in either score (kb_model_useful_at). */
 int kb_model_useful(const kb_model *m);
 
 /* 1 when m's rates are still the samples' and its most likely move comes

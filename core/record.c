@@ -68,17 +68,27 @@ size_t kb_opp_encode_v2(const kb_opp_rec *r, uint8_t *out)
 	return KB_OPP_V2_LEN;
 }
 
-/* Number of binary64 fields after version 2's: version 3's, and version
- * 4's (every one of version 3's, then the later features' weights). */
+/* Number of binary64 fields after version 2's: version 3's, version 4's
+ * (every one of version 3's, then the later features' weights) and
+ * version 5's (version 4's, then the predictions by score). */
 #define FADED_V3 (4 + KB_RULES + KB_F_CHASE)
 #define FADED_V4 (FADED_V3 + KB_FEATURES - KB_F_CHASE)
+#define FADED_V5 (FADED_V4 + 3 * KB_SCORES)
 
 /* Where faded field k lives in kb_model_stats, in the order versions 3
- * and 4 keep them: recent, recent_log_choices, recent_miss[], fit_w[] of
+ * to 5 keep them: recent, recent_log_choices, recent_miss[], fit_w[] of
  * the features before KB_F_CHASE, recent_judged, recent_predicted, then
- * (version 4) fit_w[] of KB_F_CHASE and after. */
+ * (version 4) fit_w[] of KB_F_CHASE and after, then (version 5)
+ * score_judged[], score_predicted[], score_hard[]. */
 static size_t faded_offset(int k)
 {
+	if (k >= FADED_V4) {
+		static const size_t by_score[3] = {offsetof(kb_model_stats, score_judged),
+						   offsetof(kb_model_stats, score_predicted),
+						   offsetof(kb_model_stats, score_hard)};
+		return by_score[(k - FADED_V4) / KB_SCORES] +
+		       sizeof(double) * (size_t)((k - FADED_V4) % KB_SCORES);
+	}
 	if (k == 0)
 		return offsetof(kb_model_stats, recent);
 	if (k == 1)
@@ -98,17 +108,26 @@ size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
 {
 	kb_opp_encode_v2(r, out);
 	put16(out + 2, KB_OPP_VERSION);
-	for (int k = 0; k < FADED_V4; k++) {
+	for (int k = 0; k < FADED_V5; k++) {
 		double v;
 		memcpy(&v, (const char *)&r->model + faded_offset(k), sizeof v);
 		put_double(out + KB_OPP_V2_LEN + 8 * k, v);
 	}
-	return KB_OPP_V4_LEN;
+	return KB_OPP_V5_LEN;
 }
 
-/* Read the faded statistics of a version 3 (fields FADED_V3) or 4
- * (FADED_V4) record; 0, or -1 when they cannot be (not finite, negative,
- * more misses than decisions). */
+/* 1 when hits of judged faded decisions can be: judged within 0..
+ * KB_MEMORY + 1 (the faded sums' bound), hits within 0..judged (with
+ * rounding's slack). */
+static int rate_possible(double judged, double hits)
+{
+	return judged >= 0 && judged <= KB_MEMORY + 1 && hits >= 0 &&
+	       hits <= judged * (1 + 1e-9) + 1e-9;
+}
+
+/* Read the faded statistics of a version 3 (fields FADED_V3), 4
+ * (FADED_V4) or 5 (FADED_V5) record; 0, or -1 when they cannot be (not
+ * finite, negative, more misses or hits than decisions). */
 static int decode_faded(const uint8_t *in, int fields, kb_model_stats *m)
 {
 	for (int k = 0; k < fields; k++) {
@@ -122,9 +141,12 @@ static int decode_faded(const uint8_t *in, int fields, kb_model_stats *m)
 	for (int r = 0; r < KB_RULES; r++)
 		if (m->recent_miss[r] < 0 || m->recent_miss[r] > m->recent * (1 + 1e-9) + 1e-9)
 			return -1;
-	if (m->recent_judged < 0 || m->recent_judged > KB_MEMORY + 1 || m->recent_predicted < 0 ||
-	    m->recent_predicted > m->recent_judged * (1 + 1e-9) + 1e-9)
+	if (!rate_possible(m->recent_judged, m->recent_predicted))
 		return -1;
+	for (int k = 0; k < KB_SCORES; k++)
+		if (!rate_possible(m->score_judged[k], m->score_predicted[k]) ||
+		    !rate_possible(m->score_judged[k], m->score_hard[k]))
+			return -1;
 	return 0;
 }
 
@@ -182,8 +204,9 @@ static int get_counts(const uint8_t *in, uint64_t *games, uint64_t *won, uint64_
 
 int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 {
-	static const size_t size_of[KB_OPP_VERSION + 1] = {0, KB_OPP_V1_LEN, KB_OPP_V2_LEN,
-							  KB_OPP_V3_LEN, KB_OPP_V4_LEN};
+	static const size_t size_of[KB_OPP_VERSION + 1] = {
+		0, KB_OPP_V1_LEN, KB_OPP_V2_LEN, KB_OPP_V3_LEN, KB_OPP_V4_LEN, KB_OPP_V5_LEN};
+	static const int faded_of[KB_OPP_VERSION + 1] = {0, 0, 0, FADED_V3, FADED_V4, FADED_V5};
 	int v = check_header(in, len, KB_REC_OPPONENT, KB_OPP_VERSION);
 
 	memset(r, 0, sizeof *r);
@@ -204,7 +227,7 @@ int kb_opp_decode(const uint8_t *in, size_t len, kb_opp_rec *r)
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memcpy(r->model.sample[j].b, in + 56 + KB_SAMPLE_LEN * j, KB_SAMPLE_LEN);
 	if (r->model.easy_hits > r->model.decisions || r->model.hard_hits > r->model.decisions ||
-	    (v >= 3 && decode_faded(in, v == 3 ? FADED_V3 : FADED_V4, &r->model))) {
+	    (v >= 3 && decode_faded(in, faded_of[v], &r->model))) {
 		memset(r, 0, sizeof *r);
 		return KB_REC_BAD;
 	}

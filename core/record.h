@@ -15,14 +15,19 @@
  *                       recent_miss[KB_RULES], fit_w[0..KB_F_CHASE),
  *                       recent_judged, recent_predicted
  *                       (model.h)                              (1120 bytes)
- *     version 4 (now):  version 3's fields, then fit_w[KB_F_CHASE..
+ *     version 4 (old):  version 3's fields, then fit_w[KB_F_CHASE..
  *                       KB_FEATURES) as binary64               (1128 bytes)
+ *     version 5 (now):  version 4's fields, then score_judged[],
+ *                       score_predicted[], score_hard[] (KB_SCORES
+ *                       each) as binary64                      (1176 bytes)
  *                       A version 2 record's faded statistics are rebuilt
  *                       from its samples (kb_model_stats_rebuild); the
  *                       samples of versions 2 and 3 hold no chase levels
  *                       (model.h: read as 0, which tells the fit nothing
  *                       about that feature), and version 3's missing
- *                       weight is 0.
+ *                       weight is 0; versions 2 to 4 kept no
+ *                       predictions by score (0: the bot's rates over
+ *                       both scores decide until it has made enough).
  *   kind 2, results per bot version, key "v/VERSION/NAME"
  *     version 1:        u64 games, won, lost                     (32 bytes)
  *
@@ -43,14 +48,15 @@
 
 #define KB_REC_OPPONENT 1
 #define KB_REC_RESULTS 2
-#define KB_OPP_VERSION 4      /* current opponent record version */
+#define KB_OPP_VERSION 5      /* current opponent record version */
 #define KB_RES_VERSION 1      /* current results record version */
 #define KB_OPP_V1_LEN 32
 #define KB_OPP_V2_LEN (8 + 6 * 8 + KB_SAMPLES * KB_SAMPLE_LEN)
 #define KB_OPP_V3_LEN (KB_OPP_V2_LEN + (4 + KB_RULES + KB_F_CHASE) * 8)
 #define KB_OPP_V4_LEN (KB_OPP_V3_LEN + (KB_FEATURES - KB_F_CHASE) * 8)
+#define KB_OPP_V5_LEN (KB_OPP_V4_LEN + 3 * KB_SCORES * 8)
 #define KB_RES_LEN 32
-#define KB_REC_MAX KB_OPP_V4_LEN
+#define KB_REC_MAX KB_OPP_V5_LEN
 
 /* Names (opponents, bot versions): 1..KB_NAME_MAX of A-Z a-z 0-9 _ . - */
 #define KB_NAME_MAX 64

@@ -23,8 +23,10 @@ void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t 
 /* What an old record (KB_REC_OLD) lacks, by its format version. */
 static const char *old_format(const kb_opp_rec *r)
 {
-	return r->format == 1 ? "  (old format, version 1)"
-	       : r->format == 2 ? "  (old format, version 2)" : "  (old format, version 3)";
+	static const char *const word[] = {"", "  (old format, version 1)", "  (old format, version 2)",
+					   "  (old format, version 3)", "  (old format, version 4)"};
+
+	return r->format >= 1 && r->format <= 4 ? word[r->format] : "";
 }
 
 /* Whether the bot plays against this opponent with the model, and why:
@@ -41,14 +43,48 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 			"was played %.0f%% of the time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
 		return;
 	}
+	int behind = kb_model_useful_at(m, KB_NOT_AHEAD), ahead = kb_model_useful_at(m, KB_AHEAD);
+	const char *used = behind && ahead ? "yes"
+			   : ahead	   ? "when it is ahead of the bot only"
+			   : behind	   ? "when it is not ahead of the bot only"
+					   : "no";
 	/* the two rates come from different decisions: the bot's own
 	 * predictions were made with each game's earlier model */
 	fprintf(out, "\nused by the bot: %s (%s, its most likely move was played %.0f%% of the time,"
-		" hard's %.0f%%; used from %.0f%% and %.0f points above hard's)",
-		kb_model_useful(m) ? "yes" : "no",
+		" hard's %.0f%%; ", used,
 		m->own_rate ? "predicted by the bot before each game" : "on its samples",
-		100.0 * m->accuracy, 100.0 * m->hard_accuracy,
-		100.0 * KB_MODEL_USEFUL_ACCURACY, 100.0 * KB_MODEL_USEFUL_MARGIN);
+		100.0 * m->accuracy, 100.0 * m->hard_accuracy);
+	if (m->score_own[KB_NOT_AHEAD] || m->score_own[KB_AHEAD])
+		fprintf(out, "the rates by score below decide)");
+	else
+		fprintf(out, "used from %.0f%% and %.0f points above hard's)",
+			100.0 * KB_MODEL_USEFUL_ACCURACY, 100.0 * KB_MODEL_USEFUL_MARGIN);
+}
+
+/* The rates by score (kb_model_useful_at), once the bot has predicted
+ * the opponent itself: where a player switches policy with the score,
+ * the model can be used in one score and not in the other. */
+static void print_scores(FILE *out, const kb_model *m, const kb_model_stats *st)
+{
+	static const char *const score_name[KB_SCORES] = {"not ahead of the bot", "ahead of the bot"};
+
+	if (st->score_judged[KB_NOT_AHEAD] + st->score_judged[KB_AHEAD] <= 0)
+		return;
+	fprintf(out, "\nby score, the bot's own predictions (used from %.0f%% and %.0f points above "
+		"hard's):", 100.0 * KB_MODEL_USEFUL_SCORE_ACCURACY, 100.0 * KB_MODEL_USEFUL_MARGIN);
+	for (int k = 0; k < KB_SCORES; k++) {
+		fprintf(out, "\n  %s: ", score_name[k]);
+		if (!m->score_own[k])
+			fprintf(out, "%.0f judged, fewer than %.0f: the rates over both scores decide (%s)",
+				st->score_judged[k], KB_MODEL_JUDGED_ENOUGH,
+				kb_model_useful_at(m, (enum kb_score)k) ? "used" : "not used");
+		else
+			fprintf(out, "its most likely move %.0f%%, hard's %.0f%%, of %.0f judged: %s",
+				100.0 * m->score_accuracy[k], 100.0 * m->score_hard_accuracy[k],
+				st->score_judged[k],
+				kb_model_useful_at(m, (enum kb_score)k) ? "used"
+									: "not used (hard's move assumed)");
+	}
 }
 
 static const char *status_word(int status)
@@ -129,10 +165,15 @@ int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err)
 			fprintf(out, "old record format (version 2): the model's faded statistics\n"
 				"were rebuilt from the kept samples; the record is rewritten in\n"
 				"the current format at the next game or import\n");
-		else if (rc == KB_REC_OLD)
+		else if (rc == KB_REC_OLD && r.format == 3)
 			fprintf(out, "old record format (version 3): no chase levels were kept\n"
 				"(the heuristic learns that feature from new decisions); the record\n"
 				"is rewritten in the current format at the next game or import\n");
+		else if (rc == KB_REC_OLD)
+			fprintf(out, "old record format (version 4): no predictions by score were\n"
+				"kept (the bot's rates over both scores decide until it has made\n"
+				"%.0f in a score); the record is rewritten in the current format at\n"
+				"the next game or import\n", KB_MODEL_JUDGED_ENOUGH);
 		fprintf(out, "games %" PRIu64 ", won %" PRIu64 " (%.1f%%), lost %" PRIu64 "\n",
 			r.games, r.won, pct(r.won, r.games), r.lost);
 		fprintf(out, "decisions %" PRIu64 " (matching easy %" PRIu64 ", hard %" PRIu64
@@ -144,6 +185,7 @@ int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err)
 		if (kb_model_belief(&m) == KB_C_RULE)
 			fprintf(out, "\nrule: %s", kb_rule_name(m.rule));
 		print_use(out, &m, r.model.decisions);
+		print_scores(out, &m, &r.model);
 		fprintf(out, "\nheuristic weights:");
 		for (int k = 0; k < KB_FEATURES; k++)
 			fprintf(out, " %s %+.2f", kb_feature_name(k), m.w[k]);

@@ -4,6 +4,7 @@
  * (docs/learning-model.md, "Measuring"). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -75,10 +76,12 @@ Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
 }
 
 /* --keep leaves the work folder and names it: the learning run's store
- * is there for kimble-state, as the help says. */
+ * is there for kimble-state, as the help says, and holds the learning
+ * bot's own predictions of the player by score (too few of either after
+ * two games of about 13 decisions). */
 Test(learning_judge, keep_leaves_the_store_and_names_it, .timeout = 120)
 {
-	char out[1024], err[1024], store[1200], cmd[1300];
+	char out[1024], err[1024], store[1200], cmd[1300], state[1024], show[1300], sh[4200];
 	const char *kept = "learning-judge: kept ";
 
 	cr_assert_eq(learning_judge("--deals 1 --keep mixed", out, err, sizeof out), 0);
@@ -90,6 +93,19 @@ Test(learning_judge, keep_leaves_the_store_and_names_it, .timeout = 120)
 	char *const rm[] = {"/bin/rm", "-rf", store, NULL};
 	snprintf(cmd, sizeof cmd, "%s/learn-mixed/kimble-state/data.mdb", store);
 	int there = access(cmd, R_OK) == 0;
+	snprintf(show, sizeof show, "%s/show.txt", store);
+	snprintf(sh, sizeof sh, "exec '%s' --state '%s/learn-mixed/kimble-state' show mixed1 > '%s'",
+		 test_bin("kimble-state", state, sizeof state), store, show);
+	char *const argv[] = {"/bin/sh", "-c", sh, NULL};
+	int shown = test_run_status(argv, NULL, err, 30000);
+	char *text = strdup(test_read_file(NULL, show));
 	cr_assert_eq(test_run_status(rm, NULL, NULL, 30000), 0);
 	cr_assert(there, "no store at %s", cmd);
+	cr_assert_eq(shown, 0, "%s", test_read_file(NULL, err));
+	const char *by_score = strstr(text, "\nby score, the bot's own predictions");
+	cr_assert_not_null(by_score, "%s", text);
+	cr_assert_not_null(strstr(by_score, "\n  not ahead of the bot: "), "%s", text);
+	cr_assert_not_null(strstr(by_score, "\n  ahead of the bot: "), "%s", text);
+	cr_assert_not_null(strstr(by_score, "judged, fewer than 30"), "%s", text);
+	free(text);
 }

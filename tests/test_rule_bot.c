@@ -5092,3 +5092,79 @@ Test(bot_rules, relay_ends_what_the_bot_left_behind, .timeout = 120)
 		close(rd);
 	}
 }
+
+/* The bot's own predictions are recorded by score: B's easy choice with
+ * A far ahead (A at 20) is judged "not ahead", hard's move missed; the
+ * same choice with A at 1 and two pieces home is judged "ahead". */
+Test(bot_rules, learn_records_predictions_by_score, .timeout = 30)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "scored", NULL, NULL};
+	kb_pos ahead = test_pos(0x3, "1", "5 0", "", "");
+	kb_observation ob = {ahead, 1, 1, kb_legal(&ahead, 1, 1), 1};
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	observe_easy_choice(&l, 1);
+	cr_assert_eq(ob.mask, 0x3u);
+	cr_assert_eq(kb_model_score(&ahead, 1), KB_AHEAD);
+	kb_learn_observe(&l, &ob);
+	ob.index = 0; /* hard's move */
+	kb_learn_observe(&l, &ob);
+	cr_assert_eq(kb_learn_commit(&l, 1), 0);
+	kb_learn_close(&l);
+	kb_opp_rec rec = stored(dir, "scored");
+	double fade = 1.0 - 1.0 / KB_MEMORY;
+	cr_assert_float_eq(rec.model.score_judged[KB_NOT_AHEAD], fade * fade, 1e-12);
+	cr_assert_eq(rec.model.score_hard[KB_NOT_AHEAD], 0.0);
+	cr_assert_float_eq(rec.model.score_judged[KB_AHEAD], 1.0 + fade, 1e-12);
+	cr_assert_float_eq(rec.model.score_hard[KB_AHEAD], 1.0, 1e-12, "hard's move once, last");
+	cr_assert_float_eq(rec.model.recent_judged, 1.0 + fade + fade * fade, 1e-12);
+}
+
+/* A model useful in one score only (the switcher's: right ahead of the
+ * bot, not behind it, where hard's move is exact) answers in that score
+ * and leaves hard's move in the other, for the pick and the
+ * probabilities alike; the built-ins' fast path, which knows no score,
+ * is taken only when the model is useful in both.  B at 10 and 5 with a
+ * 1: easy's move is index 1, hard's index 0. */
+Test(bot_rules, learned_model_answers_by_score, .timeout = 60)
+{
+	char dir[256];
+	const char *const names[KB_SEATS] = {NULL, "rearguard", NULL, NULL};
+	kb_pos ahead = test_pos(0x3, "1", "10 5", "", "");
+	kb_pos behind = test_pos(0x3, "20 15 12", "10 5", "", "");
+	double prob[KB_PIECES];
+	kb_learn l;
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "rearguard", KB_R_EASY, 60);
+	kb_learn_open(&l, dir, 0x3, names, NULL, NULL);
+	kb_model *m = &l.model[1];
+	m->score_own[KB_AHEAD] = m->score_own[KB_NOT_AHEAD] = 1;
+	m->score_accuracy[KB_AHEAD] = 0.95, m->score_hard_accuracy[KB_AHEAD] = 0.1;
+	m->score_accuracy[KB_NOT_AHEAD] = 0.6, m->score_hard_accuracy[KB_NOT_AHEAD] = 1.0;
+	const kb_opponent *opp[KB_SEATS] = {NULL, &kb_opponent_hard, NULL, NULL};
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1], &l.opp[1], "used in one score is used");
+	cr_assert_eq(opp[1]->kind, KB_EXTERNAL, "not easy's fast path");
+	cr_assert_eq(kb_legal(&ahead, 1, 1), 0x3u);
+	cr_assert_eq(kb_legal(&behind, 1, 1), 0x3u);
+	cr_assert_eq(kb_model_score(&behind, 1), KB_NOT_AHEAD);
+	cr_assert_eq(kb_opponent_pick(opp[1], &ahead, 1, 1, 0x3), 1, "ahead: the model's move");
+	cr_assert_eq(kb_opponent_pick(opp[1], &behind, 1, 1, 0x3), 0, "behind: hard's move");
+	opp[1]->probs(opp[1]->ctx, &behind, 1, 1, 0x3, prob);
+	cr_assert(prob[0] == 1 && prob[1] == 0, "behind: hard's move for certain");
+	opp[1]->probs(opp[1]->ctx, &ahead, 1, 1, 0x3, prob);
+	cr_assert_gt(prob[1], 0.9, "ahead: the model's probabilities");
+	m->score_accuracy[KB_NOT_AHEAD] = 0.95, m->score_hard_accuracy[KB_NOT_AHEAD] = 0.1;
+	opp[1] = &kb_opponent_hard;
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1]->kind, KB_EASY, "useful in both scores: easy's fast path");
+	m->score_accuracy[KB_AHEAD] = m->score_accuracy[KB_NOT_AHEAD] = 0.5;
+	opp[1] = &kb_opponent_hard;
+	kb_learn_models(&l, opp);
+	cr_assert_eq(opp[1], &kb_opponent_hard, "useful in neither: the default");
+	kb_learn_close(&l);
+}

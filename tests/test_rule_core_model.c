@@ -483,3 +483,77 @@ Test(core_rules, model_useful_heuristic_needs_the_bots_own_rate)
 	m.weight[KB_C_LOGIT] = 0.0, m.weight[KB_C_RANDOM] = 0.0, m.weight[KB_C_RULE] = 1.0;
 	cr_assert(kb_model_useful(&m), "a rule on its samples' rate");
 }
+
+/* A model whose rates by score exist is judged in each score alone: the
+ * switcher's (right 84% ahead, hard 12%; 62% behind, hard 100%) is used
+ * ahead only, the mixed player's (75% and 78%, hard about 60%) in both
+ * scores, a model at 69% nowhere; a score with too few predictions
+ * falls back on the rates over both scores. */
+Test(core_rules, model_useful_by_score)
+{
+	kb_model m;
+
+	memset(&m, 0, sizeof m);
+	m.weight[KB_C_LOGIT] = 1.0;
+	m.own_rate = 1, m.accuracy = 0.78, m.hard_accuracy = 0.35;
+	cr_assert_not(kb_model_useful(&m), "78%% over both scores: below the overall bound");
+	m.score_own[KB_AHEAD] = m.score_own[KB_NOT_AHEAD] = 1;
+	m.score_accuracy[KB_AHEAD] = 0.84, m.score_hard_accuracy[KB_AHEAD] = 0.12;
+	m.score_accuracy[KB_NOT_AHEAD] = 0.62, m.score_hard_accuracy[KB_NOT_AHEAD] = 1.0;
+	cr_assert(kb_model_useful_at(&m, KB_AHEAD), "the switcher ahead");
+	cr_assert_not(kb_model_useful_at(&m, KB_NOT_AHEAD), "the switcher behind: hard is exact");
+	cr_assert(kb_model_useful(&m), "used in one score is used");
+	m.score_accuracy[KB_AHEAD] = 0.75, m.score_hard_accuracy[KB_AHEAD] = 0.6;
+	m.score_accuracy[KB_NOT_AHEAD] = 0.78, m.score_hard_accuracy[KB_NOT_AHEAD] = 0.6;
+	cr_assert(kb_model_useful_at(&m, KB_AHEAD) && kb_model_useful_at(&m, KB_NOT_AHEAD), "mixed");
+	m.score_accuracy[KB_AHEAD] = KB_MODEL_USEFUL_SCORE_ACCURACY;
+	cr_assert(kb_model_useful_at(&m, KB_AHEAD), "at the bound");
+	m.score_accuracy[KB_AHEAD] = KB_MODEL_USEFUL_SCORE_ACCURACY - 0.01;
+	cr_assert_not(kb_model_useful_at(&m, KB_AHEAD), "below the bound");
+	m.score_accuracy[KB_AHEAD] = 0.9, m.score_hard_accuracy[KB_AHEAD] = 0.9 - KB_MODEL_USEFUL_MARGIN;
+	cr_assert(kb_model_useful_at(&m, KB_AHEAD), "at the margin over hard's");
+	m.score_hard_accuracy[KB_AHEAD] += 0.01;
+	cr_assert_not(kb_model_useful_at(&m, KB_AHEAD), "below the margin over hard's");
+	m.score_own[KB_AHEAD] = 0;
+	cr_assert_not(kb_model_useful_at(&m, KB_AHEAD), "too few ahead: 78%% over both scores");
+	m.accuracy = 0.95;
+	cr_assert(kb_model_useful_at(&m, KB_AHEAD), "too few ahead: 95%% over both scores");
+}
+
+/* Each prediction fades both scores' counts, as every faded value, and
+ * adds to its own score's; the score is whether the deciding seat has
+ * more progress in all than seat 0, a piece at home -1. */
+Test(core_rules, predictions_by_score)
+{
+	kb_model_stats st;
+	kb_pos level = test_pos(0x3, "5", "5", "", "");
+	kb_pos ahead = test_pos(0x3, "3", "5", "", "");
+	kb_pos home = test_pos(0x3, "4 3", "5", "", "");
+
+	memset(&st, 0, sizeof st);
+	cr_assert_eq(kb_model_score(&ahead, 1), KB_AHEAD, "B 5 - 3 against A 3 - 3");
+	cr_assert_eq(kb_model_score(&level, 1), KB_NOT_AHEAD, "level is not ahead");
+	cr_assert_eq(kb_model_score(&home, 1), KB_NOT_AHEAD, "B 5 - 3 against A 4 + 3 - 2");
+	cr_assert_eq(kb_model_score(&ahead, 0), KB_NOT_AHEAD, "the bot is never ahead of itself");
+	kb_model_observe_prediction(&st, KB_AHEAD, 1, 0);
+	kb_model_observe_prediction(&st, KB_NOT_AHEAD, 0, 1);
+	double fade = 1.0 - 1.0 / KB_MEMORY;
+	cr_assert_float_eq(st.score_judged[KB_AHEAD], fade, 1e-12);
+	cr_assert_float_eq(st.score_predicted[KB_AHEAD], fade, 1e-12);
+	cr_assert_eq(st.score_hard[KB_AHEAD], 0.0);
+	cr_assert_eq(st.score_judged[KB_NOT_AHEAD], 1.0);
+	cr_assert_eq(st.score_predicted[KB_NOT_AHEAD], 0.0);
+	cr_assert_eq(st.score_hard[KB_NOT_AHEAD], 1.0);
+	cr_assert_float_eq(st.recent_judged, 1.0 + fade, 1e-12);
+	cr_assert_float_eq(st.recent_predicted, fade, 1e-12);
+	for (int k = 0; k < 40; k++)
+		kb_model_observe_prediction(&st, KB_AHEAD, 1, 0);
+	kb_model m;
+	st.recent = 42, st.recent_log_choices = 42 * log(2.0); /* as many decisions observed */
+	kb_model_fit(&m, &st);
+	cr_assert_eq(m.score_own[KB_AHEAD], 1, "%g judged ahead", st.score_judged[KB_AHEAD]);
+	cr_assert_float_eq(m.score_accuracy[KB_AHEAD], 1.0, 1e-12);
+	cr_assert_eq(m.score_hard_accuracy[KB_AHEAD], 0.0);
+	cr_assert_eq(m.score_own[KB_NOT_AHEAD], 0, "one judged behind");
+	cr_assert_eq(m.score_accuracy[KB_NOT_AHEAD], 0.0);
+}

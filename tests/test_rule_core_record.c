@@ -42,9 +42,14 @@ static void sound_record(kb_opp_rec *r)
 	for (int f = 0; f < KB_FEATURES; f++)
 		r->model.fit_w[f] = -0.125 * (f + 1);
 	r->model.recent_judged = 40, r->model.recent_predicted = 30;
+	for (int k = 0; k < KB_SCORES; k++) {
+		r->model.score_judged[k] = 20 + k;
+		r->model.score_predicted[k] = 10.5 + k;
+		r->model.score_hard[k] = 3.25 + k;
+	}
 }
 
-/* The bytes of r as record.h lays out version v (1 to 4) of kind 1. */
+/* The bytes of r as record.h lays out version v (1 to 5) of kind 1. */
 static size_t opp_bytes(const kb_opp_rec *r, int v, uint8_t *out)
 {
 	const uint64_t count[6] = {r->games, r->won, r->lost, r->model.decisions,
@@ -73,6 +78,14 @@ static size_t opp_bytes(const kb_opp_rec *r, int v, uint8_t *out)
 		return at;
 	for (int f = KB_F_CHASE; f < KB_FEATURES; f++, at += 8)
 		le_double(out + at, r->model.fit_w[f]);
+	if (v == 4)
+		return at;
+	for (int k = 0; k < KB_SCORES; k++, at += 8)
+		le_double(out + at, r->model.score_judged[k]);
+	for (int k = 0; k < KB_SCORES; k++, at += 8)
+		le_double(out + at, r->model.score_predicted[k]);
+	for (int k = 0; k < KB_SCORES; k++, at += 8)
+		le_double(out + at, r->model.score_hard[k]);
 	return at;
 }
 
@@ -84,8 +97,8 @@ Test(core_rules, record_bytes_of_each_version)
 	size_t len;
 
 	sound_record(&r);
-	for (int v = 1; v <= 4; v++) {
-		if (v == 3) /* no program writes version 3 any more */
+	for (int v = 1; v <= 5; v++) {
+		if (v == 3 || v == 4) /* no program writes versions 3 and 4 any more */
 			continue;
 		memset(got, 0xee, sizeof got);
 		len = v == 1 ? kb_opp_encode_v1(&r, got) : v == 2 ? kb_opp_encode_v2(&r, got)
@@ -94,7 +107,8 @@ Test(core_rules, record_bytes_of_each_version)
 		for (size_t i = 0; i < len; i++)
 			cr_assert_eq(got[i], want[i], "version %d, byte %zu: %#x, not %#x", v, i, got[i], want[i]);
 	}
-	cr_assert_eq(len, 1128, "version 4 is 1128 bytes (record.h)");
+	cr_assert_eq(len, 1176, "version 5 is 1176 bytes (record.h)");
+	cr_assert_eq(opp_bytes(&r, 4, want), 1128, "version 4 was 1128 bytes");
 	cr_assert_eq(opp_bytes(&r, 3, want), 1120, "version 3 was 1120 bytes");
 	memset(got, 0xee, sizeof got);
 	memset(want, 0, sizeof want);
@@ -104,7 +118,7 @@ Test(core_rules, record_bytes_of_each_version)
 	cr_assert_eq(memcmp(got, want, 32), 0);
 }
 
-/* Every field read back from each version; versions 1 to 3 are old. */
+/* Every field read back from each version; versions 1 to 4 are old. */
 Test(core_rules, record_decode_keeps_every_field)
 {
 	kb_opp_rec r, back;
@@ -113,16 +127,26 @@ Test(core_rules, record_decode_keeps_every_field)
 	size_t len;
 
 	sound_record(&r);
-	len = opp_bytes(&r, 4, bytes);
+	len = opp_bytes(&r, 5, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OK);
-	r.format = 4; /* what the decoder read, not a field of the bytes */
-	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every field of version 4");
+	r.format = 5; /* what the decoder read, not a field of the bytes */
+	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every field of version 5");
+	kb_model_stats by_score = r.model; /* version 4 and 3 kept no predictions by score */
+	memset(r.model.score_judged, 0, sizeof r.model.score_judged);
+	memset(r.model.score_predicted, 0, sizeof r.model.score_predicted);
+	memset(r.model.score_hard, 0, sizeof r.model.score_hard);
+	len = opp_bytes(&r, 4, bytes);
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OLD);
+	cr_assert_eq(back.format, 4);
+	back.format = 5;
+	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every field of version 4, none by score");
 	len = opp_bytes(&r, 3, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OLD);
 	cr_assert_eq(back.format, 3);
 	cr_assert_eq(back.model.fit_w[KB_F_CHASE], 0, "version 3 kept no chase weight");
-	back.model.fit_w[KB_F_CHASE] = r.model.fit_w[KB_F_CHASE], back.format = 4;
+	back.model.fit_w[KB_F_CHASE] = r.model.fit_w[KB_F_CHASE], back.format = 5;
 	cr_assert_eq(memcmp(&back, &r, sizeof r), 0, "every other field of version 3");
+	r.model = by_score;
 	len = opp_bytes(&r, 2, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_OLD);
 	cr_assert(back.games == r.games && back.won == r.won && back.lost == r.lost);
@@ -142,7 +166,8 @@ Test(core_rules, record_decode_keeps_every_field)
 
 /* A faded field at a bound: accepted at it, refused past it. */
 typedef struct faded_case {
-	int field;    /* 0 recent, 1 log choices, 2 a miss, 3 judged, 4 predicted */
+	int field;    /* 0 recent, 1 log choices, 2 a miss, 3 judged, 4 predicted,
+			 5 judged ahead, 6 predicted ahead, 7 hard's ahead */
 	double value;
 	int status;
 } faded_case;
@@ -155,7 +180,11 @@ static const faded_case faded_cases[] = {
 	{3, 1001, KB_REC_OK},       {3, 1001.5, KB_REC_BAD},    {3, 30, KB_REC_OK},
 	{3, 29.99, KB_REC_BAD},     {3, -1, KB_REC_BAD},        {4, 40, KB_REC_OK},
 	{4, 40.01, KB_REC_BAD},     {4, 0, KB_REC_OK},          {4, -0.01, KB_REC_BAD},
-	{4, NAN, KB_REC_BAD},
+	{4, NAN, KB_REC_BAD},       {5, 1001, KB_REC_OK},       {5, 1001.5, KB_REC_BAD},
+	{5, 11.5, KB_REC_OK},       {5, 11.49, KB_REC_BAD},     {5, INFINITY, KB_REC_BAD},
+	{6, 21, KB_REC_OK},         {6, 21.01, KB_REC_BAD},     {6, -0.01, KB_REC_BAD},
+	{7, 21, KB_REC_OK},         {7, 21.01, KB_REC_BAD},     {7, -0.01, KB_REC_BAD},
+	{7, NAN, KB_REC_BAD},
 };
 
 Test(core_rules, record_faded_statistics_bounds)
@@ -171,9 +200,12 @@ Test(core_rules, record_faded_statistics_bounds)
 		case 1: r.model.recent_log_choices = c->value; break;
 		case 2: r.model.recent_miss[KB_RULES - 1] = c->value; break;
 		case 3: r.model.recent_judged = c->value; break;
-		default: r.model.recent_predicted = c->value;
+		case 4: r.model.recent_predicted = c->value; break;
+		case 5: r.model.score_judged[KB_AHEAD] = c->value; break;
+		case 6: r.model.score_predicted[KB_AHEAD] = c->value; break;
+		default: r.model.score_hard[KB_AHEAD] = c->value;
 		}
-		size_t len = opp_bytes(&r, 4, bytes);
+		size_t len = opp_bytes(&r, 5, bytes);
 		int status = kb_opp_decode(bytes, len, &back);
 		cr_assert_eq(status, c->status, "case %zu: field %d = %g: %d", i, c->field, c->value, status);
 		if (status == KB_REC_BAD)
@@ -191,7 +223,7 @@ Test(core_rules, record_refusals)
 	size_t len;
 
 	sound_record(&r);
-	for (int v = 1; v <= 4; v++) {
+	for (int v = 1; v <= 5; v++) {
 		len = opp_bytes(&r, v, bytes);
 		cr_assert_eq(kb_opp_decode(bytes, len - 1, &back), KB_REC_BAD, "version %d short", v);
 		cr_assert_eq(kb_opp_decode(bytes, len + 1, &back), KB_REC_BAD, "version %d long", v);
@@ -200,14 +232,14 @@ Test(core_rules, record_refusals)
 		bytes[0] = 1, bytes[1] = 1;
 		cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_BAD, "version %d of kind 257", v);
 	}
-	len = opp_bytes(&r, 4, bytes);
+	len = opp_bytes(&r, 5, bytes);
 	cr_assert_eq(kb_opp_decode(bytes, 7, &back), KB_REC_BAD, "no whole header");
 	bytes[2] = 0;
 	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_BAD, "version 0");
-	bytes[2] = 5;
-	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 5");
-	bytes[2] = 4, bytes[3] = 1;
-	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 260");
+	bytes[2] = 6;
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 6");
+	bytes[2] = 5, bytes[3] = 1;
+	cr_assert_eq(kb_opp_decode(bytes, len, &back), KB_REC_NEWER, "version 261");
 	cr_assert(back.games == 0, "a newer record is zeroed");
 
 	static const struct {
@@ -221,9 +253,9 @@ Test(core_rules, record_refusals)
 		r.games = counts[k].games, r.won = counts[k].won, r.lost = counts[k].lost;
 		r.model.decisions = counts[k].decisions;
 		r.model.easy_hits = counts[k].easy, r.model.hard_hits = counts[k].hard;
-		for (int v = 1; v <= 4; v++) {
+		for (int v = 1; v <= 5; v++) {
 			int want = v == 1 && k >= 3 ? KB_REC_OLD : counts[k].status;
-			if (want == KB_REC_OK && v < 4)
+			if (want == KB_REC_OK && v < 5)
 				want = KB_REC_OLD;
 			len = opp_bytes(&r, v, bytes);
 			cr_assert_eq(kb_opp_decode(bytes, len, &back), want, "counts %zu, version %d", k, v);

@@ -97,9 +97,12 @@ Test(state_rules, versions_kinds_and_sizes)
 		{KB_REC_OPPONENT, 3, 1, KB_OPP_V3_LEN, KB_REC_OLD, NULL},
 		{KB_REC_OPPONENT, 3, 1, KB_OPP_V2_LEN, KB_REC_BAD, "v3 with v2's size"},
 		{KB_REC_OPPONENT, 3, 1, KB_OPP_V4_LEN, KB_REC_BAD, "v3 with v4's size"},
-		{KB_REC_OPPONENT, 4, 1, KB_OPP_V4_LEN, KB_REC_OK, NULL},
+		{KB_REC_OPPONENT, 4, 1, KB_OPP_V4_LEN, KB_REC_OLD, NULL},
 		{KB_REC_OPPONENT, 4, 1, KB_OPP_V3_LEN, KB_REC_BAD, "v4 with v3's size"},
-		{KB_REC_OPPONENT, 5, 1, KB_OPP_V4_LEN, KB_REC_NEWER, NULL},
+		{KB_REC_OPPONENT, 4, 1, KB_OPP_V5_LEN, KB_REC_BAD, "v4 with v5's size"},
+		{KB_REC_OPPONENT, 5, 1, KB_OPP_V5_LEN, KB_REC_OK, NULL},
+		{KB_REC_OPPONENT, 5, 1, KB_OPP_V4_LEN, KB_REC_BAD, "v5 with v4's size"},
+		{KB_REC_OPPONENT, 6, 1, KB_OPP_V5_LEN, KB_REC_NEWER, NULL},
 		{KB_REC_RESULTS, 1, 1, KB_OPP_V1_LEN, KB_REC_BAD, "a results record"},
 	};
 	uint8_t buf[KB_REC_MAX] = {0};
@@ -147,9 +150,9 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	r.model.hard_hits = 0x12;
 	for (int j = 0; j < KB_SAMPLES; j++)
 		memset(r.model.sample[j].b, j + 1, KB_SAMPLE_LEN);
-	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V4_LEN);
+	cr_assert_eq(kb_opp_encode(&r, buf), KB_OPP_V5_LEN);
 	static const uint8_t head[56] = {
-		1, 0, 4, 0, 0, 0, 0, 0,
+		1, 0, 5, 0, 0, 0, 0, 0,
 		0x0d, 0x0c, 0x0b, 0x0a, 0, 0, 0, 0,
 		3, 0, 0, 0, 0, 0, 0, 0,
 		0, 7, 0, 0, 0, 0, 0, 0,
@@ -159,7 +162,7 @@ Test(state_rules, opponent_bytes_are_little_endian)
 	cr_assert_arr_eq(buf, head, sizeof head);
 	cr_assert_eq(buf[56], 1, "first sample");
 	cr_assert_eq(buf[KB_OPP_V2_LEN - 1], KB_SAMPLES, "last sample");
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_OK);
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V5_LEN, &back), KB_REC_OK);
 	cr_assert_eq(back.games, r.games);
 	cr_assert_eq(back.won, 3);
 	cr_assert_eq(back.lost, 0x700);
@@ -187,13 +190,13 @@ Test(state_rules, counts_above_their_total_are_damage)
 	r.games = r.won = r.lost = 5;
 	r.model.decisions = r.model.easy_hits = r.model.hard_hits = 9;
 	kb_opp_encode(&r, buf);
-	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_OK, "equal is fine");
+	cr_assert_eq(kb_opp_decode(buf, KB_OPP_V5_LEN, &back), KB_REC_OK, "equal is fine");
 	for (int field = 0; field < 4; field++) {
 		kb_opp_rec bad = r;
 		uint64_t *f[4] = {&bad.won, &bad.lost, &bad.model.easy_hits, &bad.model.hard_hits};
 		*f[field] += 1;
 		kb_opp_encode(&bad, buf);
-		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V4_LEN, &back), KB_REC_BAD, "field %d", field);
+		cr_assert_eq(kb_opp_decode(buf, KB_OPP_V5_LEN, &back), KB_REC_BAD, "field %d", field);
 		cr_assert_eq(back.games, 0, "zeroed when refused");
 	}
 }
@@ -1073,20 +1076,26 @@ static kb_opp_rec faded_rec(void)
 		r.model.fit_w[k] = -1.0 - k; /* negative weights are weights too */
 	r.model.recent_judged = 3.0;
 	r.model.recent_predicted = 2.0;
+	for (int k = 0; k < KB_SCORES; k++) {
+		r.model.score_judged[k] = 1.5 + k;
+		r.model.score_predicted[k] = 1.25 + k;
+		r.model.score_hard[k] = 0.5 + k;
+	}
 	return r;
 }
 
 /* record.h: after version 2's 920 bytes, recent, recent_log_choices,
  * recent_miss[12], fit_w[0..9) (the features before chase),
  * recent_judged, recent_predicted, 8 bytes each: version 3's 1120 bytes;
- * version 4 then adds fit_w[9] (chase). */
+ * version 4 then adds fit_w[9] (chase), version 5 score_judged[2],
+ * score_predicted[2], score_hard[2] (not ahead, ahead). */
 Test(state_rules, faded_fields_at_their_offsets)
 {
 	kb_opp_rec r = faded_rec(), back;
 	uint8_t buf[KB_REC_MAX];
 
-	cr_assert_eq(kb_opp_encode(&r, buf), 1128);
-	cr_assert_eq(buf[2], 4, "version 4");
+	cr_assert_eq(kb_opp_encode(&r, buf), 1176);
+	cr_assert_eq(buf[2], 5, "version 5");
 	cr_assert_eq(le_double(buf + 920), 5.0, "recent");
 	cr_assert_eq(le_double(buf + 928), 0.5, "recent_log_choices");
 	for (int k = 0; k < 12; k++)
@@ -1096,8 +1105,17 @@ Test(state_rules, faded_fields_at_their_offsets)
 	cr_assert_eq(le_double(buf + 1104), 3.0, "recent_judged");
 	cr_assert_eq(le_double(buf + 1112), 2.0, "recent_predicted");
 	cr_assert_eq(le_double(buf + 1120), -10.0, "fit_w[9]");
-	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_OK);
-	cr_assert_eq(back.format, 4);
+	cr_assert_eq(le_double(buf + 1128), 1.5, "score_judged[not ahead]");
+	cr_assert_eq(le_double(buf + 1136), 2.5, "score_judged[ahead]");
+	cr_assert_eq(le_double(buf + 1144), 1.25, "score_predicted[not ahead]");
+	cr_assert_eq(le_double(buf + 1152), 2.25, "score_predicted[ahead]");
+	cr_assert_eq(le_double(buf + 1160), 0.5, "score_hard[not ahead]");
+	cr_assert_eq(le_double(buf + 1168), 1.5, "score_hard[ahead]");
+	cr_assert_eq(kb_opp_decode(buf, 1176, &back), KB_REC_OK);
+	cr_assert_eq(back.format, 5);
+	cr_assert_eq(back.model.score_judged[KB_AHEAD], 2.5);
+	cr_assert_eq(back.model.score_predicted[KB_NOT_AHEAD], 1.25);
+	cr_assert_eq(back.model.score_hard[KB_AHEAD], 1.5);
 	cr_assert_eq(back.model.recent, 5.0);
 	cr_assert_eq(back.model.recent_log_choices, 0.5);
 	cr_assert_eq(back.model.recent_miss[11], 2.75);
@@ -1128,6 +1146,26 @@ Test(state_rules, version_3_is_read_without_the_chase_weight)
 	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_BAD);
 }
 
+/* A version 4 record (the same bytes without the predictions by score)
+ * is read as old: every field where version 4 kept it, none by score. */
+Test(state_rules, version_4_is_read_without_predictions_by_score)
+{
+	kb_opp_rec r = faded_rec(), back;
+	uint8_t buf[KB_REC_MAX];
+
+	kb_opp_encode(&r, buf);
+	buf[2] = 4;
+	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_OLD);
+	cr_assert_eq(back.format, 4);
+	cr_assert_eq(back.model.fit_w[KB_F_CHASE], -10.0);
+	cr_assert_eq(back.model.recent_predicted, 2.0);
+	for (int k = 0; k < KB_SCORES; k++)
+		cr_assert(back.model.score_judged[k] == 0 && back.model.score_predicted[k] == 0 &&
+				  back.model.score_hard[k] == 0,
+			  "score %d", k);
+	cr_assert_eq(kb_opp_decode(buf, 1176, &back), KB_REC_BAD, "a version 4 record is 1128 bytes");
+}
+
 /* Encode r, decode it: its status. */
 static int faded_status(const kb_opp_rec *r)
 {
@@ -1135,7 +1173,7 @@ static int faded_status(const kb_opp_rec *r)
 	kb_opp_rec back;
 
 	kb_opp_encode(r, buf);
-	return kb_opp_decode(buf, KB_OPP_V4_LEN, &back);
+	return kb_opp_decode(buf, KB_OPP_V5_LEN, &back);
 }
 
 /* Each faded value at its bound is read, just past it is damage: counts
@@ -1153,6 +1191,9 @@ Test(state_rules, faded_values_at_their_bounds)
 		{&r.model.recent_judged, 1000.5, 1001.5, "recent_judged"},
 		{&r.model.recent_miss[11], 5.0, 5.01, "misses of the last rule against 5 decisions"},
 		{&r.model.recent_predicted, 3.0, 3.01, "right predictions against 3 judged"},
+		{&r.model.score_judged[KB_AHEAD], 1000.5, 1001.5, "judged ahead"},
+		{&r.model.score_predicted[KB_AHEAD], 2.5, 2.51, "right ahead against 2.5 judged"},
+		{&r.model.score_hard[KB_NOT_AHEAD], 1.5, 1.51, "hard's right against 1.5 judged"},
 	};
 
 	cr_assert_eq(faded_status(&r), KB_REC_OK);
@@ -1164,7 +1205,9 @@ Test(state_rules, faded_values_at_their_bounds)
 		cr_assert_eq(faded_status(&r), KB_REC_BAD, "%s %g", bound[i].what, bound[i].bad);
 	}
 	double *negative[] = {&r.model.recent, &r.model.recent_log_choices, &r.model.recent_miss[0],
-			      &r.model.recent_judged, &r.model.recent_predicted};
+			      &r.model.recent_judged, &r.model.recent_predicted,
+			      &r.model.score_judged[KB_NOT_AHEAD], &r.model.score_predicted[KB_AHEAD],
+			      &r.model.score_hard[KB_AHEAD]};
 	for (size_t i = 0; i < sizeof negative / sizeof negative[0]; i++) {
 		r = faded_rec();
 		*negative[i] = -0.5;
@@ -1984,13 +2027,15 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 	cr_assert(strstr(show, "opponent one\nold record format (version 1): ") != NULL, "%s", show);
 	/* version 3: the current bytes without the chase weight, and with no
 	 * decisions a version 3 all the same */
-	size_t n = kb_opp_encode(&r, buf);
+	kb_opp_encode(&r, buf);
 	buf[2] = 3;
-	cr_assert_eq(kb_store_put_raw(st, "three", buf, n - 8, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "three", buf, KB_OPP_V3_LEN, &err), 0, "%s", err.msg);
+	buf[2] = 4; /* version 4: the current bytes without the predictions by score */
+	cr_assert_eq(kb_store_put_raw(st, "four", buf, KB_OPP_V4_LEN, &err), 0, "%s", err.msg);
 	memset(&r, 0, sizeof r);
-	n = kb_opp_encode(&r, buf);
+	kb_opp_encode(&r, buf);
 	buf[2] = 3;
-	cr_assert_eq(kb_store_put_raw(st, "zero3", buf, n - 8, &err), 0, "%s", err.msg);
+	cr_assert_eq(kb_store_put_raw(st, "zero3", buf, KB_OPP_V3_LEN, &err), 0, "%s", err.msg);
 	list = report_ok(st, NULL);
 	cr_assert(strstr(list, "\nthree ") && strstr(strstr(list, "\nthree "), "  (old format, version 3)\n"),
 		  "%s", list);
@@ -1999,6 +2044,13 @@ Test(state_rules, old_records_name_their_version, .timeout = 20)
 		  "%s", show);
 	show = report_ok(st, "zero3");
 	cr_assert(strstr(show, "opponent zero3\nold record format (version 3): ") != NULL, "%s", show);
+	list = report_ok(st, NULL);
+	cr_assert(strstr(list, "\nfour ") && strstr(strstr(list, "\nfour "), "  (old format, version 4)\n"),
+		  "%s", list);
+	show = report_ok(st, "four");
+	cr_assert(strstr(show, "opponent four\nold record format (version 4): no predictions by score") !=
+			  NULL,
+		  "%s", show);
 	kb_store_close(st);
 }
 
@@ -2266,6 +2318,40 @@ Test(state_rules, show_says_a_heuristic_waits_for_the_bots_own_rate, .timeout = 
 	cr_assert(strstr(show, "\nused by the bot: not yet (fitted weights choose its most likely "
 			       "move: used only after 30 of the bot's own predictions; on its samples "
 			       "that move was played ") != NULL, "%s", show);
+	kb_store_close(st);
+}
+
+/* Once the bot has predicted a player in a score, show gives that score's
+ * rates and whether the model is used there; a score with too few
+ * predictions says the rates over both scores decide.  The store's
+ * peace>rear player, with 40 predictions ahead of the bot (right 34,
+ * hard's move 5) and 10 not ahead, 70% right in all: below the bound
+ * over both scores, which decides where the predictions are too few. */
+Test(state_rules, show_gives_the_rates_by_score, .timeout = 30)
+{
+	char dir[256];
+	kb_store *st;
+	kb_err err;
+	kb_store_add add = {.name = "dove", .opponent = 1};
+
+	test_tmpdir(dir, sizeof dir);
+	test_store_decisions(dir, "dove", KB_R_PEACE_REAR, 60);
+	cr_assert_eq(kb_store_open(&st, dir, 0, NULL, &err), 0, "%s", err.msg);
+	add.delta.model.score_judged[KB_AHEAD] = 40, add.delta.model.score_predicted[KB_AHEAD] = 34;
+	add.delta.model.score_hard[KB_AHEAD] = 5, add.delta.model.score_judged[KB_NOT_AHEAD] = 10;
+	add.delta.model.recent_judged = 50, add.delta.model.recent_predicted = 35;
+	cr_assert_eq(kb_store_apply(st, &add, 1, NULL, &err), 0, "%s", err.msg);
+	const char *show = report_ok(st, "dove");
+	cr_assert(strstr(show, "\nused by the bot: when it is ahead of the bot only (predicted by the bot "
+			       "before each game, its most likely move was played 70% of the time") != NULL,
+		  "%s", show);
+	cr_assert(strstr(show, "; the rates by score below decide)\nby score, the bot's own predictions "
+			       "(used from 70% and 3 points above hard's):\n"
+			       "  not ahead of the bot: 10 judged, fewer than 30: the rates over both "
+			       "scores decide (not used)\n"
+			       "  ahead of the bot: its most likely move 85%, hard's 12%, of 40 judged: "
+			       "used\n") != NULL,
+		  "%s", show);
 	kb_store_close(st);
 }
 

@@ -81,7 +81,8 @@ static int learn(void *ctx, const kb_pos *p, int s, int d, unsigned m, int c)
 	learn_ctx *l = ctx;
 
 	if (kb_model_observe(&l->st, p, s, d, m, c) == 0 && l->judge)
-		kb_model_observe_prediction(&l->st, kb_model_pick(l->judge, p, s, d, m) == c);
+		kb_model_observe_prediction(&l->st, kb_model_score(p, s),
+					    kb_model_pick(l->judge, p, s, d, m) == c, kb_pick_hard(m) == c);
 	return (int)l->st.decisions >= l->limit;
 }
 
@@ -382,14 +383,15 @@ Test(state_model, the_bots_own_predictions_decide_over_the_samples, .timeout = 3
 	decisions(P_CAPTURER, 1000, 500, learn, &l);
 	kb_model_fit(&m, &l.st);
 	cr_assert(kb_model_useful(&m), "the samples say 1.00");
-	/* the bot's own predictions before its games were right 8 times in 10 */
+	/* the bot's own predictions before its games were right 8 times in
+	 * 10, all while the capturer was ahead, and hard's move as often */
 	for (int k = 0; k < 100; k++)
-		kb_model_observe_prediction(&l.st, k % 10 < 8);
+		kb_model_observe_prediction(&l.st, KB_AHEAD, k % 10 < 8, k % 10 < 8);
 	kb_model_fit(&m, &l.st);
 	cr_assert_float_eq(m.accuracy, 0.8, 0.01); /* faded: nearly 0.8 */
-	cr_assert_not(kb_model_useful(&m), "8 in 10 is not enough");
+	cr_assert_not(kb_model_useful(&m), "8 in 10 is not enough, and no better than hard");
 	for (int k = 0; k < 3000; k++)
-		kb_model_observe_prediction(&l.st, 1);
+		kb_model_observe_prediction(&l.st, KB_AHEAD, 1, 0);
 	kb_model_fit(&m, &l.st);
 	cr_assert(kb_model_useful(&m), "right ever since: accuracy %.3f", m.accuracy);
 }
@@ -483,7 +485,7 @@ Test(state_record, round_trip, .timeout = 10)
 	uint8_t buf[KB_REC_MAX];
 	size_t n = kb_opp_encode(&r, buf);
 
-	cr_assert_eq(n, (size_t)KB_OPP_V4_LEN);
+	cr_assert_eq(n, (size_t)KB_OPP_V5_LEN);
 	cr_assert_eq(buf[0], 1);
 	cr_assert_eq(buf[2], KB_OPP_VERSION);
 	cr_assert_eq(kb_opp_decode(buf, n, &back), KB_REC_OK);
@@ -537,7 +539,7 @@ Test(state_record, version_2_is_read_with_its_faded_statistics_rebuilt, .timeout
 	/* and it is written back in the current version */
 	cr_assert_eq(back.format, 2);
 	n = kb_opp_encode(&back, buf);
-	cr_assert_eq(n, (size_t)KB_OPP_V4_LEN);
+	cr_assert_eq(n, (size_t)KB_OPP_V5_LEN);
 	cr_assert_eq(kb_opp_decode(buf, n, &rebuilt), KB_REC_OK);
 	back.format = KB_OPP_VERSION;
 	cr_assert_eq(memcmp(&back, &rebuilt, sizeof back), 0);
