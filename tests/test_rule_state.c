@@ -1126,17 +1126,26 @@ Test(state_rules, faded_fields_at_their_offsets)
 	cr_assert_eq(back.model.recent_predicted, 2.0);
 }
 
+/* faded_rec's bytes cut to len and labelled version v: read as old, in
+ * that version; the bytes are left in buf. */
+static kb_opp_rec read_as_old(int v, size_t len, uint8_t buf[KB_REC_MAX])
+{
+	kb_opp_rec r = faded_rec(), back;
+
+	kb_opp_encode(&r, buf);
+	buf[2] = (uint8_t)v;
+	cr_assert_eq(kb_opp_decode(buf, len, &back), KB_REC_OLD, "version %d", v);
+	cr_assert_eq(back.format, v);
+	return back;
+}
+
 /* A version 3 record (the same bytes without the last weight) is read as
  * old: every field where version 3 kept it, the chase weight 0. */
 Test(state_rules, version_3_is_read_without_the_chase_weight)
 {
-	kb_opp_rec r = faded_rec(), back;
 	uint8_t buf[KB_REC_MAX];
+	kb_opp_rec back = read_as_old(3, 1120, buf);
 
-	kb_opp_encode(&r, buf);
-	buf[2] = 3;
-	cr_assert_eq(kb_opp_decode(buf, 1120, &back), KB_REC_OLD);
-	cr_assert_eq(back.format, 3);
 	cr_assert_eq(back.model.recent_miss[11], 2.75);
 	cr_assert_eq(back.model.fit_w[8], -9.0);
 	cr_assert_eq(back.model.fit_w[KB_F_CHASE], 0.0);
@@ -1150,13 +1159,9 @@ Test(state_rules, version_3_is_read_without_the_chase_weight)
  * is read as old: every field where version 4 kept it, none by score. */
 Test(state_rules, version_4_is_read_without_predictions_by_score)
 {
-	kb_opp_rec r = faded_rec(), back;
 	uint8_t buf[KB_REC_MAX];
+	kb_opp_rec back = read_as_old(4, 1128, buf);
 
-	kb_opp_encode(&r, buf);
-	buf[2] = 4;
-	cr_assert_eq(kb_opp_decode(buf, 1128, &back), KB_REC_OLD);
-	cr_assert_eq(back.format, 4);
 	cr_assert_eq(back.model.fit_w[KB_F_CHASE], -10.0);
 	cr_assert_eq(back.model.recent_predicted, 2.0);
 	for (int k = 0; k < KB_SCORES; k++)
