@@ -13,11 +13,16 @@ void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t 
 {
 	enum kb_component c = kb_model_belief(m);
 
+	int behind = kb_model_useful_at(m, KB_NOT_AHEAD), ahead = kb_model_useful_at(m, KB_AHEAD);
 	/* a model the bot does not trust is not used: say so, or the belief
-	 * reads as what the bot plays against */
+	 * reads as what the bot plays against; likewise in one score */
+	const char *use = !decisions || (behind && ahead) ? ""
+			  : ahead			  ? " (used ahead only)"
+			  : behind			  ? " (used not ahead only)"
+							  : " (unused)";
+
 	snprintf(out, size, "%s%s%s %.2f%s", kb_component_name(c), c == KB_C_RULE ? " " : "",
-		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c],
-		 decisions && !kb_model_useful(m) ? " (unused)" : "");
+		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c], use);
 }
 
 /* What an old record (KB_REC_OLD) lacks, by its format version. */

@@ -19,9 +19,10 @@ int kb_listing_opponents(kb_store *st, FILE *out, kb_err *err);
 int kb_listing_opponent(kb_store *st, const char *name, FILE *out, kb_err *err);
 
 /* "easy 0.98" style summary of a fitted model into out ("rule
- * capture>rear 1.00" for a rule), followed by " (unused)" when the model
- * was fitted to decisions (decisions > 0) and the bot does not play with
- * it (kb_model_useful). */
+ * capture>rear 1.00" for a rule), followed, when the model was fitted to
+ * decisions (decisions > 0), by " (unused)" when the bot does not play
+ * with it (kb_model_useful), " (used ahead only)" or " (used not ahead
+ * only)" when it does in one score only (kb_model_useful_at). */
 void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t size);
 
 #endif

@@ -121,6 +121,8 @@ static int run(const char *state, const char *cmd, const char *arg)
 		FILE *out = stdout;
 		if (strcmp(cmd, "show") == 0 && !arg)
 			kb_die_usage(PROG, "show: expected an opponent NAME");
+		if (strcmp(cmd, "list") == 0 && arg)
+			kb_die_usage(PROG, "list: unexpected argument \"%s\" (list takes none)", arg);
 		if (strcmp(cmd, "show") == 0)
 			check_name(cmd, arg);
 		if (strcmp(cmd, "export") == 0 && arg && !(out = fopen(arg, "w")))
@@ -136,7 +138,8 @@ static int run(const char *state, const char *cmd, const char *arg)
 		if (out != stdout && fclose(out))
 			die(2, "export: cannot write %s", arg);
 		if (rc == KB_STORE_ABSENT)
-			die(4, "show: no records of opponent %s", arg);
+			die(4, "show: no records of opponent %s (kimble-state list names every "
+			       "opponent it has)", arg);
 		store_failed(rc, &err);
 		return 0;
 	}

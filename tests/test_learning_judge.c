@@ -109,3 +109,19 @@ Test(learning_judge, keep_leaves_the_store_and_names_it, .timeout = 120)
 	cr_assert_not_null(strstr(by_score, "judged, fewer than 30"), "%s", text);
 	free(text);
 }
+
+/* --help prints the script's header comment, and only that: its last
+ * line is the header's, no line of the code after it. */
+Test(learning_judge, help_is_the_header, .timeout = 30)
+{
+	char out[1024], err[1024];
+
+	cr_assert_eq(learning_judge("--help", out, err, sizeof out), 0);
+	const char *text = test_read_file(NULL, out);
+	cr_assert(strncmp(text, "learning-judge.sh - does learning pay", 37) == 0, "%s", text);
+	const char *end = "Run from the repository root.\n";
+	size_t n = strlen(text);
+	cr_assert(n > strlen(end) && strcmp(text + n - strlen(end), end) == 0, "%s", text);
+	cr_assert_null(strstr(text, "set -eu"), "%s", text);
+	cr_assert_not_null(strstr(text, "switcher1"), "the names in the games: %s", text);
+}

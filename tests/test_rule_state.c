@@ -1554,7 +1554,7 @@ Test(state_rules, tool_export_close_error, .timeout = 20)
 	cr_assert_str_eq(test_read_file(NULL, errp), want);
 }
 
-/* A command takes one word after it at most; an option is a word that
+/* A command takes one word after it at most (list none); an option is a word that
  * starts with '-' and has more ("-" is a FILE; --state=PATH whole, not any
  * word that starts like it); -h is --help. */
 Test(state_rules, tool_words_and_options, .timeout = 20)
@@ -1565,6 +1565,8 @@ Test(state_rules, tool_words_and_options, .timeout = 20)
 	test_tmpdir(dir, sizeof dir);
 	const char *const args[] = {"--state", dir, "show", "bob", "extra", NULL};
 	test_usage_says("kimble-state", args, "unexpected argument \"extra\"");
+	const char *const listed[] = {"--state", dir, "list", "extra", NULL};
+	test_usage_says("kimble-state", listed, "list: unexpected argument \"extra\" (list takes none)");
 	const char *const dash[] = {"--state", dir, "-x", "list", NULL};
 	test_usage_says("kimble-state", dash, "unknown option \"-x\"");
 	const char *const longer[] = {"--statex", "list", NULL};

@@ -996,7 +996,11 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert_eq(tool(out, "--state", store, "show", "greedy1"), 0);
 	cr_assert(file_has(out, "games 4, won 3 (75.0%), lost 1"));
 	cr_assert(file_has(out, "test-1"));
-	cr_assert_eq(tool(out, "--state", store, "show", "nobody"), 4);
+	char errf[300];
+	snprintf(errf, sizeof errf, "%s/err", dir);
+	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "show", "nobody"), 4);
+	cr_assert(file_has(errf, "show: no records of opponent nobody (kimble-state list names every "
+				 "opponent it has)"));
 	cr_assert_eq(tool(out, "--state", store, "export", exp), 0);
 	cr_assert(file_has(exp, "kimble-state-export 1\nopponent greedy1 games 4 won 3 lost 1"));
 	cr_assert_eq(tool(out, "--state", other, "import", exp), 0);
@@ -1005,8 +1009,6 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert(file_has(out, "games 8, won 6 (75.0%), lost 2"), "two imports add up");
 	cr_assert_eq(tool(out, "--state", other, "reset", "greedy1"), 0);
 	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 4);
-	char errf[300];
-	snprintf(errf, sizeof errf, "%s/err", dir);
 	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", "greedy"), 4,
 		     "a mistyped name fails");
 	cr_assert(file_has(errf, "reset: no records of opponent greedy (nothing removed)"));

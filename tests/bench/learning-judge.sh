@@ -15,9 +15,11 @@
 # judge's results and games.
 #
 # Players default to every made-up player of the learning bench, easy and
-# hard included (the lines say easy and hard; in the games the test bot
-# is called easy1 and hard1, a name the bot must learn, since it knows
-# the names easy and hard as its built-in players).  One line per player:
+# hard included.  The lines say the player's name; in the games (and so
+# in the store, for kimble-state show) the test bot is called NAME1:
+# capturer1, switcher1, easy1, hard1..., a name the bot must learn (it
+# knows the names easy and hard as its built-in players).  One line per
+# player:
 #   games       2 x DEALS: each deal is played once from either seat
 #   learning    kimble-bot's win rate with learning, off: without
 #   difference  learning - off, in points, with its 95% interval.  The
@@ -56,7 +58,7 @@ while [ $# -gt 0 ]; do
 		esac
 		shift 2 ;;
 	--keep) keep=1; shift ;;
-	-h | --help) sed -n '2,35p' "$0"; exit 0 ;;
+	-h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) usage_error "$1: unknown option" ;;
 	*) break ;;
