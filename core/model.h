@@ -170,8 +170,8 @@ enum kb_component { KB_C_EASY = 0, KB_C_HARD, KB_C_RANDOM, KB_C_LOGIT, KB_C_RULE
  * hides: the switcher's model, 78% overall, is right 84% of the time
  * ahead (hard 12%) and 62% behind (hard 100%), so it is used ahead only;
  * the mixed player's, 75% and 78% in the two scores (hard about 60%), is
- * used in both, which gained 1.6 points under the judge
- * (docs/learning-model.md). */
+ * used in both: +1.3 points under the judge, four seeds pooled, where it
+ * was the same games as learning off (docs/learning-model.md). */
 #define KB_MODEL_USEFUL_SCORE_ACCURACY 0.7
 
 /* A fitted model, ready to evaluate. */
