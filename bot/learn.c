@@ -24,9 +24,12 @@ static int builtin_name(const char *name)
 }
 
 /* 1 when the learned model answers for seat in pos, 0 when hard's move
- * does (the model is not used in that score). */
+ * does (the model is not used in that score).  The search asks at every
+ * opponent node: the score is computed only when it matters. */
 static int model_answers(const kb_learned *ld, const kb_pos *pos, int seat)
 {
+	if (ld->use_at[KB_NOT_AHEAD] == ld->use_at[KB_AHEAD])
+		return ld->use_at[KB_AHEAD];
 	return ld->use_at[kb_model_score(pos, seat)];
 }
 
@@ -35,13 +38,10 @@ static void learned_probs(void *ctx, const kb_pos *pos, int seat, int die, unsig
 {
 	const kb_learned *ld = ctx;
 
-	if (model_answers(ld, pos, seat)) {
+	if (model_answers(ld, pos, seat))
 		kb_model_probs(ld->model, pos, seat, die, mask, prob);
-		return;
-	}
-	for (int i = 0; i < KB_PIECES; i++)
-		prob[i] = 0;
-	prob[kb_pick_hard(mask)] = 1;
+	else
+		kb_opponent_hard.probs(NULL, pos, seat, die, mask, prob);
 }
 
 static int learned_pick(void *ctx, const kb_pos *pos, int seat, int die, unsigned mask)

@@ -757,6 +757,14 @@ int kb_model_awaits_own_rate(const kb_model *m)
 	return !m->own_rate && (belief == KB_C_LOGIT || belief == KB_C_RANDOM);
 }
 
+/* The one test of a rate, overall or in one score: the model's most
+ * likely move played at least bound of the time and clearly more often
+ * than hard's. */
+static int beats_hard(double accuracy, double hard_accuracy, double bound)
+{
+	return accuracy >= hard_accuracy + KB_MODEL_USEFUL_MARGIN && accuracy >= bound;
+}
+
 /* kb_model_useful_at before the bot's own rate in the score decides. */
 static int useful_overall(const kb_model *m)
 {
@@ -766,16 +774,15 @@ static int useful_overall(const kb_model *m)
 	 * followed; the bot used it for one game in 1,200 */
 	if (kb_model_awaits_own_rate(m))
 		return 0;
-	return m->accuracy >= m->hard_accuracy + KB_MODEL_USEFUL_MARGIN &&
-	       m->accuracy >= KB_MODEL_USEFUL_ACCURACY;
+	return beats_hard(m->accuracy, m->hard_accuracy, KB_MODEL_USEFUL_ACCURACY);
 }
 
 int kb_model_useful_at(const kb_model *m, enum kb_score sc)
 {
 	if (!m->score_own[sc])
 		return useful_overall(m);
-	return m->score_accuracy[sc] >= m->score_hard_accuracy[sc] + KB_MODEL_USEFUL_MARGIN &&
-	       m->score_accuracy[sc] >= KB_MODEL_USEFUL_SCORE_ACCURACY;
+	return beats_hard(m->score_accuracy[sc], m->score_hard_accuracy[sc],
+			  KB_MODEL_USEFUL_SCORE_ACCURACY);
 }
 
 int kb_model_useful(const kb_model *m)

@@ -116,9 +116,9 @@ size_t kb_opp_encode(const kb_opp_rec *r, uint8_t *out)
 	return KB_OPP_V5_LEN;
 }
 
-/* 1 when hits of judged faded decisions can be: judged within 0..
- * KB_MEMORY + 1 (the faded sums' bound), hits within 0..judged (with
- * rounding's slack). */
+/* 1 when hits (or misses) of judged faded decisions can be: judged
+ * within 0..KB_MEMORY + 1 (the faded sums' bound), hits within
+ * 0..judged (with rounding's slack). */
 static int rate_possible(double judged, double hits)
 {
 	return judged >= 0 && judged <= KB_MEMORY + 1 && hits >= 0 &&
@@ -139,7 +139,7 @@ static int decode_faded(const uint8_t *in, int fields, kb_model_stats *m)
 	if (m->recent < 0 || m->recent > KB_MEMORY + 1 || m->recent_log_choices < 0)
 		return -1;
 	for (int r = 0; r < KB_RULES; r++)
-		if (m->recent_miss[r] < 0 || m->recent_miss[r] > m->recent * (1 + 1e-9) + 1e-9)
+		if (!rate_possible(m->recent, m->recent_miss[r]))
 			return -1;
 	if (!rate_possible(m->recent_judged, m->recent_predicted))
 		return -1;

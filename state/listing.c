@@ -9,17 +9,22 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* The scores in which the bot plays with m: bit KB_NOT_AHEAD and bit
+ * KB_AHEAD (kb_model_useful_at), 0 to 3. */
+static int used_scores(const kb_model *m)
+{
+	return kb_model_useful_at(m, KB_NOT_AHEAD) << KB_NOT_AHEAD |
+	       kb_model_useful_at(m, KB_AHEAD) << KB_AHEAD;
+}
+
 void kb_listing_belief(const kb_model *m, uint64_t decisions, char *out, size_t size)
 {
-	enum kb_component c = kb_model_belief(m);
-
-	int behind = kb_model_useful_at(m, KB_NOT_AHEAD), ahead = kb_model_useful_at(m, KB_AHEAD);
 	/* a model the bot does not trust is not used: say so, or the belief
 	 * reads as what the bot plays against; likewise in one score */
-	const char *use = !decisions || (behind && ahead) ? ""
-			  : ahead			  ? " (used ahead only)"
-			  : behind			  ? " (used not ahead only)"
-							  : " (unused)";
+	static const char *const mark[4] = {" (unused)", " (used not ahead only)",
+					    " (used ahead only)", ""};
+	enum kb_component c = kb_model_belief(m);
+	const char *use = decisions ? mark[used_scores(m)] : "";
 
 	snprintf(out, size, "%s%s%s %.2f%s", kb_component_name(c), c == KB_C_RULE ? " " : "",
 		 c == KB_C_RULE ? kb_rule_name(m->rule) : "", m->weight[c], use);
@@ -48,11 +53,9 @@ static void print_use(FILE *out, const kb_model *m, uint64_t decisions)
 			"was played %.0f%% of the time)", KB_MODEL_JUDGED_ENOUGH, 100.0 * m->accuracy);
 		return;
 	}
-	int behind = kb_model_useful_at(m, KB_NOT_AHEAD), ahead = kb_model_useful_at(m, KB_AHEAD);
-	const char *used = behind && ahead ? "yes"
-			   : ahead	   ? "when it is ahead of the bot only"
-			   : behind	   ? "when it is not ahead of the bot only"
-					   : "no";
+	static const char *const answer[4] = {"no", "when it is not ahead of the bot only",
+					      "when it is ahead of the bot only", "yes"};
+	const char *used = answer[used_scores(m)];
 	/* the two rates come from different decisions: the bot's own
 	 * predictions were made with each game's earlier model */
 	fprintf(out, "\nused by the bot: %s (%s, its most likely move was played %.0f%% of the time,"
