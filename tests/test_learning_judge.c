@@ -35,7 +35,7 @@ Test(learning_judge, pairs_the_games_of_both_runs, .timeout = 120)
 	cr_assert_eq(learning_judge("--deals 1 --seed 3 mixed", out, err, sizeof out), 0, "%s",
 		     test_read_file(NULL, err));
 	const char *text = test_read_file(NULL, out);
-	cr_assert(strncmp(text, "player     games  learning       off difference", 47) == 0, "%s", text);
+	cr_assert(strncmp(text, "player       games  learning       off difference", 49) == 0, "%s", text);
 	const char *line = strstr(text, "\nmixed ");
 	cr_assert_not_null(line, "%s", text);
 	char rate_l[16], rate_o[16], diff[16], same1[16], same2[16];
@@ -49,6 +49,36 @@ Test(learning_judge, pairs_the_games_of_both_runs, .timeout = 120)
 	cr_assert_eq(alike, 2, "%s", text);
 }
 
+/* Several seeds: a line per seed, each run from a fresh store, then the
+ * player's line pooling every seed's games. */
+Test(learning_judge, pools_several_seeds, .timeout = 120)
+{
+	char out[1024], err[1024];
+	static const struct {
+		const char *label;
+		int games;
+	} rows[] = {{"mixed:3", 2}, {"mixed:4", 2}, {"mixed", 4}};
+
+	cr_assert_eq(learning_judge("--deals 1 --seed 3,4 mixed", out, err, sizeof out), 0, "%s",
+		     test_read_file(NULL, err));
+	const char *line = test_read_file(NULL, out);
+	for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+		char label[32], rate_l[16], rate_o[16], diff[16];
+		int games = -1;
+
+		line = strchr(line, '\n');
+		cr_assert_not_null(line, "row %zu missing", r);
+		line++;
+		cr_assert_eq(sscanf(line, "%31s %d %15s %15s %15s", label, &games, rate_l, rate_o, diff), 5,
+			     "%s", line);
+		cr_assert_str_eq(label, rows[r].label, "%s", line);
+		cr_assert_eq(games, rows[r].games, "%s", line);
+		cr_assert_str_eq(rate_l, rate_o, "an empty store plays as learning off: %s", line);
+	}
+	const char *end = strchr(line, '\n');
+	cr_assert(end != NULL && end[1] == '\0', "three rows only: %s", line);
+}
+
 /* Bad input is refused before any game, naming the input and what was
  * expected, with the usage line (status 64). */
 Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
@@ -58,6 +88,10 @@ Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
 	} cases[] = {
 		{"--deals abc", "learning-judge: --deals: expected a whole number, got \"abc\"\n"},
 		{"--seed", "learning-judge: --seed: expected a whole number after it\n"},
+		{"--seed 3,,4", "learning-judge: --seed: expected whole numbers separated by commas, "
+				"got \"3,,4\"\n"},
+		{"--seed 3,", "learning-judge: --seed: expected whole numbers separated by commas, "
+			      "got \"3,\"\n"},
 		{"--deals 0", "learning-judge: --deals: expected at least 1, got 0\n"},
 		{"--bogus", "learning-judge: --bogus: unknown option\n"},
 		{"nobody", "learning-judge: nobody: expected a made-up player ("},

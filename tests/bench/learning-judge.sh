@@ -6,13 +6,19 @@
 # (tests/bots/testbot.c MODE, tests/bench/madeup.h) or the folder of your
 # own bot (a judge bot folder with its meta file, docs/tutorial.md).
 #
-#   tests/bench/learning-judge.sh [--deals N] [--seed S] [--keep] [PLAYER|BOTDIR...]
+#   tests/bench/learning-judge.sh [--deals N] [--seed S[,S...]] [--keep] [PLAYER|BOTDIR...]
+#
+# Several seeds (--seed 11,12,13,14) run each player once per seed, each
+# from a fresh store, and add a line per seed (NAME:SEED) before the
+# player's line, which then pools every seed's games: its interval is
+# paired over all of them.
 #
 # --keep leaves the work folder (named on stderr at the end) instead of
 # removing it: per player, learn-NAME/kimble-state is the store the
 # learning bot filled (bin/kimble-state --state DIR/learn-NAME/kimble-state
 # list shows what it believes), out-learn-NAME and out-off-NAME the
-# judge's results and games.
+# judge's results and games; with several seeds each name ends in -sSEED
+# (learn-NAME-s11).
 #
 # Players default to every made-up player of the learning bench, easy and
 # hard included.  The lines say the player's name; in the games (and so
@@ -21,24 +27,27 @@
 # knows the names easy and hard as its built-in players).  One line per
 # player:
 #   games       2 x DEALS: each deal is played once from either seat
+#               (times the number of seeds on a pooled line)
 #   learning    kimble-bot's win rate with learning, off: without
 #   difference  learning - off, in points, with its 95% interval.  The
 #               same seed gives both runs the same games with the same
-#               dice, so the interval is paired, game by game (about
+#               dice, played one at a time (the same seed gives the same
+#               figures), so the interval is paired, game by game (about
 #               +-2.6 points at 600 deals; +-3.6 for independent runs;
 #               a few dozen deals show nothing).  "same games": every
 #               game was played alike, the model was never used
 #   alike       games the two runs played move for move the same
 #   ms          the bot's mean decision time in each run (the judge's
 #               wall-clock ms per decision, its process and pipes
-#               included: noisy on a busy machine)
+#               included: noisy on a busy machine); on a pooled line
+#               the mean of the seeds' figures
 # Needs make all build/rel/testbots/testbot.  Run from the repository root.
 set -eu
 deals=600 seed=11 keep=0
 # usage_error MESSAGE: say it and the usage line, exit 64
 usage_error() {
 	echo "learning-judge: $1" >&2
-	echo "usage: tests/bench/learning-judge.sh [--deals N] [--seed S] [--keep] [PLAYER|BOTDIR...]" >&2
+	echo "usage: tests/bench/learning-judge.sh [--deals N] [--seed S[,S...]] [--keep] [PLAYER|BOTDIR...]" >&2
 	exit 64
 }
 # number OPTION VALUE: VALUE if it is a whole number, else a usage error
@@ -48,13 +57,22 @@ number() {
 	esac
 	echo "$2"
 }
+# numbers OPTION VALUE: VALUE's comma-separated whole numbers, one per
+# word, else a usage error
+numbers() {
+	case $2 in
+	'' | ,* | *, | *,,* | *[!0-9,]*)
+		usage_error "$1: expected whole numbers separated by commas, got \"$2\"" ;;
+	esac
+	echo "$2" | tr , ' '
+}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--deals | --seed)
 		[ $# -gt 1 ] || usage_error "$1: expected a whole number after it"
 		case $1 in
 		--deals) deals=$(number --deals "$2") ;;
-		--seed) seed=$(number --seed "$2") ;;
+		--seed) seed=$(numbers --seed "$2") ;;
 		esac
 		shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -104,7 +122,27 @@ alike() {
 }
 # the mean ms column: the second last of the bot's line
 mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
-printf '%-9s %6s %9s %9s %9s %13s %6s %8s %8s\n' player games learning off difference "95%" alike \
+# row LABEL LEARN_WINS OFF_WINS SAME MS_LEARN MS_OFF: the table's line
+# for the paired games of two win files.  The interval: Agresti and Min's
+# for paired proportions (half a game added to each of the four won/lost
+# pairings), which stays honest when few games differ
+row() {
+	paste "$2" "$3" |
+		awk -v p="$1" -v same="$4" -v lt="$5" -v ot="$6" '
+		{ n++; l += $1; o += $2; up += $1 > $2; down += $1 < $2 }
+		END {
+			ci = "    same games"
+			if (same < n) {
+				a = (up + 0.5) / (n + 2); b = (down + 0.5) / (n + 2); d = a - b
+				h = 1.96 * sqrt((a + b - d * d) / (n + 2))
+				ci = sprintf("[%+5.1f,%+5.1f]", 100 * (d - h), 100 * (d + h))
+			}
+			printf "%-11s %6d %8.1f%% %8.1f%% %+9.1f %13s %6d %8.2f %8.2f\n", p, n,
+			       100 * l / n, 100 * o / n, 100 * (l - o) / n, ci, same, lt, ot }'
+}
+set -- $seed
+seeds=$#
+printf '%-11s %6s %9s %9s %9s %13s %6s %8s %8s\n' player games learning off difference "95%" alike \
 	"ms learn" "ms off"
 for p in $players; do
 	if [ -f "$p/meta" ]; then
@@ -115,30 +153,38 @@ for p in $players; do
 		bot "player-$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
 		opponent=player-$p label=$p
 	fi
-	bot "learn-$label" kimble-bot "$root/bin/kimble-bot" ""
-	bot "off-$label" kimble-bot "$root/bin/kimble-bot" --no-learn
-	for v in learn off; do
-		(cd "$tmp" && nice "$root/bin/kimble-judge" -q -f gauntlet -t 2 \
-			-g "$deals" -s "$seed" -o "out-$v-$label" "$v-$label" "$opponent" > /dev/null)
+	: > "$tmp/all-learn.w"
+	: > "$tmp/all-off.w"
+	all_same=0 all_lt=0 all_ot=0
+	for s in $seed; do
+		# a fresh store per seed: each seed is a run of its own
+		run=$label
+		[ "$seeds" = 1 ] || run=$label-s$s
+		bot "learn-$run" kimble-bot "$root/bin/kimble-bot" ""
+		bot "off-$run" kimble-bot "$root/bin/kimble-bot" --no-learn
+		# one game at a time: each game of the learning run starts from
+		# the store every earlier game left, so a seed gives the same
+		# figures every time (two at once race for the store)
+		for v in learn off; do
+			(cd "$tmp" && nice "$root/bin/kimble-judge" -q -j 1 -f gauntlet -t 2 \
+				-g "$deals" -s "$s" -o "out-$v-$run" "$v-$run" "$opponent" > /dev/null)
+		done
+		wins "$tmp/out-learn-$run" > "$tmp/learn-$run.w"
+		wins "$tmp/out-off-$run" > "$tmp/off-$run.w"
+		same=$(alike "$tmp/out-learn-$run" "$tmp/out-off-$run")
+		lt=$(mean_ms kimble-bot "$tmp/out-learn-$run/results.txt")
+		ot=$(mean_ms kimble-bot "$tmp/out-off-$run/results.txt")
+		if [ "$seeds" = 1 ]; then
+			row "$label" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
+			continue
+		fi
+		row "$label:$s" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
+		cat "$tmp/learn-$run.w" >> "$tmp/all-learn.w"
+		cat "$tmp/off-$run.w" >> "$tmp/all-off.w"
+		all_same=$((all_same + same))
+		all_lt=$(awk -v a="$all_lt" -v b="$lt" -v n="$seeds" 'BEGIN { print a + b / n }')
+		all_ot=$(awk -v a="$all_ot" -v b="$ot" -v n="$seeds" 'BEGIN { print a + b / n }')
 	done
-	wins "$tmp/out-learn-$label" > "$tmp/learn-$label.w"
-	wins "$tmp/out-off-$label" > "$tmp/off-$label.w"
-	same=$(alike "$tmp/out-learn-$label" "$tmp/out-off-$label")
-	lt=$(mean_ms kimble-bot "$tmp/out-learn-$label/results.txt")
-	ot=$(mean_ms kimble-bot "$tmp/out-off-$label/results.txt")
-	# the interval: Agresti and Min's for paired proportions (half a game
-	# added to each of the four won/lost pairings), which stays honest
-	# when few games differ
-	paste "$tmp/learn-$label.w" "$tmp/off-$label.w" |
-		awk -v p="$label" -v same="$same" -v lt="$lt" -v ot="$ot" '
-		{ n++; l += $1; o += $2; up += $1 > $2; down += $1 < $2 }
-		END {
-			ci = "    same games"
-			if (same < n) {
-				a = (up + 0.5) / (n + 2); b = (down + 0.5) / (n + 2); d = a - b
-				h = 1.96 * sqrt((a + b - d * d) / (n + 2))
-				ci = sprintf("[%+5.1f,%+5.1f]", 100 * (d - h), 100 * (d + h))
-			}
-			printf "%-9s %6d %8.1f%% %8.1f%% %+9.1f %13s %6d %8.2f %8.2f\n", p, n,
-			       100 * l / n, 100 * o / n, 100 * (l - o) / n, ci, same, lt, ot }'
+	[ "$seeds" = 1 ] ||
+		row "$label" "$tmp/all-learn.w" "$tmp/all-off.w" "$all_same" "$all_lt" "$all_ot"
 done

@@ -594,6 +594,9 @@ static void fill_store(const char *store, int opponents, uint64_t seed)
 	free(names);
 }
 
+/* The goal: start-up with a 10,000-opponent store under 2 ms. */
+#define STARTUP_GOAL_MS 2.0
+
 static int startup_table(const char *root, int runs)
 {
 	char bin[600], empty[700], big[700];
@@ -626,10 +629,11 @@ static int startup_table(const char *root, int runs)
 			continue;
 		}
 		printf("%-36s %8.2f %8.2f %8.2f\n", cases[c].label, p50, p95, t[runs - 1]);
-		if (p50 >= 5.0)
+		if (p50 >= STARTUP_GOAL_MS)
 			failures++;
 	}
-	printf("goal: p50 under 5 ms with and without a store: %s\n", failures ? "NOT MET" : "met");
+	printf("goal: p50 under %.0f ms with and without a store: %s\n", STARTUP_GOAL_MS,
+	       failures ? "NOT MET" : "met");
 	free(t);
 	return failures;
 }
