@@ -92,6 +92,10 @@ Test(learning_judge, refuses_bad_input_naming_it, .timeout = 60)
 				"got \"3,,4\"\n"},
 		{"--seed 3,", "learning-judge: --seed: expected whole numbers separated by commas, "
 			      "got \"3,\"\n"},
+		{"--seed 3,4,03", "learning-judge: --seed: 3 given twice (each seed is one run)\n"},
+		{"--seed 12345678901234567890", "learning-judge: --seed: 12345678901234567890: out of "
+						"range (expected at most 19 digits)\n"},
+		{"mixed --keep", "learning-judge: --keep: an option after a player (options come first)\n"},
 		{"--deals 0", "learning-judge: --deals: expected at least 1, got 0\n"},
 		{"--bogus", "learning-judge: --bogus: unknown option\n"},
 		{"nobody", "learning-judge: nobody: expected a made-up player ("},

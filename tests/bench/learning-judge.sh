@@ -13,23 +13,28 @@
 # player's line, which then pools every seed's games: its interval is
 # paired over all of them.
 #
+# Defaults: 600 deals, seed 11.  Options come before the players.
+#
 # --keep leaves the work folder (named on stderr at the end) instead of
 # removing it: per player, learn-NAME/kimble-state is the store the
 # learning bot filled (bin/kimble-state --state DIR/learn-NAME/kimble-state
 # list shows what it believes), out-learn-NAME and out-off-NAME the
-# judge's results and games; with several seeds each name ends in -sSEED
-# (learn-NAME-s11).
+# judge's results and games, learn-NAME.w and off-NAME.w a line per game
+# (1: kimble-bot won it); with several seeds each name ends in -sSEED
+# (learn-NAME-s11) and learn-NAME.w and off-NAME.w pool the seeds.
+# The rest are the judge's bot folders and the script's scratch files.
 #
 # Players default to every made-up player of the learning bench, easy and
 # hard included.  The lines say the player's name; in the games (and so
 # in the store, for kimble-state show) the test bot is called NAME1:
 # capturer1, switcher1, easy1, hard1..., a name the bot must learn (it
 # knows the names easy and hard as its built-in players).  One line per
-# player:
+# player (after its seeds' lines):
 #   games       2 x DEALS: each deal is played once from either seat
 #               (times the number of seeds on a pooled line)
 #   learning    kimble-bot's win rate with learning, off: without
-#   difference  learning - off, in points, with its 95% interval.  The
+#   difference  learning - off, in points, with its 95% interval
+#               (Agresti and Min's for paired proportions).  The
 #               same seed gives both runs the same games with the same
 #               dice, played one at a time (the same seed gives the same
 #               figures), so the interval is paired, game by game (about
@@ -83,6 +88,16 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$deals" -gt 0 ] || usage_error "--deals: expected at least 1, got $deals"
+# each seed once (a seed given twice would count its games twice), and
+# within the judge's range (fewer than 20 digits is below 2^64)
+seeds_seen=' '
+for s in $seed; do
+	s=$(echo "$s" | sed 's/^0*\([0-9]\)/\1/')
+	[ ${#s} -lt 20 ] || usage_error "--seed: $s: out of range (expected at most 19 digits)"
+	case $seeds_seen in *" $s "*) usage_error "--seed: $s given twice (each seed is one run)" ;; esac
+	seeds_seen="$seeds_seen$s "
+done
+seed=$seeds_seen
 root=$(pwd)
 for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
 	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
@@ -90,6 +105,7 @@ done
 madeup="capturer greedy cautious pacifist mixed switcher targeter middle easy hard"
 players=${*:-$madeup}
 for p in $players; do
+	case $p in -*) usage_error "$p: an option after a player (options come first)" ;; esac
 	[ -f "$p/meta" ] || case " $madeup " in *" $p "*) ;; *)
 		if [ -d "$p" ]; then
 			usage_error "$p: a folder without a meta file (a judge bot folder has one: docs/tutorial.md)"
@@ -153,8 +169,8 @@ for p in $players; do
 		bot "player-$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
 		opponent=player-$p label=$p
 	fi
-	: > "$tmp/all-learn.w"
-	: > "$tmp/all-off.w"
+	: > "$tmp/learn-$label.w"
+	: > "$tmp/off-$label.w"
 	all_same=0 all_lt=0 all_ot=0
 	for s in $seed; do
 		# a fresh store per seed: each seed is a run of its own
@@ -179,12 +195,12 @@ for p in $players; do
 			continue
 		fi
 		row "$label:$s" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
-		cat "$tmp/learn-$run.w" >> "$tmp/all-learn.w"
-		cat "$tmp/off-$run.w" >> "$tmp/all-off.w"
+		cat "$tmp/learn-$run.w" >> "$tmp/learn-$label.w"
+		cat "$tmp/off-$run.w" >> "$tmp/off-$label.w"
 		all_same=$((all_same + same))
 		all_lt=$(awk -v a="$all_lt" -v b="$lt" -v n="$seeds" 'BEGIN { print a + b / n }')
 		all_ot=$(awk -v a="$all_ot" -v b="$ot" -v n="$seeds" 'BEGIN { print a + b / n }')
 	done
 	[ "$seeds" = 1 ] ||
-		row "$label" "$tmp/all-learn.w" "$tmp/all-off.w" "$all_same" "$all_lt" "$all_ot"
+		row "$label" "$tmp/learn-$label.w" "$tmp/off-$label.w" "$all_same" "$all_lt" "$all_ot"
 done
