@@ -153,7 +153,8 @@ static int run(const char *state, const char *cmd, const char *arg)
 		kb_store_close(st);
 		store_failed(rc, &err);
 		if (arg && deleted == 0)
-			die(4, "reset: no records of opponent %s (nothing removed)", arg);
+			die(4, "reset: no records of opponent %s, nothing removed (kimble-state list "
+			       "names every opponent it has)", arg);
 		fprintf(stderr, "kimble-state: reset: %ld record(s) removed\n", deleted);
 		return 0;
 	}

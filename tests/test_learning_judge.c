@@ -148,6 +148,22 @@ Test(learning_judge, keep_leaves_the_store_and_names_it, .timeout = 120)
 	free(text);
 }
 
+/* Run from elsewhere than the repository root, it says so instead of
+ * sending the user off to rebuild programs that are there. */
+Test(learning_judge, says_to_run_from_the_root, .timeout = 30)
+{
+	char dir[512], script[1024], err[1100];
+
+	test_tmpdir(dir, sizeof dir);
+	test_root_path("tests/bench/learning-judge.sh", script, sizeof script);
+	snprintf(err, sizeof err, "%s/err.txt", dir);
+	char *const argv[] = {script, "--deals", "1", "mixed", NULL};
+	cr_assert_eq(test_run_status(argv, dir, err, 30000), 1);
+	const char *said = test_read_file(NULL, err);
+	cr_assert(strncmp(said, "learning-judge: run from the repository root (not ", 50) == 0, "%s",
+		  said);
+}
+
 /* --help prints the script's header comment, and only that: its last
  * line is the header's, no line of the code after it. */
 Test(learning_judge, help_is_the_header, .timeout = 30)

@@ -1011,7 +1011,8 @@ Test(state_tool, list_show_export_import_reset, .timeout = 60)
 	cr_assert_eq(tool(out, "--state", other, "show", "greedy1"), 4);
 	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "reset", "greedy"), 4,
 		     "a mistyped name fails");
-	cr_assert(file_has(errf, "reset: no records of opponent greedy (nothing removed)"));
+	cr_assert(file_has(errf, "reset: no records of opponent greedy, nothing removed (kimble-state list "
+			       "names every opponent it has)"));
 	/* an export that cannot be written (a full device) fails with 2 */
 	cr_assert_eq(tool_at(NULL, errf, out, "--state", store, "export", "/dev/full"), 2);
 	cr_assert(file_has(errf, "export: cannot write: No space left on device"));

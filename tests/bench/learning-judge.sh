@@ -28,8 +28,12 @@
 # hard included.  The lines say the player's name; in the games (and so
 # in the store, for kimble-state show) the test bot is called NAME1:
 # capturer1, switcher1, easy1, hard1..., a name the bot must learn (it
-# knows the names easy and hard as its built-in players).  One line per
-# player (after its seeds' lines):
+# knows the names easy and hard as its built-in players).  Your own bot's
+# lines and kept folders say its folder's name; in the games and the
+# store it has the name on its meta file's first line (kimble-state show
+# that name).
+#
+# One line per player (after its seeds' lines):
 #   games       2 x DEALS: each deal is played once from either seat
 #               (times the number of seeds on a pooled line)
 #   learning    kimble-bot's win rate with learning, off: without
@@ -99,6 +103,10 @@ for s in $seed; do
 done
 seed=$seeds_seen
 root=$(pwd)
+[ -f tests/bench/learning-judge.sh ] || {
+	echo "learning-judge: run from the repository root (not $root): cd to it first" >&2
+	exit 1
+}
 for f in bin/kimble-bot bin/kimble-judge build/rel/testbots/testbot; do
 	[ -x "$f" ] || { echo "learning-judge: $f missing: make all build/rel/testbots/testbot" >&2; exit 1; }
 done
