@@ -146,13 +146,19 @@ alike() {
 }
 # the mean ms column: the second last of the bot's line
 mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
+# said_once FILE: FILE's lines on stderr, but none a run before said (the
+# judge's warnings about a bot would come once per run)
+said_once() {
+	touch "$tmp/said"
+	grep -vxFf "$tmp/said" "$1" | tee -a "$tmp/said" >&2 || true
+}
 # row LABEL LEARN_WINS OFF_WINS SAME MS_LEARN MS_OFF: the table's line
 # for the paired games of two win files.  The interval: Agresti and Min's
 # for paired proportions (half a game added to each of the four won/lost
 # pairings), which stays honest when few games differ
 row() {
 	paste "$2" "$3" |
-		awk -v p="$1" -v same="$4" -v lt="$5" -v ot="$6" '
+		awk -v p="$1" -v same="$4" -v lt="$5" -v ot="$6" -v w="$width" '
 		{ n++; l += $1; o += $2; up += $1 > $2; down += $1 < $2 }
 		END {
 			ci = "    same games"
@@ -161,12 +167,23 @@ row() {
 				h = 1.96 * sqrt((a + b - d * d) / (n + 2))
 				ci = sprintf("[%+5.1f,%+5.1f]", 100 * (d - h), 100 * (d + h))
 			}
-			printf "%-11s %6d %8.1f%% %8.1f%% %+9.1f %13s %6d %8.2f %8.2f\n", p, n,
+			printf "%-*s %6d %8.1f%% %8.1f%% %+9.1f %13s %6d %8.2f %8.2f\n", w, p, n,
 			       100 * l / n, 100 * o / n, 100 * (l - o) / n, ci, same, lt, ot }'
 }
 set -- $seed
 seeds=$#
-printf '%-11s %6s %9s %9s %9s %13s %6s %8s %8s\n' player games learning off difference "95%" alike \
+# the first column fits the longest line label (NAME or NAME:SEED), at
+# least 11 wide so that the header stays put
+width=11
+for p in $players; do
+	label=$p
+	[ ! -f "$p/meta" ] || label=$(basename "$(cd "$p" && pwd)")
+	for s in $seed; do
+		[ "$seeds" = 1 ] && l=$label || l=$label:$s
+		[ ${#l} -le "$width" ] || width=${#l}
+	done
+done
+printf '%-*s %6s %9s %9s %9s %13s %6s %8s %8s\n' "$width" player games learning off difference "95%" alike \
 	"ms learn" "ms off"
 for p in $players; do
 	if [ -f "$p/meta" ]; then
@@ -191,7 +208,9 @@ for p in $players; do
 		# figures every time (two at once race for the store)
 		for v in learn off; do
 			(cd "$tmp" && nice "$root/bin/kimble-judge" -q -j 1 -f gauntlet -t 2 \
-				-g "$deals" -s "$s" -o "out-$v-$run" "$v-$run" "$opponent" > /dev/null)
+				-g "$deals" -s "$s" -o "out-$v-$run" "$v-$run" "$opponent" \
+				> /dev/null 2> "$tmp/judge.err") || { cat "$tmp/judge.err" >&2; exit 1; }
+			said_once "$tmp/judge.err"
 		done
 		wins "$tmp/out-learn-$run" > "$tmp/learn-$run.w"
 		wins "$tmp/out-off-$run" > "$tmp/off-$run.w"
