@@ -172,8 +172,6 @@ static void reason_detail(const match *m, const seat *c, int reason, char *out, 
 		snprintf(out, size, "wrote %" PRIu64 " bytes (%.1f MiB) in this run, over its "
 			 "budget of %d MiB (--max-write-mb)", written,
 			 (double)written / (1 << 20), m->opt->limits.write_mb);
-	else if (reason == KJ_GARBAGE)
-		snprintf(out, size, "sent a line that is not %s", m->nrolls ? "a move" : "v001XYZ");
 	else
 		out[0] = '\0';
 }
@@ -323,6 +321,37 @@ static void nostart_detail(const kj_bot *b, const kj_proc *p, char *out, size_t 
 	snprintf(out, size, "%.*s", (int)size - 1, text);
 }
 
+/* What a message that is not the one expected (what) was. */
+static const char *garbage_detail(const kb_msg *msg, const char *what)
+{
+	static char text[sizeof msg->why + 64];
+
+	if (msg->type == KB_MSG_BAD)
+		snprintf(text, sizeof text, "sent a line that is not %s: %s", what, msg->why);
+	else
+		snprintf(text, sizeof text, "sent a %s, not %s",
+			 msg->type == KB_MSG_START ? "start message" : "move", what);
+	return text;
+}
+
+/* A start message naming other opponents than the bot has is noted, not
+ * forfeited: the note says what it should have sent. */
+static void check_lineup(match *m, int s, const kb_msg *msg)
+{
+	uint8_t want[3];
+	char line[9];
+
+	for (int k = 0; k < 3; k++)
+		want[k] = (uint8_t)lineup_digit(m, (s + k + 1) % KB_SEATS);
+	if (!memcmp(want, msg->lineup, sizeof want))
+		return;
+	m->res->seat[s].lineup_ok = 0;
+	kb_fmt_start(line, want);
+	line[7] = '\0';
+	note(m, "lineup %c %s sent a start message that does not match its opponents (expected %s)",
+	     s, line);
+}
+
 /* Wait for every bot's v001XYZ; a wrong lineup is only noted. */
 static void await_starts(match *m)
 {
@@ -347,15 +376,9 @@ static void await_starts(match *m)
 		if (r)
 			forfeit(m, s, r == KJ_TIMEOUT ? KJ_STARTUP : r, NULL);
 		else if (msg.type != KB_MSG_START)
-			forfeit(m, s, KJ_GARBAGE, NULL);
+			forfeit(m, s, KJ_GARBAGE, garbage_detail(&msg, "v001XYZ"));
 		else
-			for (int k = 0; k < 3; k++)
-				if (msg.lineup[k] != lineup_digit(m, (s + k + 1) % KB_SEATS)) {
-					m->res->seat[s].lineup_ok = 0;
-					note(m, "lineup %c %s sent a start message that does not match "
-						"its opponents%s", s, "");
-					break;
-				}
+			check_lineup(m, s, &msg);
 	}
 }
 
@@ -376,7 +399,7 @@ static int ask(match *m, int s)
 	kj_seat_result *sr = &m->res->seat[s];
 	unsigned mask = kb_game_pending_mask(&m->g);
 	static const char end[] = "END\n";
-	char why[80] = "";
+	char why[sizeof m->res->seat[s].why] = "";
 
 	if (kj_proc_charge(&c->proc)) { /* what it wrote since its last answer */
 		forfeit(m, s, KJ_WRITE, NULL);
@@ -398,8 +421,10 @@ static int ask(match *m, int s)
 		sr->ms_total += took;
 		if (took > sr->ms_max)
 			sr->ms_max = took;
-		if (r == 0 && msg.type != KB_MSG_MOVE)
+		if (r == 0 && msg.type != KB_MSG_MOVE) {
+			snprintf(why, sizeof why, "%s", garbage_detail(&msg, "a move"));
 			r = KJ_GARBAGE;
+		}
 		if (r == 0 && strcmp(msg.token, c->token) != 0) {
 			if (++sr->errors > m->opt->max_errors) {
 				snprintf(why, sizeof why, "%d wrong tokens", sr->errors);

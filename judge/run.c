@@ -22,6 +22,7 @@ typedef struct runner {
 	kj_result *res;          /* per game */
 	int *timeouts;           /* consecutive timeout games per bot */
 	uint8_t *removed;
+	uint32_t *removed_at;    /* per removed bot: the game that removed it */
 	uint8_t *unstarted;      /* per bot: its command could not be run */
 	uint32_t accounted;      /* games before this one are final */
 	uint32_t done, total;
@@ -140,6 +141,14 @@ static void worker(const kj_run_opts *opt, const kj_game_spec *g)
 	_exit(0);
 }
 
+static int has_bot(const kj_game_spec *g, int b)
+{
+	for (int s = 0; s < KB_SEATS; s++)
+		if (g->seat[s] == b)
+			return 1;
+	return 0;
+}
+
 static int uses_removed(const runner *r, const kj_game_spec *g)
 {
 	for (int s = 0; s < KB_SEATS; s++)
@@ -185,6 +194,32 @@ static void round_line(runner *r, uint32_t deal)
 	fflush(stdout);
 }
 
+/* Does game i have a bot that a game before it removed? */
+static int after_removal(const runner *r, const kj_game_spec *g, uint32_t i)
+{
+	for (int s = 0; s < KB_SEATS; s++)
+		if (g->seat[s] >= 0 && r->removed[g->seat[s]] && r->removed_at[g->seat[s]] < i)
+			return 1;
+	return 0;
+}
+
+/* Game i was played only because games ran at once: a bot of it had
+ * been removed by an earlier game, which was still running when this one
+ * started.  It does not count, and its files go, so that what a run
+ * keeps does not depend on timing. */
+static void drop_game(runner *r, uint32_t i)
+{
+	static const char *const ext[] = {".tx", ".res", ".A.err", ".B.err", ".C.err", ".D.err"};
+	char path[1024];
+
+	for (size_t e = 0; e < sizeof ext / sizeof *ext; e++) {
+		kj_game_path(path, sizeof path, r->opt->out, i, ext[e]);
+		unlink(path);
+	}
+	r->state[i] = SKIPPED;
+	r->done--;
+}
+
 /* Game i is final: update timeouts, round lines, SPRT. */
 static void account(runner *r, uint32_t i)
 {
@@ -194,6 +229,10 @@ static void account(runner *r, uint32_t i)
 
 	if (r->state[i] != DONE || (r->stop && g->deal > r->stop_deal))
 		return;
+	if (after_removal(r, g, i)) {
+		drop_game(r, i);
+		return;
+	}
 	for (int s = 0; s < KB_SEATS; s++) {
 		int b = g->seat[s];
 		if (b < 0)
@@ -215,6 +254,7 @@ static void account(runner *r, uint32_t i)
 		r->timeouts[b] = to ? r->timeouts[b] + 1 : 0;
 		if (opt->max_timeouts && r->timeouts[b] >= opt->max_timeouts && !r->removed[b]) {
 			r->removed[b] = 1;
+			r->removed_at[b] = i;
 			fprintf(stderr, "kimble-judge: %s timed out in %d games in a row: removed\n",
 				opt->bots[b].name, r->timeouts[b]);
 		}
@@ -499,6 +539,39 @@ static int run_blocked(runner *r, kb_err *err)
 	return rc;
 }
 
+/* Say which bots were removed and how many of their games were not
+ * played, on stdout and at the end of results.txt (the results count
+ * only the games played).  0, or -1 with err. */
+static int removals(const runner *r, kb_err *err)
+{
+	const kj_run_opts *opt = r->opt;
+	char path[1024];
+	FILE *f = NULL;
+
+	for (int b = 0; b < opt->nbots; b++) {
+		if (!r->removed[b])
+			continue;
+		uint32_t skipped = 0;
+		for (uint32_t i = 0; i < opt->plan->ngames; i++)
+			skipped += r->state[i] == SKIPPED && has_bot(&opt->plan->games[i], b);
+		if (!f) {
+			snprintf(path, sizeof path, "%s/results.txt", opt->out);
+			if (!(f = fopen(path, "a")))
+				return kj_file_error(err, "cannot write", path);
+		}
+		for (int k = 0; k < 2; k++)
+			fprintf(k ? f : stdout,
+				"removed: %s timed out in %d games in a row (the last, game %" PRIu32
+				"); %" PRIu32 " later game%s with it not played\n",
+				opt->bots[b].name, opt->max_timeouts, r->removed_at[b], skipped,
+				skipped == 1 ? "" : "s");
+	}
+	fflush(stdout);
+	if (f && (ferror(f) | fclose(f)))
+		return kj_file_error(err, "cannot write", path);
+	return 0;
+}
+
 /* 1 with err naming the bots whose command could not be run, else 0. */
 static int unstarted_error(const runner *r, kb_err *err)
 {
@@ -529,8 +602,10 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 	r.res = calloc(n, sizeof *r.res);
 	r.timeouts = calloc((size_t)opt->nbots, sizeof *r.timeouts);
 	r.removed = calloc((size_t)opt->nbots, 1);
+	r.removed_at = calloc((size_t)opt->nbots, sizeof *r.removed_at);
 	r.unstarted = calloc((size_t)opt->nbots, 1);
-	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed || !r.unstarted) {
+	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed || !r.removed_at ||
+	    !r.unstarted) {
 		snprintf(err->msg, sizeof err->msg, "plan of %" PRIu32 " games: out of memory", n);
 		goto out;
 	}
@@ -548,9 +623,12 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 					     opt->match.timing, opt->round_lines, err);
 	}
 	if (rc == 0)
+		rc = removals(&r, err);
+	if (rc == 0)
 		rc = unstarted_error(&r, err);
 out:
 	free(r.state), free(r.pid), free(r.res), free(r.timeouts), free(r.removed);
+	free(r.removed_at);
 	free(r.unstarted);
 	return rc;
 }

@@ -230,6 +230,36 @@ Test(judge, games_after_a_removed_bots_are_still_judged, .timeout = 60)
 	cr_expect_str_eq(test_read_file(out, "games/000002.res"), "", "a game of the removed sleeper");
 }
 
+/* Removal does not depend on timing: games 0 to 2 of the silent bot
+ * (every game, at a table of four) remove it, and game 3, which two games
+ * at once (-j2) start before game 2 is over, neither counts nor stays in
+ * the folder.  The removal and the games left out are in results.txt and
+ * on stdout, not only on stderr. */
+Test(judge, removal_keeps_the_same_games_at_any_concurrency, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], name[64];
+	const char *args[] = {"-q", "--no-timing", "-j2", "--startup-ms", "100", "--max-timeouts", "3",
+			      "-g", "3", "--bots", bots, "-o", out, "quiet", "easy", "hard", "easy2",
+			      NULL};
+	const char *says = "removed: quiet timed out in 3 games in a row (the last, game 2); 9 later "
+			   "games with it not played\n";
+
+	bots_and_out(dir, bots, out);
+	make_bot(bots, "quiet", "silent");
+	make_bot(bots, "easy2", "easy");
+	cr_assert_eq(judge(dir, "run", args), 0, "%s", test_read_file(dir, "run.err"));
+	for (int g = 0; g < 12; g++) {
+		snprintf(name, sizeof name, "games/%06d.res", g);
+		const char *res = test_read_file(out, name);
+		cr_assert(g < 3 ? res[0] != 0 : res[0] == 0, "game %d: %s", g, g < 3 ? "missing" : res);
+	}
+	const char *results = test_read_file(out, "results.txt");
+	cr_assert(strstr(results, "\nquiet                 3 ") != NULL, "%s", results);
+	size_t n = strlen(results), m = strlen(says);
+	cr_assert(n > m && strcmp(results + n - m, says) == 0, "%s", results);
+	cr_assert_not_null(strstr(test_read_file(dir, "run.out"), says));
+}
+
 /* "In a row": a game without a timeout starts the count again from 0.
  * The test bot in mode silentodd misses its start (a startup timeout)
  * in the games that give it an odd seed; with --max-timeouts 2 it plays

@@ -144,14 +144,16 @@ Test(judge_rules, forfeit_after_max_errors_retries, .timeout = 60)
 }
 
 /* A bot that answers a decision with a line that is no move ("garbage")
- * forfeits for garbage, and the forfeit's detail says so. */
+ * forfeits for garbage, and the forfeit's detail says so, with the first
+ * wrong byte of the line and what was expected there. */
 Test(judge_rules, garbage_forfeit_says_the_line_was_not_a_move, .timeout = 60)
 {
 	kj_result res;
 
 	mode_against_hard("garbage", &res);
 	cr_assert_eq(res.seat[0].reason, KJ_GARBAGE, "%s", kj_reason_name(res.seat[0].reason));
-	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move");
+	cr_assert_str_eq(res.seat[0].why, "sent a line that is not a move: byte 0 of the message is "
+					  "'h': expected a start 'v001XYZ' or a token and piece index");
 }
 
 /* A wrong token is answered with the line "Virhe: tuntematon pelitoken"
@@ -802,6 +804,50 @@ Test(judge_rules, lineup_checked_digit_by_digit, .timeout = 60)
 		cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
 		cr_assert_eq(res.seat[0].lineup_ok, k == 0, "%s: lineup_ok %d", starts[k], res.seat[0].lineup_ok);
 		cr_assert_eq(res.seat[1].lineup_ok, 1, "built-ins always match");
+	}
+}
+
+/* What a bot sent instead of its start message is named in the forfeit,
+ * and a wrong lineup's note says which start message was expected. */
+Test(judge_rules, wrong_start_says_what_was_sent_and_expected, .timeout = 60)
+{
+	static const struct {
+		const char *sends, *why, *note;
+	} cases[] = {
+		{"hello", "sent a line that is not v001XYZ: byte 0 of the message is 'h'", NULL},
+		{"t00000000000000000000000000000000000000000000000000000000000000001",
+		 "sent a move, not v001XYZ", NULL},
+		{"v001000", NULL, "lineup A sh sent a start message that does not match its opponents "
+				"(expected v001222)"},
+	};
+	kj_bot hard;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char dir[256], text[128], said[4096] = "";
+		kj_bot bot;
+		kj_result res;
+		FILE *debug = tmpfile();
+
+		snprintf(text, sizeof text, "echo %s\nexec cat >/dev/null\n", cases[k].sends);
+		put(test_tmpdir(dir, sizeof dir), "bot.sh", text);
+		put(dir, "meta", "sh\n/bin/sh\nbot.sh\n0\n");
+		cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+		const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+		kj_match_opts opt = {.move_ms = 100, .startup_ms = 5000, .max_errors = 0, .grace_ms = 100,
+				     .debug = debug};
+		cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
+		rewind(debug);
+		said[fread(said, 1, sizeof said - 1, debug)] = '\0';
+		fclose(debug);
+		if (cases[k].note) { /* noted (then it times out, never answering) */
+			cr_assert_not_null(strstr(said, cases[k].note), "%s", said);
+			continue;
+		}
+		cr_assert_eq(res.seat[0].reason, KJ_GARBAGE, "%s", cases[k].sends);
+		cr_assert(strncmp(res.seat[0].why, cases[k].why, strlen(cases[k].why)) == 0, "%s: %s",
+			  cases[k].sends, res.seat[0].why);
 	}
 }
 
