@@ -239,8 +239,10 @@ static int next_msg(match *m, int s, double deadline, kb_msg *msg)
 		int r = kj_proc_pump(&c->proc, left > KJ_CHARGE_MS ? KJ_CHARGE_MS : left > 0 ? left : 0);
 		if (kj_proc_charge(&c->proc))
 			return KJ_WRITE;
+		/* a bot that exited while a process it left holds its
+		 * output open is seen only here: it exited, not timed out */
 		if (r == 0 && left <= 0)
-			return KJ_TIMEOUT;
+			return kj_proc_exited(&c->proc) ? eof_reason(c) : KJ_TIMEOUT;
 		if (r < 0)
 			return c->proc.olen > KJ_OUTBUF / 2 ? KJ_UNREAD : eof_reason(c);
 	}

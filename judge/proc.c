@@ -551,6 +551,15 @@ int kj_proc_pump(kj_proc *p, int ms)
 	}
 }
 
+int kj_proc_exited(const kj_proc *p)
+{
+	siginfo_t info = {0};
+
+	return p->pid > 0 &&
+	       waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+	       info.si_pid == p->pid;
+}
+
 void kj_proc_consume(kj_proc *p, size_t n)
 {
 	if (n > p->ilen)

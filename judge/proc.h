@@ -125,6 +125,11 @@ int kj_proc_send(kj_proc *p, const char *buf, size_t len);
  * writing nothing more: what the bot left unread stays in olen. */
 int kj_proc_pump(kj_proc *p, int ms);
 
+/* 1 if the bot's process has exited (it is not reaped: kj_proc_finish
+ * still takes its status), else 0.  Its output can stay open after it:
+ * a process it started holds it. */
+int kj_proc_exited(const kj_proc *p);
+
 /* Drop the first n bytes of the input buffer. */
 void kj_proc_consume(kj_proc *p, size_t n);
 

@@ -851,6 +851,27 @@ Test(judge_rules, wrong_start_says_what_was_sent_and_expected, .timeout = 60)
 	}
 }
 
+/* A bot that exits while a process it started keeps its output open
+ * forfeits for its exit, with its status, not for a timeout. */
+Test(judge_rules, exit_with_a_child_holding_the_output_is_an_exit, .timeout = 60)
+{
+	char dir[256];
+	kj_bot bot, hard;
+	kj_result res;
+	kb_err err;
+
+	cr_assert_eq(kj_bot_resolve("hard", NULL, &hard, &err), 0, "%s", err.msg);
+	put(test_tmpdir(dir, sizeof dir), "bot.sh", "echo v001222\nsleep 30 &\nexit 3\n");
+	put(dir, "meta", "sh\n/bin/sh\nbot.sh\n0\n");
+	cr_assert_eq(kj_bot_load(dir, &bot, &err), 0, "%s", err.msg);
+	const kj_bot *seats[KB_SEATS] = {&bot, &hard, &hard, &hard};
+	kj_match_opts opt = {.move_ms = 200, .startup_ms = 5000, .grace_ms = 100};
+	cr_assert_eq(kj_match_play(seats, 5, &opt, NULL, &res, &err), 0, "%s", err.msg);
+	cr_assert_eq(res.seat[0].reason, KJ_EXIT, "%s: %s", kj_reason_name(res.seat[0].reason),
+		     res.seat[0].why);
+	cr_assert_not_null(strstr(res.seat[0].why, "exited with status 3"), "%s", res.seat[0].why);
+}
+
 /* A rerun against a transcript stops at the first roll the transcript
  * does not have, as at one that differs. */
 Test(judge_rules, rerun_stops_past_the_transcript_end, .timeout = 60)
