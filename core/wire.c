@@ -41,7 +41,11 @@ static size_t scan_start(const char *p, size_t n, kb_msg *msg)
 		if (i <= 3 && (c < '0' || c > '9'))
 			return bad(p, n, msg, "expected the API version digits after 'v'", (int)i, c);
 		if (i == 3 && memcmp(p, "v" KB_API, 4) != 0) {
-			size_t used = bad(p, n, msg, "this server speaks API version 001", 1, p[1]);
+			/* name the first digit that differs from 001 */
+			int at = 1;
+			while (p[at] == KB_API[at - 1])
+				at++;
+			size_t used = bad(p, n, msg, "this server speaks API version 001", at, p[at]);
 			msg->bad_version = 1;
 			return used;
 		}

@@ -120,7 +120,8 @@ int kj_bot_load(const char *dir, kj_bot *bot, kb_err *err)
 		return fail(err, "%s%.0d%s: no such bot directory", dir, 0, "");
 	snprintf(path, sizeof path, "%s/meta", bot->dir);
 	if (!(f = fopen(path, "r")))
-		return fail(err, "%s:%d: cannot open: %s", path, 0, strerror(errno));
+		return fail(err, "%s%.0d: cannot open: %s (a bot folder holds a meta file: "
+			    "docs/tutorial.md)", path, 0, strerror(errno));
 	while (n < 5) {
 		char buf[1024];
 		if (!fgets(buf, sizeof buf, f))

@@ -817,8 +817,35 @@ Test(judge, rerun_agrees_and_finds_changes, .timeout = 60)
 	snprintf(state, sizeof state, "%s/differs.out", dir);
 	char *text = slurp(state);
 	cr_expect(strstr(text, "rerun differs at roll") != NULL, "%s", text);
-	cr_expect(strstr(text, "learned state changed") != NULL, "%s", text);
+	cr_expect(strstr(text, "seat A: alpha had no learned state when the game was played, and has "
+			       "one now (fingerprint ") != NULL, "%s", text);
 	free(text);
+}
+
+/* A game played with a learned state, rerun after the state changed:
+ * the rerun says so, with both fingerprints. */
+Test(judge, rerun_says_the_learned_state_changed, .timeout = 60)
+{
+	char dir[512], bots[1024], out[1024], tx[1200], alpha[1100], state[1200];
+	const char *args[20];
+
+	rr_setup(dir, bots, out, args);
+	snprintf(state, sizeof state, "%s/alpha/kimble-state", bots);
+	cr_assert_eq(mkdir(state, 0755), 0);
+	char file[1300];
+	snprintf(file, sizeof file, "%s/learned", state);
+	test_write_file(file, "before\n");
+	cr_assert_eq(judge(dir, "run", args), 0);
+	test_write_file(file, "after\n");
+	snprintf(alpha, sizeof alpha, "%s/alpha", bots);
+	snprintf(tx, sizeof tx, "%s/games/000000.tx", out);
+	const char *rerun[] = {"replay", "--rerun", tx, alpha, NULL};
+	cr_assert_eq(judge(dir, "rerun", rerun), 0);
+	const char *text = test_read_file(dir, "rerun.out");
+	const char *said = strstr(text, "seat A: alpha's learned state changed since the game was "
+				  "played (fingerprint ");
+	cr_assert_not_null(said, "%s", text);
+	cr_assert_null(strstr(said, "(fingerprint -"), "%s", text);
 }
 
 Test(judge, resume_skips_finished_games, .timeout = 60)

@@ -3966,7 +3966,8 @@ Test(judge_rules, meta_fields_and_errors)
 	snprintf(sub, sizeof sub, "%s/empty", dir);
 	cr_assert_eq(mkdir(sub, 0755), 0);
 	cr_assert_eq(kj_bot_load(sub, &bot, &err), -1);
-	cr_assert(strstr(err.msg, "/empty/meta:0: cannot open: No such file or directory"), "%s", err.msg);
+	cr_assert(strstr(err.msg, "/empty/meta: cannot open: No such file or directory (a bot folder "
+			     "holds a meta file: docs/tutorial.md)"), "%s", err.msg);
 	cr_assert_eq(kj_bot_load("/nonexistent/kimble-bot-dir", &bot, &err), -1);
 	cr_assert_str_eq(err.msg, "/nonexistent/kimble-bot-dir: no such bot directory");
 	char deep[400];
