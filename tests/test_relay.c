@@ -465,6 +465,28 @@ Test(relay_server, bot_inherits_no_other_fds, .timeout = 60)
 	cr_assert_null(strstr(fds, "transcript"), "%s", fds);
 }
 
+/* --show says when the server refused the bot's move and what a Virhe
+ * line said: the test bot ("mistakes", tests/bots/testbot.c) sends an
+ * illegal index, then a wrong token, then plays on to the end. */
+Test(relay_server, show_says_refused_moves_and_errors, .timeout = 60)
+{
+	char dir[512], testbot[1024], body[1200];
+	char *extra[] = {"--show"};
+
+	test_tmpdir(dir, sizeof dir);
+	test_root_path("build/rel/testbots/testbot", testbot, sizeof testbot);
+	snprintf(body, sizeof body, "exec '%s' mistakes hard,hard 6\n", testbot);
+	int st = relay_script(dir, body, extra, 1);
+	const char *err = test_read_file(dir, "relay.err");
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	const char *refused = strstr(err, "== the server refused piece ");
+	cr_assert_not_null(refused, "%s", err);
+	cr_assert_not_null(strstr(refused, "(not a legal move) and asks decision "), "%s", refused);
+	const char *virhe = strstr(refused, "== the server says: Virhe: tuntematon pelitoken\n");
+	cr_assert_not_null(virhe, "after the refusal: %s", refused);
+	cr_assert_not_null(strstr(virhe, "== last roll: "), "the game goes on to its end: %s", virhe);
+}
+
 /* --show ends with the final position: the winner with all four pieces in
  * goal, after the picture of the winning roll. */
 Test(relay_server, show_draws_the_final_position, .timeout = 60)

@@ -33,6 +33,8 @@ typedef struct relay {
 	double sent_at;             /* when the message in flight was sent */
 	unsigned present;           /* from the start message, for --show */
 	unsigned decisions;         /* decisions shown so far */
+	int moved;                  /* the bot's last message was a move: */
+	int moved_index;            /* this piece */
 	char last_roll_line[KB_ROLL_LINE_LEN]; /* the last state line seen, for --show */
 	int have_roll_line;
 	int over;                   /* Voittaja handed to the bot */
@@ -135,6 +137,8 @@ static int next_msg(relay *r)
 		r->present = 1u | (m.lineup[0] ? 2u : 0) | (m.lineup[1] ? 4u : 0) | (m.lineup[2] ? 8u : 0);
 	if (m.type == KB_MSG_MOVE && r->cfg->show)
 		fprintf(r->cfg->diag, "== the bot moves piece %d\n", m.index);
+	r->moved = m.type == KB_MSG_MOVE;
+	r->moved_index = m.index;
 	/* consume trailing line end too, so it is passed on unchanged */
 	while (n < r->nout && (r->out[n] == '\r' || r->out[n] == '\n') && m.type != KB_MSG_BAD)
 		n++;
@@ -202,9 +206,19 @@ static void show(relay *r, const char *line, int winner)
 	kb_line ln;
 	kb_pos pos;
 
+	/* a legal move always changes the board: the same decision line
+	 * after a move is the server asking again */
+	int again = line && r->have_roll_line && r->moved &&
+		    !memcmp(r->last_roll_line, line, KB_ROLL_LINE_LEN);
 	if (line) {
 		memcpy(r->last_roll_line, line, KB_ROLL_LINE_LEN);
 		r->have_roll_line = 1;
+	}
+	if (again && r->cfg->show) {
+		fprintf(out, "== the server refused piece %d (not a legal move) and asks decision %u "
+			     "again\n", r->moved_index, r->decisions);
+		fflush(out);
+		return;
 	}
 	if (!r->cfg->show || !r->have_roll_line || (!line && winner < 0) ||
 	    kb_line_parse(r->last_roll_line, KB_ROLL_LINE_LEN, &ln, NULL) || ln.type != KB_LINE_ROLL)
@@ -252,6 +266,8 @@ static int check_response(relay *r)
 			if (n && r->resp[s + n - 1] == '\r')
 				n--;
 			tx(r, '<', r->resp + s, n);
+			if (n >= 5 && memcmp(r->resp + s, "Virhe", 5) == 0 && r->cfg->show)
+				fprintf(r->cfg->diag, "== the server says: %.*s\n", (int)n, r->resp + s);
 			if (n == 11 && memcmp(r->resp + s, "Voittaja: ", 10) == 0)
 				winner = r->resp[s + 10] - 'A';
 			else if (n == KB_ROLL_LINE_LEN)

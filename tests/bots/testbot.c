@@ -8,6 +8,9 @@
  *       garbage  answers its first decision with a line of text
  *       illegal  always answers with an illegal index (when one exists)
  *       token    always answers with a wrong token
+ *       mistakes answers the first decision where one piece cannot move
+ *                with that piece's index, the next with a wrong token, then
+ *                plays hard (for a server, which asks again after either)
  *       noread   sends its start message and never reads stdin again
  *       flood    sends its start message, then newlines without end
  *       exit     exits (status 0) at its first decision
@@ -358,7 +361,7 @@ static int choose(const char *mode, const kb_pos *pos, int die, unsigned mask, k
 int main(int argc, char **argv)
 {
 	char line[256], token[KB_TOKEN_LEN + 2] = "", state[64] = "", digits[4];
-	int decisions = 0, over = 0;
+	int decisions = 0, over = 0, mistakes = 0;
 	unsigned present;
 
 	if (argc != 4) {
@@ -426,8 +429,13 @@ int main(int argc, char **argv)
 			continue;
 		if (!strncmp(mode, "stuff", 5))
 			stuff_then_answer(token, __builtin_ctz(mask), !strcmp(mode, "stuffquit"));
-		printf("%s%d%s", strcmp(mode, "token") ? token : "t0000000000000000000000000000000000000000000000000000000000000000",
-		       choose(mode, &pos, die, mask, &rng), eol);
+		/* mistakes: 0 none made yet, 1 an illegal index sent, 2 both */
+		int illegal_now = !strcmp(mode, "mistakes") && mistakes == 0 && mask != 0xf;
+		int wrong_token = !strcmp(mode, "token") || (!strcmp(mode, "mistakes") && mistakes == 1);
+		const char *as = strcmp(mode, "mistakes") ? mode : illegal_now ? "illegal" : "hard";
+		mistakes += illegal_now || wrong_token;
+		printf("%s%d%s", wrong_token ? "t0000000000000000000000000000000000000000000000000000000000000000" : token,
+		       choose(as, &pos, die, mask, &rng), eol);
 		fflush(stdout);
 	}
 	if (!strcmp(mode, "farewell")) {
