@@ -69,7 +69,7 @@ static const char usage[] =
 "      --startup-ms N   time until v001XYZ (default 5000)\n"
 "      --max-errors N   illegal moves or wrong tokens answered before a\n"
 "                       forfeit (default 3)\n"
-"      --max-timeouts N remove a bot after N timeout games in a row (3; 0 never)\n"
+"      --max-timeouts N remove a bot after N games in a row lost on time (3; 0 never)\n"
 "      --cpu-s N --mem-mb N --nofile N   bot limits (60, 2048, 256; 0 none)\n"
 "      --max-procs N    processes and threads per bot (default 64; 0 none)\n"
 "      --max-file-mb N  size of any one file a bot writes (default 256; 0 none)\n"
