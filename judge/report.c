@@ -246,6 +246,12 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 	}
 	if (rep->standings)
 		kj_standings_print(f, rep->standings, rep);
+	for (int i = 0; i < rep->nremoved; i++) {
+		const kj_removal *rm = &rep->removed[i];
+		fprintf(f, "removed: %s timed out in %d games in a row (the last, game %u); %u later "
+			   "game%s with it not played\n",
+			rm->name, rm->in_a_row, rm->game, rm->not_played, rm->not_played == 1 ? "" : "s");
+	}
 }
 
 /* Names are single words, but forfeit texts hold folder names: escape
@@ -307,6 +313,16 @@ void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t
 	fprintf(f, "\n  ]");
 	if (rep->standings)
 		kj_standings_json(f, rep->standings, rep);
+	if (rep->nremoved) {
+		fprintf(f, ",\n  \"removed\": [");
+		for (int i = 0; i < rep->nremoved; i++) {
+			fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+			json_str(f, rep->removed[i].name);
+			fprintf(f, ", \"in_a_row\": %d, \"game\": %u, \"not_played\": %u}",
+				rep->removed[i].in_a_row, rep->removed[i].game, rep->removed[i].not_played);
+		}
+		fprintf(f, "\n  ]");
+	}
 	if (sprt)
 		fprintf(f,
 			",\n  \"sprt\": {\"elo0\": %.1f, \"elo1\": %.1f, \"alpha\": %.3f, \"beta\": %.3f, "
@@ -355,7 +371,8 @@ static int close_written(FILE *f)
 }
 
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, int fixed, kb_err *err)
+		    uint64_t seed, int timing, int fixed, const kj_removal *removed,
+		    int nremoved, kb_err *err)
 {
 	kj_report rep;
 	char path[1024];
@@ -364,6 +381,8 @@ int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sp
 
 	if (kj_report_build(&rep, res, n, fixed, err))
 		return -1;
+	rep.removed = removed;
+	rep.nremoved = nremoved;
 	kj_report_print(stdout, &rep, timing);
 	if (sprt)
 		printf("sprt elo0 %.1f elo1 %.1f: LLR %.3f [%.3f, %.3f] after %u deals: %s\n",

@@ -49,6 +49,15 @@ typedef struct kj_bot_stats {
 	char first_forfeit[400]; /* kj_forfeit_text of its first forfeit */
 } kj_bot_stats;
 
+/* A bot --max-timeouts removed: the game that removed it (after
+ * in_a_row games lost on time) and how many of its games were then not
+ * played. */
+typedef struct kj_removal {
+	char name[64];
+	uint32_t game, not_played;
+	int in_a_row;
+} kj_removal;
+
 typedef struct kj_report {
 	kj_bot_stats bots[KJ_MAX_BOTS];
 	int nbots;
@@ -58,6 +67,8 @@ typedef struct kj_report {
 	struct kj_standings *standings; /* rating list and more (standings.h) */
 	int fixed;       /* the games are a fixed lineup (-f fixed): only then
 			  * is a learning curve shown */
+	const kj_removal *removed; /* set by kj_report_write, or none */
+	int nremoved;
 } kj_report;
 
 /* Aggregate n results (in game order); fixed: they were played as one
@@ -67,11 +78,12 @@ typedef struct kj_report {
 int kj_report_build(kj_report *rep, const kj_result *res, size_t n, int fixed, kb_err *err);
 void kj_report_free(kj_report *rep);
 
-/* The table (timing columns only when timing is set), the Elo lines, and
- * the standings (rating list, per opponent, learning curve). */
+/* The table (timing columns only when timing is set), the Elo lines, the
+ * standings (rating list, per opponent, learning curve) and a line per
+ * removed bot. */
 void kj_report_print(FILE *f, const kj_report *rep, int timing);
 
-/* The same as JSON (sprt may be NULL). */
+/* The same as JSON (sprt may be NULL); "removed" only when a bot was. */
 void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed);
 
 /* A bot's forfeits as "reason:count,..." ("-" for none). */
@@ -119,9 +131,11 @@ void kj_pair_compute(const kj_result *res, size_t n, const char *x, const char *
 		     kj_pair_elo *out);
 
 /* Write the report of res[0..n) to stdout, OUT/results.{txt,json} and
- * OUT/report.html; fixed as kj_report_build.
+ * OUT/report.html; fixed as kj_report_build; removed[0..nremoved) the bots
+ * --max-timeouts removed (removed may be NULL when nremoved is 0).
  * Returns 0, or -1 with err. */
 int kj_report_write(const char *out, const kj_result *res, size_t n, const kj_sprt *sprt,
-		    uint64_t seed, int timing, int fixed, kb_err *err);
+		    uint64_t seed, int timing, int fixed, const kj_removal *removed,
+		    int nremoved, kb_err *err);
 
 #endif

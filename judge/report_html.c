@@ -291,6 +291,19 @@ static void games_table(FILE *f, const char *out, const kj_result *res, size_t n
 	fprintf(f, "</table>\n");
 }
 
+/* Each bot --max-timeouts removed, as results.txt says it. */
+static void removed_lines(FILE *f, const kj_report *rep)
+{
+	for (int i = 0; i < rep->nremoved; i++) {
+		const kj_removal *rm = &rep->removed[i];
+		fprintf(f, "<p class=\"removed\">Removed: ");
+		kb_xml_text(f, rm->name);
+		fprintf(f, " timed out in %d games in a row (the last, game %u); %u later game%s with "
+			   "it not played.</p>\n",
+			rm->in_a_row, rm->game, rm->not_played, rm->not_played == 1 ? "" : "s");
+	}
+}
+
 int kj_report_html(const char *out, const kj_report *rep, const kj_result *res, size_t n,
 		   kb_err *err)
 {
@@ -307,6 +320,7 @@ int kj_report_html(const char *out, const kj_report *rep, const kj_result *res, 
 	kj_html_head(f, "Kimble tournament report");
 	fprintf(f, "<h1>Kimble tournament report</h1>\n<p>%u games, %d bots.</p>\n", rep->games,
 		rep->nbots);
+	removed_lines(f, rep);
 	bot_table(f, rep);
 	if (st && st->has_rating)
 		rating_table(f, st, rep);

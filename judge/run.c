@@ -539,37 +539,24 @@ static int run_blocked(runner *r, kb_err *err)
 	return rc;
 }
 
-/* Say which bots were removed and how many of their games were not
- * played, on stdout and at the end of results.txt (the results count
- * only the games played).  0, or -1 with err. */
-static int removals(const runner *r, kb_err *err)
+/* The bots --max-timeouts removed, into out; returns how many. */
+static int removals(const runner *r, kj_removal out[KJ_MAX_BOTS])
 {
 	const kj_run_opts *opt = r->opt;
-	char path[1024];
-	FILE *f = NULL;
+	int n = 0;
 
 	for (int b = 0; b < opt->nbots; b++) {
 		if (!r->removed[b])
 			continue;
-		uint32_t skipped = 0;
+		kj_removal *rm = &out[n++];
+		snprintf(rm->name, sizeof rm->name, "%s", opt->bots[b].name);
+		rm->game = r->removed_at[b];
+		rm->in_a_row = opt->max_timeouts;
+		rm->not_played = 0;
 		for (uint32_t i = 0; i < opt->plan->ngames; i++)
-			skipped += r->state[i] == SKIPPED && has_bot(&opt->plan->games[i], b);
-		if (!f) {
-			snprintf(path, sizeof path, "%s/results.txt", opt->out);
-			if (!(f = fopen(path, "a")))
-				return kj_file_error(err, "cannot write", path);
-		}
-		for (int k = 0; k < 2; k++)
-			fprintf(k ? f : stdout,
-				"removed: %s timed out in %d games in a row (the last, game %" PRIu32
-				"); %" PRIu32 " later game%s with it not played\n",
-				opt->bots[b].name, opt->max_timeouts, r->removed_at[b], skipped,
-				skipped == 1 ? "" : "s");
+			rm->not_played += r->state[i] == SKIPPED && has_bot(&opt->plan->games[i], b);
 	}
-	fflush(stdout);
-	if (f && (ferror(f) | fclose(f)))
-		return kj_file_error(err, "cannot write", path);
-	return 0;
+	return n;
 }
 
 /* 1 with err naming the bots whose command could not be run, else 0. */
@@ -616,14 +603,15 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 		for (uint32_t i = 0; i < n; i++)
 			if (r.state[i] == DONE && !(r.stop && opt->plan->games[i].deal > r.stop_deal))
 				r.res[m++] = r.res[i];
+		kj_removal removed[KJ_MAX_BOTS];
+		int nremoved = removals(&r, removed);
 		if (opt->html && kj_html_viewers(opt->out, r.res, m, err))
 			rc = -1;
 		else
 			rc = kj_report_write(opt->out, r.res, m, opt->sprt, opt->seed,
-					     opt->match.timing, opt->round_lines, err);
+					     opt->match.timing, opt->round_lines, removed, nremoved,
+					     err);
 	}
-	if (rc == 0)
-		rc = removals(&r, err);
 	if (rc == 0)
 		rc = unstarted_error(&r, err);
 out:

@@ -79,7 +79,8 @@ int kj_merge(const char *out, const char *const dirs[], int n, int timing, kb_er
 	}
 	if ((m = kj_results_load(&out, 1, &res, err)) < 0)
 		return -1;
-	int rc = kj_report_write(out, res, (size_t)m, NULL, 0, timing, shards_fixed(dirs, n), err);
+	int rc = kj_report_write(out, res, (size_t)m, NULL, 0, timing, shards_fixed(dirs, n), NULL, 0,
+				 err);
 	free(res);
 	return rc;
 }

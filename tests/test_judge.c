@@ -258,6 +258,13 @@ Test(judge, removal_keeps_the_same_games_at_any_concurrency, .timeout = 60)
 	size_t n = strlen(results), m = strlen(says);
 	cr_assert(n > m && strcmp(results + n - m, says) == 0, "%s", results);
 	cr_assert_not_null(strstr(test_read_file(dir, "run.out"), says));
+	cr_assert_not_null(strstr(test_read_file(out, "results.json"),
+				  ",\n  \"removed\": [\n    {\"name\": \"quiet\", \"in_a_row\": 3, "
+				  "\"game\": 2, \"not_played\": 9}\n  ]\n}\n"),
+			   "%s", test_read_file(out, "results.json"));
+	cr_assert_not_null(strstr(test_read_file(out, "report.html"),
+				  "<p class=\"removed\">Removed: quiet timed out in 3 games in a row"),
+			   "%s", test_read_file(out, "report.html"));
 }
 
 /* "In a row": a game without a timeout starts the count again from 0.

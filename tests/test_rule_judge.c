@@ -1346,7 +1346,7 @@ Test(judge_rules, report_sprt_verdict_line)
 			     .deals = 12, .decided = d};
 		FILE *out = stdout;
 		stdout = capture(&buf);
-		int rc = kj_report_write(dir, res, 3, &s, 1, 0, 0, &err);
+		int rc = kj_report_write(dir, res, 3, &s, 1, 0, 0, NULL, 0, &err);
 		fclose(stdout);
 		stdout = out;
 		cr_assert_eq(rc, 0, "%s", err.msg);
@@ -3237,7 +3237,7 @@ Test(judge_rules, report_of_too_many_names_refused)
 	}
 	test_tmpdir(dir, sizeof dir);
 	err.msg[0] = '\0';
-	cr_assert_eq(kj_report_write(dir, res, 33, NULL, 1, 0, 0, &err), -1);
+	cr_assert_eq(kj_report_write(dir, res, 33, NULL, 1, 0, 0, NULL, 0, &err), -1);
 	cr_assert_str_eq(err.msg, "results: more than 64 bot names");
 	char path[300];
 	snprintf(path, sizeof path, "%s/results.txt", dir);
@@ -3789,7 +3789,7 @@ Test(judge_rules, reports_on_a_full_disk_fail)
 		snprintf(path, sizeof path, "%s/%s", dir, files[i]);
 		cr_assert_eq(symlink("/dev/full", path), 0);
 		err.msg[0] = '\0';
-		cr_assert_eq(kj_report_write(dir, res, 4, NULL, 1, 0, 0, &err), -1, "%s", files[i]);
+		cr_assert_eq(kj_report_write(dir, res, 4, NULL, 1, 0, 0, NULL, 0, &err), -1, "%s", files[i]);
 		cr_assert(strstr(err.msg, files[i]) != NULL, "%s: %s", files[i], err.msg);
 	}
 }
@@ -4723,7 +4723,7 @@ static int report_written(const char *dir, kb_err *err)
 	FILE *out = stdout;
 
 	stdout = fopen("/dev/null", "w");
-	int rc = kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, err);
+	int rc = kj_report_write(dir, leak_res, 40, NULL, 1, 0, 1, NULL, 0, err);
 	fclose(stdout);
 	stdout = out;
 	return rc;
