@@ -323,17 +323,14 @@ static void nostart_detail(const kj_bot *b, const kj_proc *p, char *out, size_t 
 	snprintf(out, size, "%.*s", (int)size - 1, text);
 }
 
-/* What a message that is not the one expected (what) was. */
-static const char *garbage_detail(const kb_msg *msg, const char *what)
+/* What a message that is not the one expected (what) was, into out. */
+static void garbage_detail(const kb_msg *msg, const char *what, char *out, size_t size)
 {
-	static char text[sizeof msg->why + 64];
-
 	if (msg->type == KB_MSG_BAD)
-		snprintf(text, sizeof text, "sent a line that is not %s: %s", what, msg->why);
+		snprintf(out, size, "sent a line that is not %s: %s", what, msg->why);
 	else
-		snprintf(text, sizeof text, "sent a %s, not %s",
+		snprintf(out, size, "sent a %s, not %s",
 			 msg->type == KB_MSG_START ? "start message" : "move", what);
-	return text;
 }
 
 /* A start message naming other opponents than the bot has is noted, not
@@ -377,9 +374,11 @@ static void await_starts(match *m)
 		r = next_msg(m, s, deadline, &msg);
 		if (r)
 			forfeit(m, s, r == KJ_TIMEOUT ? KJ_STARTUP : r, NULL);
-		else if (msg.type != KB_MSG_START)
-			forfeit(m, s, KJ_GARBAGE, garbage_detail(&msg, "v001XYZ"));
-		else
+		else if (msg.type != KB_MSG_START) {
+			char why[sizeof m->res->seat[s].why];
+			garbage_detail(&msg, "v001XYZ", why, sizeof why);
+			forfeit(m, s, KJ_GARBAGE, why);
+		} else
 			check_lineup(m, s, &msg);
 	}
 }
@@ -424,7 +423,7 @@ static int ask(match *m, int s)
 		if (took > sr->ms_max)
 			sr->ms_max = took;
 		if (r == 0 && msg.type != KB_MSG_MOVE) {
-			snprintf(why, sizeof why, "%s", garbage_detail(&msg, "a move"));
+			garbage_detail(&msg, "a move", why, sizeof why);
 			r = KJ_GARBAGE;
 		}
 		if (r == 0 && strcmp(msg.token, c->token) != 0) {

@@ -156,19 +156,19 @@ static void check_fingerprints(FILE *out, const kb_transcript *tx,
 		if (!bots[s] || bots[s]->builtin || !tx->fingerprint[s][0])
 			continue;
 		kj_bot_fingerprint(bots[s], now);
-		if (strcmp(now, tx->fingerprint[s]) && !strcmp(tx->fingerprint[s], "-"))
+		if (!strcmp(now, tx->fingerprint[s]))
+			fprintf(out, "seat %c: %s's learned state unchanged (fingerprint %s)\n",
+				'A' + s, bots[s]->name, now);
+		else if (!strcmp(tx->fingerprint[s], "-"))
 			fprintf(out,
 				"seat %c: %s had no learned state when the game was played, and has "
 				"one now (fingerprint %s)\n",
 				'A' + s, bots[s]->name, now);
-		else if (strcmp(now, tx->fingerprint[s]))
+		else
 			fprintf(out,
 				"seat %c: %s's learned state changed since the game was played "
 				"(fingerprint %s, now %s)\n",
 				'A' + s, bots[s]->name, tx->fingerprint[s], now);
-		else
-			fprintf(out, "seat %c: %s's learned state unchanged (fingerprint %s)\n",
-				'A' + s, bots[s]->name, now);
 	}
 }
 

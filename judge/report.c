@@ -210,6 +210,13 @@ void kj_forfeit_counts(const kj_bot_stats *st, char *out, size_t size)
 		snprintf(out, size, "-");
 }
 
+void kj_removal_text(const kj_removal *rm, char *out, size_t size)
+{
+	snprintf(out, size, "%s timed out in %d games in a row (the last, game %u); %u later game%s "
+		 "with it not played", rm->name, rm->in_a_row, rm->game, rm->not_played,
+		 rm->not_played == 1 ? "" : "s");
+}
+
 void kj_report_print(FILE *f, const kj_report *rep, int timing)
 {
 	fprintf(f, "%-16s %6s %6s %7s %15s %6s  %-20s", "bot", "games", "wins", "win%", "95% interval",
@@ -247,10 +254,9 @@ void kj_report_print(FILE *f, const kj_report *rep, int timing)
 	if (rep->standings)
 		kj_standings_print(f, rep->standings, rep);
 	for (int i = 0; i < rep->nremoved; i++) {
-		const kj_removal *rm = &rep->removed[i];
-		fprintf(f, "removed: %s timed out in %d games in a row (the last, game %u); %u later "
-			   "game%s with it not played\n",
-			rm->name, rm->in_a_row, rm->game, rm->not_played, rm->not_played == 1 ? "" : "s");
+		char text[200];
+		kj_removal_text(&rep->removed[i], text, sizeof text);
+		fprintf(f, "removed: %s\n", text);
 	}
 }
 

@@ -84,6 +84,10 @@ void kj_report_free(kj_report *rep);
 void kj_report_print(FILE *f, const kj_report *rep, int timing);
 
 /* The same as JSON (sprt may be NULL); "removed" only when a bot was. */
+
+/* "NAME timed out in 3 games in a row (the last, game 2); 9 later games
+ * with it not played": a removal as the text and the HTML report say it. */
+void kj_removal_text(const kj_removal *rm, char *out, size_t size);
 void kj_report_json(FILE *f, const kj_report *rep, const kj_sprt *sprt, uint64_t seed);
 
 /* A bot's forfeits as "reason:count,..." ("-" for none). */

@@ -295,12 +295,11 @@ static void games_table(FILE *f, const char *out, const kj_result *res, size_t n
 static void removed_lines(FILE *f, const kj_report *rep)
 {
 	for (int i = 0; i < rep->nremoved; i++) {
-		const kj_removal *rm = &rep->removed[i];
+		char text[200];
+		kj_removal_text(&rep->removed[i], text, sizeof text);
 		fprintf(f, "<p class=\"removed\">Removed: ");
-		kb_xml_text(f, rm->name);
-		fprintf(f, " timed out in %d games in a row (the last, game %u); %u later game%s with "
-			   "it not played.</p>\n",
-			rm->in_a_row, rm->game, rm->not_played, rm->not_played == 1 ? "" : "s");
+		kb_xml_text(f, text);
+		fprintf(f, ".</p>\n");
 	}
 }
 

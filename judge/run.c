@@ -15,14 +15,16 @@
 
 enum { PENDING, RUNNING, DONE, SKIPPED };
 
+#define NOT_REMOVED UINT32_MAX
+
 typedef struct runner {
 	const kj_run_opts *opt;
 	uint8_t *state;          /* per game */
 	pid_t *pid;              /* per game while running */
 	kj_result *res;          /* per game */
 	int *timeouts;           /* consecutive timeout games per bot */
-	uint8_t *removed;
-	uint32_t *removed_at;    /* per removed bot: the game that removed it */
+	uint32_t *removed_at;    /* per bot: the game that removed it, or
+				  * NOT_REMOVED (above every game) */
 	uint8_t *unstarted;      /* per bot: its command could not be run */
 	uint32_t accounted;      /* games before this one are final */
 	uint32_t done, total;
@@ -149,14 +151,6 @@ static int has_bot(const kj_game_spec *g, int b)
 	return 0;
 }
 
-static int uses_removed(const runner *r, const kj_game_spec *g)
-{
-	for (int s = 0; s < KB_SEATS; s++)
-		if (g->seat[s] >= 0 && r->removed[g->seat[s]])
-			return 1;
-	return 0;
-}
-
 static int start_game(runner *r, uint32_t i, kb_err *err)
 {
 	const kj_game_spec *g = &r->opt->plan->games[i];
@@ -194,11 +188,13 @@ static void round_line(runner *r, uint32_t deal)
 	fflush(stdout);
 }
 
-/* Does game i have a bot that a game before it removed? */
+/* Does game i have a bot that a game before it removed?  At a game's
+ * start that is any removed bot of it: games are started in order, and
+ * only a game already accounted, so started earlier, removes a bot. */
 static int after_removal(const runner *r, const kj_game_spec *g, uint32_t i)
 {
 	for (int s = 0; s < KB_SEATS; s++)
-		if (g->seat[s] >= 0 && r->removed[g->seat[s]] && r->removed_at[g->seat[s]] < i)
+		if (g->seat[s] >= 0 && r->removed_at[g->seat[s]] < i)
 			return 1;
 	return 0;
 }
@@ -252,8 +248,8 @@ static void account(runner *r, uint32_t i)
 		}
 		int to = res->seat[s].reason == KJ_TIMEOUT || res->seat[s].reason == KJ_STARTUP;
 		r->timeouts[b] = to ? r->timeouts[b] + 1 : 0;
-		if (opt->max_timeouts && r->timeouts[b] >= opt->max_timeouts && !r->removed[b]) {
-			r->removed[b] = 1;
+		if (opt->max_timeouts && r->timeouts[b] >= opt->max_timeouts &&
+		    r->removed_at[b] == NOT_REMOVED) {
 			r->removed_at[b] = i;
 			fprintf(stderr, "kimble-judge: %s timed out in %d games in a row: removed\n",
 				opt->bots[b].name, r->timeouts[b]);
@@ -485,7 +481,7 @@ static int run_all(runner *r, kb_err *err)
 			uint32_t i = next++;
 			if (r->state[i] != PENDING)
 				continue;
-			if (uses_removed(r, &opt->plan->games[i]) ||
+			if (after_removal(r, &opt->plan->games[i], i) ||
 			    (r->stop && opt->plan->games[i].deal > r->stop_deal)) {
 				r->state[i] = SKIPPED;
 				continue;
@@ -546,7 +542,7 @@ static int removals(const runner *r, kj_removal out[KJ_MAX_BOTS])
 	int n = 0;
 
 	for (int b = 0; b < opt->nbots; b++) {
-		if (!r->removed[b])
+		if (r->removed_at[b] == NOT_REMOVED)
 			continue;
 		kj_removal *rm = &out[n++];
 		snprintf(rm->name, sizeof rm->name, "%s", opt->bots[b].name);
@@ -588,14 +584,14 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 	r.pid = calloc(n, sizeof *r.pid);
 	r.res = calloc(n, sizeof *r.res);
 	r.timeouts = calloc((size_t)opt->nbots, sizeof *r.timeouts);
-	r.removed = calloc((size_t)opt->nbots, 1);
-	r.removed_at = calloc((size_t)opt->nbots, sizeof *r.removed_at);
+	r.removed_at = malloc((size_t)opt->nbots * sizeof *r.removed_at);
 	r.unstarted = calloc((size_t)opt->nbots, 1);
-	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed || !r.removed_at ||
-	    !r.unstarted) {
+	if (!r.state || !r.pid || !r.res || !r.timeouts || !r.removed_at || !r.unstarted) {
 		snprintf(err->msg, sizeof err->msg, "plan of %" PRIu32 " games: out of memory", n);
 		goto out;
 	}
+	for (int b = 0; b < opt->nbots; b++)
+		r.removed_at[b] = NOT_REMOVED;
 	if (resume(&r, err) || (rc = run_blocked(&r, err)) != 0)
 		goto out;
 	{
@@ -615,8 +611,7 @@ int kj_run(const kj_run_opts *opt, kb_err *err)
 	if (rc == 0)
 		rc = unstarted_error(&r, err);
 out:
-	free(r.state), free(r.pid), free(r.res), free(r.timeouts), free(r.removed);
-	free(r.removed_at);
+	free(r.state), free(r.pid), free(r.res), free(r.timeouts), free(r.removed_at);
 	free(r.unstarted);
 	return rc;
 }

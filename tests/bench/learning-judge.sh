@@ -146,6 +146,11 @@ alike() {
 }
 # the mean ms column: the second last of the bot's line
 mean_ms() { awk -v n="$1" '$1 == n { print $(NF - 1) }' "$2"; }
+# label_of PLAYER: the name its lines and folders go by (a bot folder's
+# own name, however it was given)
+label_of() {
+	if [ -f "$1/meta" ]; then basename "$(cd "$1" && pwd)"; else echo "$1"; fi
+}
 # said_once FILE: FILE's lines on stderr, but none a run before said (the
 # judge's warnings about a bot would come once per run)
 said_once() {
@@ -176,8 +181,7 @@ seeds=$#
 # least 11 wide so that the header stays put
 width=11
 for p in $players; do
-	label=$p
-	[ ! -f "$p/meta" ] || label=$(basename "$(cd "$p" && pwd)")
+	label=$(label_of "$p")
 	for s in $seed; do
 		[ "$seeds" = 1 ] && l=$label || l=$label:$s
 		[ ${#l} -le "$width" ] || width=${#l}
@@ -186,13 +190,14 @@ done
 printf '%-*s %6s %9s %9s %9s %13s %6s %8s %8s\n' "$width" player games learning off difference "95%" alike \
 	"ms learn" "ms off"
 for p in $players; do
+	label=$(label_of "$p")
 	if [ -f "$p/meta" ]; then
-		opponent=$(cd "$p" && pwd) label=$(basename "$opponent")
+		opponent=$(cd "$p" && pwd)
 	else
 		# the folder is not named easy or hard: the judge would take
 		# that word for its built-in player
 		bot "player-$p" "${p}1" "$root/build/rel/testbots/testbot" "$p"
-		opponent=player-$p label=$p
+		opponent=player-$p
 	fi
 	: > "$tmp/learn-$label.w"
 	: > "$tmp/off-$label.w"
@@ -217,17 +222,14 @@ for p in $players; do
 		same=$(alike "$tmp/out-learn-$run" "$tmp/out-off-$run")
 		lt=$(mean_ms kimble-bot "$tmp/out-learn-$run/results.txt")
 		ot=$(mean_ms kimble-bot "$tmp/out-off-$run/results.txt")
-		if [ "$seeds" = 1 ]; then
-			row "$label" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
-			continue
-		fi
-		row "$label:$s" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
-		cat "$tmp/learn-$run.w" >> "$tmp/learn-$label.w"
-		cat "$tmp/off-$run.w" >> "$tmp/off-$label.w"
 		all_same=$((all_same + same))
 		all_lt=$(awk -v a="$all_lt" -v b="$lt" -v n="$seeds" 'BEGIN { print a + b / n }')
 		all_ot=$(awk -v a="$all_ot" -v b="$ot" -v n="$seeds" 'BEGIN { print a + b / n }')
+		# one seed: its files are the player's, and its line the only one
+		[ "$seeds" = 1 ] && continue
+		row "$label:$s" "$tmp/learn-$run.w" "$tmp/off-$run.w" "$same" "$lt" "$ot"
+		cat "$tmp/learn-$run.w" >> "$tmp/learn-$label.w"
+		cat "$tmp/off-$run.w" >> "$tmp/off-$label.w"
 	done
-	[ "$seeds" = 1 ] ||
-		row "$label" "$tmp/learn-$label.w" "$tmp/off-$label.w" "$all_same" "$all_lt" "$all_ot"
+	row "$label" "$tmp/learn-$label.w" "$tmp/off-$label.w" "$all_same" "$all_lt" "$all_ot"
 done

@@ -361,7 +361,7 @@ static int choose(const char *mode, const kb_pos *pos, int die, unsigned mask, k
 int main(int argc, char **argv)
 {
 	char line[256], token[KB_TOKEN_LEN + 2] = "", state[64] = "", digits[4];
-	int decisions = 0, over = 0, mistakes = 0;
+	int decisions = 0, over = 0, mistakes = 0; /* mode mistakes: how many made */
 	unsigned present;
 
 	if (argc != 4) {
@@ -430,10 +430,11 @@ int main(int argc, char **argv)
 		if (!strncmp(mode, "stuff", 5))
 			stuff_then_answer(token, __builtin_ctz(mask), !strcmp(mode, "stuffquit"));
 		/* mistakes: 0 none made yet, 1 an illegal index sent, 2 both */
-		int illegal_now = !strcmp(mode, "mistakes") && mistakes == 0 && mask != 0xf;
-		int wrong_token = !strcmp(mode, "token") || (!strcmp(mode, "mistakes") && mistakes == 1);
-		const char *as = strcmp(mode, "mistakes") ? mode : illegal_now ? "illegal" : "hard";
-		mistakes += illegal_now || wrong_token;
+		int by_mistake = !strcmp(mode, "mistakes");
+		int illegal_now = by_mistake && mistakes == 0 && mask != 0xf;
+		int wrong_token = !strcmp(mode, "token") || (by_mistake && mistakes == 1);
+		const char *as = by_mistake ? illegal_now ? "illegal" : "hard" : mode;
+		mistakes += by_mistake && (illegal_now || wrong_token);
 		printf("%s%d%s", wrong_token ? "t0000000000000000000000000000000000000000000000000000000000000000" : token,
 		       choose(as, &pos, die, mask, &rng), eol);
 		fflush(stdout);
